@@ -1,0 +1,6 @@
+/**
+ * jfabric's tcp provider: FI_EP_MSG over java.nio speaking libfabric 1.17's tcp wire protocol (version 3).
+ */
+module io.jfabric.provider.tcp {
+    exports io.jfabric.provider.tcp.wire;
+}
