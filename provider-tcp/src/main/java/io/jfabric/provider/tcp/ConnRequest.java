@@ -19,6 +19,8 @@ import java.nio.channels.SocketChannel;
 final class ConnRequest {
     final SocketChannel ch;
     private final ByteBuffer hdr = ByteBuffer.allocateDirect(CmMessage.HEADER_SIZE);
+    /** The whole header, independent of the buffer's position. */
+    private final MemorySegment hdrSeg = MemorySegment.ofBuffer(hdr);
     private ByteBuffer data;
     private final long createdNanos = System.nanoTime();
     WireOrder order = WireOrder.HOST;
@@ -47,11 +49,11 @@ final class ConnRequest {
             if (hdr.hasRemaining()) {
                 return 0;
             }
-            int n = CmMessage.decodeHeader(MemorySegment.ofBuffer(hdr), CmMessage.TYPE_CONNREQ);
+            int n = CmMessage.decodeHeader(hdrSeg, CmMessage.TYPE_CONNREQ);
             if (n < 0) {
                 return n;
             }
-            order = CmMessage.peerOrder(MemorySegment.ofBuffer(hdr));
+            order = CmMessage.peerOrder(hdrSeg);
             data = ByteBuffer.allocate(n);
         }
         if (data.hasRemaining()) {

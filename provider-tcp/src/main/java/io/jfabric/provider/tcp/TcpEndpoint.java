@@ -89,6 +89,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     private ConnRequest request;
     private ByteBuffer cmOut;
     private final ByteBuffer cmHdr = ByteBuffer.allocateDirect(CmMessage.HEADER_SIZE);
+    private final MemorySegment cmHdrSeg = MemorySegment.ofBuffer(cmHdr);
     private ByteBuffer cmData;
     private SelectionKey key;
     private InetSocketAddress peer;
@@ -387,7 +388,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                 if (r == 0) {
                     return 0;
                 }
-                int n = CmMessage.decodeHeader(MemorySegment.ofBuffer(cmHdr), CmMessage.TYPE_CONNRESP);
+                int n = CmMessage.decodeHeader(cmHdrSeg, CmMessage.TYPE_CONNRESP);
                 if (n < 0) {
                     connectFailed(io.jfabric.provider.tcp.wire.WireStatus.errno(n),
                             io.jfabric.provider.tcp.wire.WireStatus.describe(n), null);
@@ -406,7 +407,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                 }
             }
             byte[] data = cmData.capacity() == 0 ? null : cmData.array();
-            MemorySegment hdr = MemorySegment.ofBuffer(cmHdr);
+            MemorySegment hdr = cmHdrSeg;
             if (CmMessage.type(hdr) == CmMessage.TYPE_NACK) {
                 connectFailed(Errno.ECONNREFUSED, "connection rejected by the peer", data);
                 return 1;
