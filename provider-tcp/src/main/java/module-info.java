@@ -3,6 +3,7 @@
  */
 module io.jfabric.provider.tcp {
     requires io.jfabric;
+    requires io.jfabric.util;
 
     exports io.jfabric.provider.tcp.wire;
 

@@ -15,7 +15,7 @@ final class AutoProgress implements Runnable {
 
     AutoProgress(TcpFabric fabric) {
         this.fabric = fabric;
-        this.idleNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(50, TcpParams.longValue(TcpParams.AUTO_IDLE_MICROS)));
+        this.idleNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(50, TcpParams.PROGRESS_IDLE_US.get()));
         this.thread = Thread.ofPlatform().daemon().name("jfabric-tcp-progress").unstarted(this);
     }
 

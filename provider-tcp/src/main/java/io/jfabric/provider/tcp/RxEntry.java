@@ -12,6 +12,8 @@ final class RxEntry {
     RxEntry next;
     Object context;
     boolean completion;
+    /** A CQ slot was reserved for this operation's completion. */
+    boolean reserved;
     long capacity;
     final MemorySegment[] iov = new MemorySegment[DataHeader.IOV_LIMIT];
     final SegmentView[] views = new SegmentView[DataHeader.IOV_LIMIT];
@@ -25,6 +27,7 @@ final class RxEntry {
 
     void reset() {
         next = null;
+        reserved = false;
         context = null;
         for (int i = 0; i < iovCount; i++) {
             iov[i] = null;

@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
  */
 final class SegmentView {
     private MemorySegment segment;
-    private TcpMemoryRegion region;
+    private io.jfabric.util.UtilMemoryRegion region;
     private ByteBuffer view;
 
     /** A view of all of {@code s}, position 0, limit its size. */
@@ -33,9 +33,9 @@ final class SegmentView {
     }
 
     /** A view of {@code len} bytes at {@code offset} of a registered region. */
-    ByteBuffer of(TcpMemoryRegion mr, long offset, long len) {
+    ByteBuffer of(io.jfabric.util.UtilMemoryRegion mr, long offset, long len) {
         if (view == null || region != mr) {
-            view = mr.wholeView().duplicate();
+            view = ((ByteBuffer) mr.providerState).duplicate();
             region = mr;
             segment = null;
         }

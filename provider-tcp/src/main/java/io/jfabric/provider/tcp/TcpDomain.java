@@ -14,13 +14,13 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
-import io.jfabric.MrMode;
 import io.jfabric.Progress;
 import io.jfabric.Threading;
+import io.jfabric.util.MrMap;
+import io.jfabric.util.UtilMemoryRegion;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The tcp domain ({@code fi_domain}): endpoints, CQs, counters and the memory-region registry that
@@ -33,8 +33,8 @@ final class TcpDomain implements Domain {
     private final boolean manual;
     private final boolean locked;
     private final int mrMode;
-    final MrRegistry mrs = new MrRegistry();
-    private final AtomicLong nextKey = new AtomicLong(1);
+    final MrMap mrs;
+    private final Threading threading;
     private final AtomicInteger children = new AtomicInteger();
     private volatile boolean closed;
 
@@ -50,6 +50,12 @@ final class TcpDomain implements Domain {
         // FI_THREAD_DOMAIN and narrower promise serialised access; only auto progress then needs a lock
         this.locked = !manual || t == Threading.SAFE || t == Threading.UNSPEC || t == Threading.FID;
         this.mrMode = info.domainAttr == null ? 0 : info.domainAttr.mrMode;
+        this.threading = t;
+        this.mrs = new MrMap(mrMode, 8);
+    }
+
+    Threading threading() {
+        return threading;
     }
 
     @Override
@@ -102,7 +108,7 @@ final class TcpDomain implements Domain {
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen();
         children.incrementAndGet();
-        return new TcpCq(this, attr == null ? new CqAttr() : attr);
+        return TcpCq.open(this, attr == null ? new CqAttr() : attr);
     }
 
     @Override
@@ -122,16 +128,10 @@ final class TcpDomain implements Domain {
             throw new FabricException(Errno.EINVAL, "tcp registers regions up to 2 GiB - 1 (java.nio buffer limit);"
                     + " register the memory in smaller pieces");
         }
-        long key = (mrMode & MrMode.PROV_KEY) != 0 ? nextKey.getAndIncrement() : requestedKey;
-        TcpMemoryRegion mr = new TcpMemoryRegion(this, segment, access, offset, key);
-        mrs.add(mr);
-        children.incrementAndGet();
+        UtilMemoryRegion mr = mrs.register(segment, access, offset, requestedKey, null);
+        // the view RMA data moves through, made once so remote reads and writes need no allocation
+        mr.providerState = segment.asByteBuffer();
         return mr;
-    }
-
-    void unregister(TcpMemoryRegion mr) {
-        mrs.remove(mr);
-        children.decrementAndGet();
     }
 
     void childClosed(Object child) {
@@ -152,9 +152,10 @@ final class TcpDomain implements Domain {
         if (closed) {
             return;
         }
-        if (children.get() > 0) {
+        if (children.get() > 0 || mrs.size() > 0) {
             throw new FabricException(Errno.EBUSY, "domain still has " + children.get()
-                    + " open endpoint(s), CQ(s), counter(s) or memory region(s); close them first");
+                    + " open endpoint(s), CQ(s) or counter(s) and " + mrs.size()
+                    + " memory region(s); close them first");
         }
         closed = true;
         fabric.childClosed(this);

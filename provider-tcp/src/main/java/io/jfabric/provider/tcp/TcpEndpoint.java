@@ -6,11 +6,11 @@ import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
 import io.jfabric.Endpoint;
 import io.jfabric.EndpointOption;
-import io.jfabric.EqEvent;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Msg;
 import io.jfabric.OpFlags;
@@ -103,18 +103,18 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         this.context = context;
         this.lock = domain.needsLock() ? new ReentrantLock() : NoLock.INSTANCE;
         int txSize = (int) Math.max(1, Math.min(info.txAttr == null || info.txAttr.size == 0
-                ? TcpParams.longValue(TcpParams.TX_SIZE) : info.txAttr.size, 1 << 16));
+                ? TcpParams.TX_SIZE.get() : info.txAttr.size, 1 << 16));
         int rxSize = (int) Math.max(1, Math.min(info.rxAttr == null || info.rxAttr.size == 0
-                ? TcpParams.longValue(TcpParams.RX_SIZE) : info.rxAttr.size, 1 << 16));
-        long max = TcpParams.longValue(TcpParams.MAX_MSG_SIZE);
+                ? TcpParams.RX_SIZE.get() : info.rxAttr.size, 1 << 16));
+        long max = TcpParams.MAX_MSG_SIZE.get();
         if (info.epAttr != null && info.epAttr.maxMsgSize > 0) {
             max = Math.min(max, info.epAttr.maxMsgSize);
         }
         this.maxMsgSize = max;
         this.txOpFlags = info.txAttr == null ? 0 : info.txAttr.opFlags;
         this.rxOpFlags = info.rxAttr == null ? 0 : info.rxAttr.opFlags;
-        this.conn = new TcpConnection(this, new EndpointRmaTarget(domain.mrs, domain.mrMode()), arena, txSize,
-                rxSize, (int) TcpParams.longValue(TcpParams.PREFETCH), max);
+        this.conn = new TcpConnection(this, new EndpointRmaTarget(domain.mrs), arena, txSize,
+                rxSize, (int) TcpParams.PREFETCH.get(), max);
         if (info.handle instanceof ConnRequest r) {
             if (r.consumed) {
                 throw new FabricException(Errno.EINVAL, "this connection request was already accepted or rejected");
@@ -141,18 +141,18 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                 if (txCq != null) {
                     throw new FabricException(Errno.EINVAL, "a transmit CQ is already bound");
                 }
+                c.acquire();
                 txCq = c;
                 txSelective = (flags & BindFlags.SELECTIVE_COMPLETION) != 0;
-                c.bindings.incrementAndGet();
                 c.progress.add(this);
             }
             if ((flags & BindFlags.RECV) != 0) {
                 if (rxCq != null) {
                     throw new FabricException(Errno.EINVAL, "a receive CQ is already bound");
                 }
+                c.acquire();
                 rxCq = c;
                 rxSelective = (flags & BindFlags.SELECTIVE_COMPLETION) != 0;
-                c.bindings.incrementAndGet();
                 if (txCq != c) {
                     c.progress.add(this);
                 }
@@ -172,8 +172,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             if (eq != null) {
                 throw new FabricException(Errno.EINVAL, "an EQ is already bound");
             }
+            e.acquire();
             eq = e;
-            e.bindings.incrementAndGet();
             e.progress.add(this);
         } finally {
             lock.unlock();
@@ -269,7 +269,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                     ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET);
             try {
                 ch.configureBlocking(false);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, TcpParams.boolValue(TcpParams.NODELAY));
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, TcpParams.NODELAY.get());
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
                 if (info.srcAddr != null) {
                     InetSocketAddress src = SockAddr.decode(info.srcAddr);
@@ -309,7 +309,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             ByteBuffer resp = CmWriter.build(CmMessage.TYPE_CONNRESP, data);
             SocketChannel ch = r.ch;
             try {
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, TcpParams.boolValue(TcpParams.NODELAY));
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, TcpParams.NODELAY.get());
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
                 conn.attach(ch);
                 peer = r.peer();
@@ -340,7 +340,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             key = fabric.register(conn.channel(), SelectionKey.OP_READ, this);
         }
         conn.setKey(key);
-        eq.post(EqEvent.CONNECTED, this, context, null, peerData);
+        eq.postConnected(this, context, peerData);
         conn.progress();
     }
 
@@ -426,7 +426,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     private void connectFailed(int errno, String reason, byte[] data) {
         LOG.log(System.Logger.Level.DEBUG, "connect to {0} failed: {1}", peer, reason);
         state = ENDED;
-        eq.postError(this, context, errno, errno, data);
+        eq.postError(this, context, 0, errno, errno, data);
         conn.shutdown();
     }
 
@@ -441,7 +441,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             state = ENDED;
             conn.shutdown();
             if (eq != null) {
-                eq.post(EqEvent.SHUTDOWN, this, context, null, null);
+                eq.postShutdown(this, context);
             }
         } finally {
             lock.unlock();
@@ -633,6 +633,10 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             e.cqFlags = SEND_FLAGS;
             e.len = total;
             e.completion = !inject && (!txSelective || (flags & OpFlags.COMPLETION) != 0);
+            if (!reserveTx(e)) {
+                conn.releaseTx(e);
+                return -Errno.EAGAIN;
+            }
             conn.submit(e);
             return 0;
         } finally {
@@ -688,6 +692,13 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             e.capacity = total;
             e.context = ctx;
             e.completion = !rxSelective || (flags & OpFlags.COMPLETION) != 0;
+            if (e.completion && rxCq != null) {
+                if (!rxCq.tryReserve()) {
+                    conn.releaseRx(e);
+                    return -Errno.EAGAIN;
+                }
+                e.reserved = true;
+            }
             conn.postRecv(e);
             if (!domain.manualProgress()) {
                 fabric.wakeup();
@@ -807,6 +818,10 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             e.context = ctx;
             e.len = total;
             e.completion = !inject && (!txSelective || (flags & OpFlags.COMPLETION) != 0);
+            if (!reserveTx(e)) {
+                conn.releaseTx(e);
+                return -Errno.EAGAIN;
+            }
             if (op == DataHeader.OP_WRITE) {
                 e.kind = TxEntry.KIND_WRITE;
                 e.cqFlags = WRITE_FLAGS;
@@ -830,6 +845,18 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         }
     }
 
+    /** FI_RM_ENABLED: an operation that will write a completion first takes a CQ slot, or gets -EAGAIN. */
+    private boolean reserveTx(TxEntry e) {
+        if (e.completion && txCq != null) {
+            if (!txCq.tryReserve()) {
+                e.completion = false;
+                return false;
+            }
+            e.reserved = true;
+        }
+        return true;
+    }
+
     // =================================================================== completions (ConnectionListener)
 
     @Override
@@ -843,7 +870,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             c.inc();
         }
         if (e.completion && txCq != null) {
-            txCq.complete(e.context, e.cqFlags, e.len, 0, 0);
+            txCq.writeFrom(e.reserved, e.context, e.cqFlags, e.len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
+            e.reserved = false;
         }
     }
 
@@ -858,7 +886,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             c.incError();
         }
         if (txCq != null) {
-            txCq.completeError(e.context, e.cqFlags, e.len, 0, errno);
+            txCq.writeError(e.reserved, e.context, e.cqFlags, e.len, 0, 0, 0, 0, errno, errno, null);
+            e.reserved = false;
         }
     }
 
@@ -869,7 +898,9 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                 rxCntr.incError();
             }
             if (rxCq != null) {
-                rxCq.completeError(e.context, RECV_FLAGS, len, truncated, Errno.ETRUNC);
+                rxCq.writeError(e.reserved, e.context, RECV_FLAGS, len, 0, 0, 0, truncated, Errno.ETRUNC,
+                        Errno.ETRUNC, null);
+                e.reserved = false;
             }
             return;
         }
@@ -878,7 +909,9 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         }
         if (e.completion && rxCq != null) {
             long flags = hasData ? RECV_FLAGS | OpFlags.REMOTE_CQ_DATA : RECV_FLAGS;
-            rxCq.complete(e.context, flags, len, e.iovCount > 0 && e.iov[0].isNative() ? e.iov[0].address() : 0, data);
+            rxCq.writeFrom(e.reserved, e.context, flags, len,
+                    e.iovCount > 0 && e.iov[0].isNative() ? e.iov[0].address() : 0, data, 0, Fabrics.ADDR_NOTAVAIL);
+            e.reserved = false;
         }
     }
 
@@ -888,7 +921,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             rxCntr.incError();
         }
         if (rxCq != null) {
-            rxCq.completeError(e.context, RECV_FLAGS, 0, 0, errno);
+            rxCq.writeError(e.reserved, e.context, RECV_FLAGS, 0, 0, 0, 0, 0, errno, errno, null);
+            e.reserved = false;
         }
     }
 
@@ -898,7 +932,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             remWrCntr.inc();
         }
         if (hasData && rxCq != null) {
-            rxCq.complete(null, REMOTE_WRITE_FLAGS, len, 0, data);
+            rxCq.write(null, REMOTE_WRITE_FLAGS, len, 0, data, 0);
         }
     }
 
@@ -916,9 +950,9 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             return;
         }
         if (errno != 0) {
-            eq.postError(this, context, errno, errno, reason.getBytes(StandardCharsets.UTF_8));
+            eq.postError(this, context, 0, errno, errno, reason.getBytes(StandardCharsets.UTF_8));
         }
-        eq.post(EqEvent.SHUTDOWN, this, context, null, null);
+        eq.postShutdown(this, context);
     }
 
     // =================================================================== close
@@ -951,11 +985,11 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     private void unbindAll() {
         if (txCq != null) {
             txCq.progress.remove(this);
-            txCq.bindings.decrementAndGet();
+            txCq.release();
         }
         if (rxCq != null) {
             rxCq.progress.remove(this);
-            rxCq.bindings.decrementAndGet();
+            rxCq.release();
         }
         for (TcpCounter c : new TcpCounter[] {txCntr, rxCntr, rdCntr, wrCntr, remRdCntr, remWrCntr}) {
             if (c != null) {
@@ -965,7 +999,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         }
         if (eq != null) {
             eq.progress.remove(this);
-            eq.bindings.decrementAndGet();
+            eq.release();
         }
     }
 

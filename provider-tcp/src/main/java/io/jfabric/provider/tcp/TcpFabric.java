@@ -82,7 +82,7 @@ final class TcpFabric implements Fabric {
     public EventQueue openEq(EqAttr attr) {
         checkOpen();
         children.incrementAndGet();
-        return new TcpEq(this, attr == null ? new EqAttr() : attr);
+        return TcpEq.open(this, attr == null ? new EqAttr() : attr);
     }
 
     private synchronized void startAuto() {

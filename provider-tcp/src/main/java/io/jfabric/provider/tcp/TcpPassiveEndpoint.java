@@ -1,6 +1,5 @@
 package io.jfabric.provider.tcp;
 
-import io.jfabric.EqEvent;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
@@ -58,8 +57,8 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             if (eq != null) {
                 throw new FabricException(Errno.EINVAL, "passive endpoint is already bound to an EQ");
             }
+            t.acquire();
             eq = t;
-            t.bindings.incrementAndGet();
             t.progress.add(this);
         } finally {
             lock.unlock();
@@ -92,8 +91,8 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
     }
 
     private void bindInRange(ServerSocketChannel s) throws IOException {
-        int low = (int) TcpParams.longValue(TcpParams.PORT_LOW);
-        int high = (int) TcpParams.longValue(TcpParams.PORT_HIGH);
+        int low = TcpParams.PORT_LOW.get();
+        int high = TcpParams.PORT_HIGH.get();
         InetAddress ip = name.getAddress();
         if (name.getPort() != 0 || low <= 0 || high < low) {
             try {
@@ -185,7 +184,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             return;
         }
         ci.handle = r;
-        eq.post(EqEvent.CONNREQ, this, null, ci, r.cmData);
+        eq.postConnReq(this, null, ci, r.cmData);
     }
 
     @Override
@@ -251,7 +250,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             reading.clear();
             if (eq != null) {
                 eq.progress.remove(this);
-                eq.bindings.decrementAndGet();
+                eq.release();
             }
         } finally {
             lock.unlock();

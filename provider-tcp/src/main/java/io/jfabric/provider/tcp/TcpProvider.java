@@ -8,9 +8,7 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
-import io.jfabric.MrMode;
 import io.jfabric.MsgOrder;
-import io.jfabric.OpFlags;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
@@ -49,7 +47,6 @@ public final class TcpProvider implements FabricProvider {
     static final long CAPS = TX_CAPS | RX_CAPS | Caps.LOCAL_COMM | Caps.REMOTE_COMM;
     static final long ORDER = MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAW | MsgOrder.WAS
             | MsgOrder.SAW | MsgOrder.SAS;
-    static final int MR_MODES_HONOURED = MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY;
 
     public TcpProvider() {
     }
@@ -66,7 +63,7 @@ public final class TcpProvider implements FabricProvider {
 
     @Override
     public List<ProviderParameter> parameters() {
-        return TcpParams.ALL;
+        return TcpParams.PARAMS.parameters();
     }
 
     @Override
@@ -110,12 +107,11 @@ public final class TcpProvider implements FabricProvider {
             if (!fits(t, hints, src, dest, (flags & Fabrics.SOURCE) != 0 && node == null)) {
                 continue;
             }
-            List<FabricInfo> m = InfoMatcher.match(List.of(t), hints, version);
+            List<FabricInfo> m = InfoMatcher.match(List.of(withRequestedProgress(t, hints)), hints, version);
             if (m.isEmpty()) {
                 continue;
             }
             FabricInfo i = m.get(0);
-            applyHints(i, hints);
             if (src != null) {
                 InetSocketAddress tsrc = SockAddr.decode(t.srcAddr);
                 boolean wildcard = src.getAddress().isAnyLocalAddress();
@@ -221,33 +217,19 @@ public final class TcpProvider implements FabricProvider {
         return true;
     }
 
-    /** Output overrides the generic matcher does not make: progress, threading, mr_mode, sizes. */
-    private static void applyHints(FabricInfo i, FabricInfo hints) {
-        if (hints.domainAttr != null) {
-            if (hints.domainAttr.dataProgress == Progress.AUTO) {
-                i.domainAttr.dataProgress = Progress.AUTO;
-            }
-            if (hints.domainAttr.controlProgress == Progress.AUTO) {
-                i.domainAttr.controlProgress = Progress.AUTO;
-            }
-            if (hints.domainAttr.threading != Threading.UNSPEC) {
-                i.domainAttr.threading = hints.domainAttr.threading;
-            }
-            i.domainAttr.mrMode = hints.domainAttr.mrMode & MR_MODES_HONOURED;
+    /**
+     * tcp runs either progress model; templates say FI_PROGRESS_MANUAL (jfabric's default) and are raised
+     * to FI_PROGRESS_AUTO for hints that ask for it, so the generic matcher accepts them.
+     */
+    private static FabricInfo withRequestedProgress(FabricInfo t, FabricInfo hints) {
+        if (hints.domainAttr == null || (hints.domainAttr.dataProgress != Progress.AUTO
+                && hints.domainAttr.controlProgress != Progress.AUTO)) {
+            return t;
         }
-        if (hints.txAttr != null) {
-            if (hints.txAttr.size > 0) {
-                i.txAttr.size = Math.min(hints.txAttr.size, 1 << 16);
-            }
-            i.txAttr.opFlags = hints.txAttr.opFlags & (OpFlags.COMPLETION | OpFlags.INJECT_COMPLETE
-                    | OpFlags.TRANSMIT_COMPLETE | OpFlags.DELIVERY_COMPLETE);
-        }
-        if (hints.rxAttr != null) {
-            if (hints.rxAttr.size > 0) {
-                i.rxAttr.size = Math.min(hints.rxAttr.size, 1 << 16);
-            }
-            i.rxAttr.opFlags = hints.rxAttr.opFlags & OpFlags.COMPLETION;
-        }
+        FabricInfo c = t.copy();
+        c.domainAttr.dataProgress = Progress.AUTO;
+        c.domainAttr.controlProgress = Progress.AUTO;
+        return c;
     }
 
     /** One template per local interface address, loopback included. */
@@ -285,19 +267,19 @@ public final class TcpProvider implements FabricProvider {
         i.txAttr.msgOrder = ORDER;
         i.txAttr.compOrder = MsgOrder.NONE;
         i.txAttr.injectSize = TcpParams.INJECT_SIZE;
-        i.txAttr.size = TcpParams.longValue(TcpParams.TX_SIZE);
+        i.txAttr.size = TcpParams.TX_SIZE.get();
         i.txAttr.iovLimit = TcpParams.IOV_LIMIT;
         i.txAttr.rmaIovLimit = TcpParams.IOV_LIMIT;
         i.rxAttr.caps = RX_CAPS;
         i.rxAttr.opFlags = 0;
         i.rxAttr.msgOrder = ORDER;
         i.rxAttr.compOrder = MsgOrder.NONE;
-        i.rxAttr.size = TcpParams.longValue(TcpParams.RX_SIZE);
+        i.rxAttr.size = TcpParams.RX_SIZE.get();
         i.rxAttr.iovLimit = TcpParams.IOV_LIMIT;
         i.epAttr.type = EndpointType.MSG;
         i.epAttr.protocol = Protocol.SOCK_TCP;
         i.epAttr.protocolVersion = 0;
-        i.epAttr.maxMsgSize = TcpParams.longValue(TcpParams.MAX_MSG_SIZE);
+        i.epAttr.maxMsgSize = TcpParams.MAX_MSG_SIZE.get();
         i.epAttr.maxOrderRawSize = i.epAttr.maxMsgSize;
         i.epAttr.maxOrderWawSize = i.epAttr.maxMsgSize;
         i.epAttr.txCtxCnt = 1;

@@ -26,6 +26,8 @@ final class TxEntry {
     Object context;
     long cqFlags;
     boolean completion;
+    /** A CQ slot was reserved for this operation's completion. */
+    boolean reserved;
     boolean needAck;
     long len;
 
@@ -50,6 +52,7 @@ final class TxEntry {
 
     void reset() {
         next = null;
+        reserved = false;
         context = null;
         for (int i = 0; i < bufs.length; i++) {
             bufs[i] = null;
