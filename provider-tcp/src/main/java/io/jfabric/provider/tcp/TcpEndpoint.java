@@ -41,8 +41,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Completions go to the bound CQs (a transmit completion only with FI_COMPLETION when the CQ was bound
  * with FI_SELECTIVE_COMPLETION; never for inject), and bound counters count every completion. Errors are
  * always reported. FI_TRANSMIT_COMPLETE and FI_DELIVERY_COMPLETE both ask the peer for an ACK, as
- * libfabric does. Data-path calls return 0 or a negative errno: -EAGAIN while connecting or when the
- * queue is full, -ENOTCONN before connect or after shutdown.
+ * libfabric does. Difference: RMA writes (except inject) always ask for the ACK and complete when the
+ * target has placed the data, so a write the target refuses fails at the initiator. Data-path calls
+ * return 0 or a negative errno: -EAGAIN while connecting or when the queue or CQ is full, -ENOTCONN
+ * before connect or after shutdown.
  */
 final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     private static final System.Logger LOG = System.getLogger("jfabric.tcp");
@@ -802,7 +804,10 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             }
             int cnt = rma == null ? 1 : rmaCount;
             int wflags = hasData && op == DataHeader.OP_WRITE ? DataHeader.FLAG_REMOTE_CQ_DATA : 0;
-            if (op == DataHeader.OP_WRITE && !inject && (flags & ACK_FLAGS) != 0) {
+            // every non-inject write asks for the ACK, so a write the target refuses (bad key, range or
+            // access) fails at the initiator instead of completing once written (libfabric: only with
+            // FI_DELIVERY_COMPLETE)
+            if (op == DataHeader.OP_WRITE && !inject) {
                 wflags |= DataHeader.FLAG_DELIVERY_COMPLETE;
                 e.needAck = true;
             }
