@@ -954,7 +954,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         if (eq == null) {
             return;
         }
-        if (errno != 0) {
+        // a lost peer (closed or reset) is a plain SHUTDOWN; bad input from the peer is an error entry first
+        if (errno != 0 && errno != Errno.ECONNRESET) {
             eq.postError(this, context, 0, errno, errno, reason.getBytes(StandardCharsets.UTF_8));
         }
         eq.postShutdown(this, context);
