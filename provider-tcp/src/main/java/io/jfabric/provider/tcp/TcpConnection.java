@@ -289,6 +289,10 @@ final class TcpConnection {
         if (open) {
             work += progressRx();
         }
+        if (open && (prioHead != null || txHead != null) && txCur == null) {
+            // ACKs and read responses queued by this receive go out now, not at the next progress call
+            work += progressTx();
+        }
         if (open) {
             updateInterest();
         }
