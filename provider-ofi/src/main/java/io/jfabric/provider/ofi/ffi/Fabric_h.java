@@ -43,6 +43,7 @@ public class Fabric_h {
     static {
         SymbolLookup lookup;
         String reason = null;
+        keepJvmSignalHandlers();
         try {
             lookup = SymbolLookup.libraryLookup(LIBRARY_NAME, Arena.global());
         } catch (IllegalArgumentException | IllegalCallerException e) {
@@ -52,6 +53,26 @@ public class Fabric_h {
         }
         SYMBOL_LOOKUP = lookup;
         UNAVAILABLE_REASON = reason;
+    }
+
+    /**
+     * libfabric.so.1 links libinfinipath (for its psm provider), whose load-time constructor replaces
+     * the SIGSEGV/SIGBUS handlers with a backtrace printer unless IPATH_NO_BACKTRACE is set. The JVM
+     * relies on its own SIGSEGV handler (implicit null checks, safepoint polls), so such a handler
+     * kills the JVM sooner or later. Setting the variable (without overwriting a user's value) before
+     * the library loads keeps the JVM's handlers in place. Hand-written addition to jextract's output.
+     */
+    private static void keepJvmSignalHandlers() {
+        try {
+            Linker linker = Linker.nativeLinker();
+            MethodHandle setenv = linker.downcallHandle(linker.defaultLookup().findOrThrow("setenv"),
+                    FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT));
+            try (Arena a = Arena.ofConfined()) {
+                int rc = (int) setenv.invokeExact(a.allocateFrom("IPATH_NO_BACKTRACE"), a.allocateFrom("1"), 0);
+            }
+        } catch (Throwable t) {
+            // without setenv the library still loads; only the psm backtrace handler stays enabled
+        }
     }
 
     /** Whether libfabric.so could be loaded. */
