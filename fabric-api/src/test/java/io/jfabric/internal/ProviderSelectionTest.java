@@ -251,6 +251,12 @@ class ProviderSelectionTest {
         assertTrue(neg.drops("libfabric:shm") && !neg.drops("shm") && neg.hides("libfabric", false));
         assertTrue(!ProviderFilter.parse("libfabric:shm").hides("libfabric", false));
         assertTrue(Layering.ok("libfabric", false, List.of("libfabric:tcp"), false, n -> false));
+        // a bridge name covers the whole layered name, in either order; jfabric's own providers stay out
+        for (List<String> n : List.of(List.of("libfabric:tcp", "ofi_rxm"), List.of("libfabric:ofi_rxm", "tcp"))) {
+            assertTrue(Layering.ok("libfabric", false, n, false, x -> false));
+            assertTrue(!Layering.ok("ofi_rxm", true, n, false, x -> false));
+            assertTrue(!Layering.ok("tcp", false, n, false, x -> false));
+        }
         assertEquals(ProviderNames.DEFAULT_ORDER.size() + 2, ProviderNames.rank("libfabric"));
         assertTrue(ProviderNames.rank("mystery") < ProviderNames.rank("libfabric"));
         assertTrue(ProviderNames.rank("verbs") < ProviderNames.rank("ofi_rxm"));
