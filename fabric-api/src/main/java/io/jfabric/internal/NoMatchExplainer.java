@@ -98,6 +98,10 @@ final class NoMatchExplainer {
 
     private String coreReason(FabricProvider p, FabricInfo hints, String prefix) {
         List<FabricInfo> all = discovery.coreInfos(p, q, null);
+        String failure = discovery.failure(p, hints, q);
+        if (failure != null) {
+            return prefix + "getInfo failed: " + failure;
+        }
         if (all.isEmpty()) {
             return prefix + "offers nothing on this machine for node=" + q.node() + " service=" + q.service();
         }
