@@ -348,7 +348,7 @@ class UtilCompletionQueueTest {
     @Test
     void oneWriterThreadOneReaderThreadLoseNothingAndKeepOrder() throws Exception {
         var q = cq(CqFormat.DATA, 128);
-        final int n = 200_000;
+        final int n = 100_000;
         Thread writer = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < n; i++) {
                 while (!q.tryReserve()) {
@@ -378,7 +378,7 @@ class UtilCompletionQueueTest {
     @Test
     void manyWritersManyReadersWithLocks() throws Exception {
         var q = new UtilCompletionQueue(CqAttr.of(CqFormat.DATA, 64), ProgressHook.NONE, true, true);
-        final int writers = 4, per = 20_000, readers = 2;
+        final int writers = 4, per = 10_000, readers = 2;
         Thread[] ws = new Thread[writers];
         for (int w = 0; w < writers; w++) {
             final int id = w;
