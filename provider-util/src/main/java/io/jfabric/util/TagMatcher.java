@@ -401,6 +401,9 @@ public final class TagMatcher {
         if (context == null) {
             throw new IllegalArgumentException("FI_CLAIM needs a context");
         }
+        if (u.claimedBy != null && u.claimedBy != context) {
+            throw new IllegalStateException("message already claimed by another context");
+        }
         u.claimedBy = context;
     }
 

@@ -354,6 +354,10 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
                 }
                 CqEntry out = entries[n];
                 if (out == null) {
+                    // A hole in the caller's array: return what was read, or refuse the call.
+                    if (n == 0) {
+                        return -Errno.EINVAL;
+                    }
                     break;
                 }
                 copyOut(s, out, from);
