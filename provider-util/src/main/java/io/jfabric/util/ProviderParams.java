@@ -20,7 +20,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * static final ProviderParams PARAMS = new ProviderParams("tcp");
- * static final ProviderParams.SizeParam MAX_INJECT = PARAMS.size("max_inject", 128, "Max inject size");
+ * static final ProviderParams.LongParam MAX_INJECT = PARAMS.size("max_inject", 128, "Max inject size");
  * ... MAX_INJECT.get() ...
  * }</pre>
  *

@@ -231,6 +231,25 @@ public class UtilAddressVector<P> extends UtilFabricObject implements AddressVec
         return ok;
     }
 
+    /** Inserts one address; throws FabricException(EINVAL) naming the address and the codec's reason. */
+    @Override
+    public long insert(byte[] addr) {
+        checkOpen("insert into");
+        String why = addr == null ? "address is null" : codec.validate(addr);
+        if (why != null) {
+            throw new FabricException(Errno.EINVAL, "address vector refused address "
+                    + (addr == null ? "null" : codec.straddr(addr)) + ": " + why);
+        }
+        long[] out = new long[1];
+        int[] errs = new int[1];
+        if (insert(new byte[][] {addr}, out, (attr.flags & AvAttr.EVENT) != 0 ? 0 : Fabrics.SYNC_ERR,
+                (attr.flags & AvAttr.EVENT) != 0 ? null : errs) != 1 && (attr.flags & AvAttr.EVENT) == 0) {
+            throw new FabricException(errs[0] == 0 ? Errno.EINVAL : errs[0], "address vector refused address "
+                    + codec.straddr(addr));
+        }
+        return out[0];
+    }
+
     @Override
     public int insertSvc(String node, String service, long[] fiAddrOut, long flags, Object context) {
         checkOpen("insert into");

@@ -61,8 +61,9 @@ class UtilAddressVectorTest {
                 () -> av.insert(new byte[][] {in4(1, 5)}, null, 0, null)).errno(), "MAP needs fi_addr out");
         assertEquals(Errno.EBADFLAGS, assertThrows(FabricException.class,
                 () -> av.insert(new byte[][] {in4(1, 5)}, new long[1], 1L << 40, null)).errno());
-        var fe = assertThrows(FabricException.class, () -> av.insert(new byte[3]));
+        var fe = assertThrows(FabricException.class, () -> av.insert(in4(3, 0)));
         assertEquals(Errno.EINVAL, fe.errno());
+        assertTrue(fe.getMessage().contains("fi_sockaddr_in://127.0.0.3:0: port is 0"), fe.getMessage());
     }
 
     @Test
