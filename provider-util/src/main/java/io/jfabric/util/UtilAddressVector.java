@@ -221,11 +221,19 @@ public class UtilAddressVector<P> extends UtilFabricObject implements AddressVec
         if (async) {
             for (int i = 0; i < addrs.length; i++) {
                 if (errs[i] != 0) {
-                    q.writeError(new EqErrEntry().set(this, context, i, errs[i], 0,
-                            reasons[i].getBytes(StandardCharsets.UTF_8)), 0);
+                    byte[] why = reasons[i].getBytes(StandardCharsets.UTF_8);
+                    if (q instanceof UtilEventQueue u) {
+                        u.postError(this, context, i, errs[i], 0, why); // never throws; a full EQ reports EOVERRUN
+                    } else {
+                        q.writeError(new EqErrEntry().set(this, context, i, errs[i], 0, why), 0);
+                    }
                 }
             }
-            q.write(new EqEntry().set(EqEvent.AV_COMPLETE, this, context, ok, null, null), 0);
+            if (q instanceof UtilEventQueue u) {
+                u.postAvComplete(this, context, ok);
+            } else {
+                q.write(new EqEntry().set(EqEvent.AV_COMPLETE, this, context, ok, null, null), 0);
+            }
             return 0;
         }
         return ok;

@@ -156,6 +156,36 @@ class UtilAddressVectorTest {
     }
 
     @Test
+    void lockFreeReadersStayCorrectWhileTheTableChanges() throws Exception {
+        var av = av(AvType.TABLE);
+        byte[] stable = in4(1, 1);
+        long stableAddr = av.insert(stable);
+        av.setPeer(stableAddr, "stable");
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger wrong = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong lookups = new java.util.concurrent.atomic.AtomicLong();
+        Thread reader = Thread.ofPlatform().start(() -> {
+            while (!stop.get()) {
+                if (av.reverseLookup(stable) != stableAddr || !"stable".equals(av.peer(stableAddr))) {
+                    wrong.incrementAndGet();
+                }
+                lookups.incrementAndGet();
+            }
+        });
+        for (int round = 0; round < 20; round++) {
+            long[] added = new long[200];
+            for (int i = 0; i < added.length; i++) {
+                added[i] = av.insert(in4(2 + (i % 200), 10_000 + round * 200 + i));
+            }
+            assertEquals(0, av.remove(added, 0));
+        }
+        stop.set(true);
+        reader.join();
+        assertEquals(0, wrong.get(), "after " + lookups.get() + " lookups");
+        assertEquals(1, av.count());
+    }
+
+    @Test
     void eventInsertsReportOnTheBoundEq() throws Exception {
         AvAttr attr = AvAttr.of(AvType.TABLE);
         attr.flags = AvAttr.EVENT;

@@ -126,6 +126,20 @@ class UtilCompletionQueueTest {
     }
 
     @Test
+    void sourceErrorCarriesTheRawAddress() {
+        var q = cq(CqFormat.TAGGED, 4);
+        byte[] raw = {2, 0, 1, 2, 127, 0, 0, 9};
+        assertEquals(0, q.writeSourceError("rx", OpFlags.RECV | OpFlags.TAGGED, 5, 0, 0, 0x7, raw));
+        assertEquals(-Errno.EAVAIL, q.readFrom(CqEntry.array(1), 1));
+        CqErrEntry err = new CqErrEntry();
+        assertEquals(1, q.readError(err, 0));
+        assertEquals(Errno.EADDRNOTAVAIL, err.err);
+        assertSame(raw, err.errData);
+        assertEquals(5, err.len);
+        assertEquals(0x7, err.tag);
+    }
+
+    @Test
     void readFromFillsSourceAddressAndReadDoesNot() {
         var q = cq(CqFormat.MSG, 4);
         q.writeFrom("x", OpFlags.RECV, 5, 0, 0, 0, 42);
