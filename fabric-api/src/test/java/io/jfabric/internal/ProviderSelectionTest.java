@@ -214,6 +214,14 @@ class ProviderSelectionTest {
     }
 
     @Test
+    void bareUtilityFilterExplainsThatNoCoreIsLeft() {
+        String m = assertThrows(FabricException.class,
+                () -> d.getInfo(Fabrics.API_VERSION, null, null, 0, null, "ofi_rxm")).getMessage();
+        assertTrue(m.contains("\n  ofi_rxm: no core provider to layer over (the provider filter 'ofi_rxm' names no core"), m);
+        assertTrue(m.contains("\n  tcp: excluded by the provider filter 'ofi_rxm'"), m);
+    }
+
+    @Test
     void layeredInfosAreNamedAndCarryTheCoresAddresses() {
         FabricInfo h = FabricInfo.hints();
         h.fabricAttr.provName = "ofi_rxm";
