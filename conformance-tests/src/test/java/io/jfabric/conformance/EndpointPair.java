@@ -55,23 +55,29 @@ final class EndpointPair {
         if (c.isMsg()) {
             p.connect(c, dump, o);
         } else {
-            p.openSide(p.a, c, dump, o, c.freshInfo());
-            p.openSide(p.b, c, dump, o, c.freshInfo());
+            openSide(p.a, c, dump, o, c.freshInfo(), p.poller);
+            openSide(p.b, c, dump, o, c.freshInfo(), p.poller);
             p.a.peer = p.a.av.insert(p.b.ep.getName());
             p.b.peer = p.b.av.insert(p.a.ep.getName());
         }
         return p;
     }
 
-    private void openSide(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info) {
+    /** Opens a whole side from {@code info}: fabric, EQ (MSG), domain, CQs, AV (connectionless), enabled endpoint. */
+    static void openSide(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info, Poller poller) {
         o.alterInfo.accept(info);
         s.info = info;
         s.fabric = dump.track(Fabrics.openFabric(info));
+        if (c.isMsg()) {
+            s.eq = dump.track(s.fabric.openEq(EqAttr.defaults()));
+            poller.add(s.eq);
+        }
         s.domain = dump.track(s.fabric.openDomain(info));
-        openQueuesAndEndpoint(s, c, dump, o, info);
+        openQueuesAndEndpoint(s, c, dump, o, info, poller);
     }
 
-    private void openQueuesAndEndpoint(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info) {
+    /** Opens the CQs, the AV when connectionless, and the endpoint of {@code s} in its open domain, then enables it. */
+    static void openQueuesAndEndpoint(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info, Poller poller) {
         s.txCq = dump.track(s.domain.openCq(cqAttr(o, info.txAttr.size)));
         s.rxCq = dump.track(s.domain.openCq(cqAttr(o, info.rxAttr.size)));
         poller.add(s.txCq);
@@ -111,13 +117,7 @@ final class EndpointPair {
         // a connects
         FabricInfo ai = c.freshInfo();
         ai.destAddr = listenAddr;
-        a.info = ai;
-        o.alterInfo.accept(ai);
-        a.fabric = dump.track(Fabrics.openFabric(ai));
-        a.eq = dump.track(a.fabric.openEq(EqAttr.defaults()));
-        poller.add(a.eq);
-        a.domain = dump.track(a.fabric.openDomain(ai));
-        openQueuesAndEndpoint(a, c, dump, o, ai);
+        openSide(a, c, dump, o, ai, poller);
         a.ep.connect(listenAddr, o.connectData);
 
         // b accepts
@@ -129,7 +129,7 @@ final class EndpointPair {
         o.alterInfo.accept(bi);
         b.info = bi;
         b.domain = dump.track(b.fabric.openDomain(bi));
-        openQueuesAndEndpoint(b, c, dump, o, bi);
+        openQueuesAndEndpoint(b, c, dump, o, bi, poller);
         b.ep.accept(o.acceptData);
 
         EqEntry bc = poller.expectEvent(b.eq, EqEvent.CONNECTED, CONNECT_TIMEOUT_MS, "server waiting for CONNECTED");
