@@ -8,6 +8,7 @@ import io.jfabric.CqFormat;
 import io.jfabric.EqAttr;
 import io.jfabric.EqEntry;
 import io.jfabric.EqEvent;
+import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 
@@ -32,6 +33,13 @@ final class EndpointPair {
     private EndpointPair(Side a, Side b) {
         this.a = a;
         this.b = b;
+    }
+
+    /** The provider refused the extra bind flags a test asked for (fi_ep_bind failed with them). */
+    static final class BindRefused extends RuntimeException {
+        BindRefused(String flags, FabricException cause) {
+            super("fi_ep_bind with " + flags + " refused: " + cause.getMessage(), cause);
+        }
     }
 
     /** Options of {@link #open}. */
@@ -93,13 +101,20 @@ final class EndpointPair {
         if (s.av != null) {
             s.ep.bind(s.av);
         }
-        s.ep.bind(s.txCq, BindFlags.TRANSMIT | o.txBindFlags);
+        try {
+            s.ep.bind(s.txCq, BindFlags.TRANSMIT | o.txBindFlags);
+        } catch (FabricException e) {
+            if (o.txBindFlags == 0) {
+                throw e;
+            }
+            throw new BindRefused(BindFlags.toString(o.txBindFlags), e);
+        }
         s.ep.bind(s.rxCq, BindFlags.RECV);
         s.ep.enable();
     }
 
     private static CqAttr cqAttr(Options o, long size) {
-        return CqAttr.of(o.format, Math.max(size, 64));
+        return CqAttr.of(o.format, Math.max(64, Math.min(FabricCase.unsigned(size), 1 << 16)));
     }
 
     private void connect(FabricCase c, StateDump dump, Options o) {

@@ -36,6 +36,22 @@ public record FabricCase(String id, FabricInfo info) {
         return (info.domainAttr.mrMode & MrMode.LOCAL) != 0;
     }
 
+    /**
+     * A size_t attribute read as Java's signed long: libfabric's SIZE_MAX ("no limit") arrives as -1, so
+     * every negative value means unbounded.
+     */
+    static long unsigned(long sizeT) {
+        return sizeT < 0 ? Long.MAX_VALUE : sizeT;
+    }
+
+    public long maxMsgSize() {
+        return unsigned(info.epAttr.maxMsgSize);
+    }
+
+    public long injectSize() {
+        return unsigned(info.txAttr.injectSize);
+    }
+
     /** A private copy of the info to open objects with; tests may alter it. */
     public FabricInfo freshInfo() {
         return info.copy();

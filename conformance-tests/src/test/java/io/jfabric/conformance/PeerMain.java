@@ -65,6 +65,12 @@ public final class PeerMain {
             Runtime.getRuntime().halt(3);
         });
         FabricCase c = FabricCases.byId(args[0]);
+        if (args[1].startsWith("check:")) {
+            int rc = IsolatedCheck.runInChild(c, args[1].substring("check:".length()));
+            System.err.flush();
+            killer.interrupt();
+            Runtime.getRuntime().halt(rc);
+        }
         PeerMain p = new PeerMain(c, args[1].equals("victim"));
         Thread.ofPlatform().daemon().start(p::readCommands);
         int rc;
@@ -149,7 +155,7 @@ public final class PeerMain {
     /** Sends every received message back, until SHUTDOWN (MSG), QUIT or the lifetime ends. */
     private int echo() {
         try (Arena arena = Arena.ofShared()) {
-            long max = Math.min(MAX_ECHO, me.info.epAttr.maxMsgSize);
+            long max = Math.min(MAX_ECHO, FabricCase.unsigned(me.info.epAttr.maxMsgSize));
             MemorySegment rx = Mem.alloc(arena, max);
             MemorySegment tx = Mem.alloc(arena, max);
             var rxMr = me.desc(rx);

@@ -62,7 +62,9 @@ final class PeerProcess implements AutoCloseable {
         cmd.add(PeerMain.class.getName());
         cmd.add(c.id());
         cmd.add(role);
-        Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
+        pb.environment().put("LIBC_FATAL_STDERR_", "1"); // glibc's abort messages go to stderr, not the tty
+        Process p = pb.start();
         dump.process(p, log);
         dump.note("peer " + role + " pid " + p.pid() + ", stderr in " + log.toAbsolutePath());
         return new PeerProcess(p, log);

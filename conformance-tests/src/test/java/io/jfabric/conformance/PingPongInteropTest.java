@@ -178,7 +178,9 @@ class PingPongInteropTest {
         }
         cmd.addAll(common);
         cmd.addAll(role);
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("LIBC_FATAL_STDERR_", "1");
+        return pb.start();
     }
 
     /** Waits until something listens on {@code port} (read from /proc, so no connection is taken from the server). */

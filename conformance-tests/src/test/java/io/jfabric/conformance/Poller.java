@@ -40,6 +40,28 @@ final class Poller {
         }
     }
 
+    static final long POST_TIMEOUT_MS = 20_000;
+
+    /**
+     * Posts an operation, retrying -FI_EAGAIN (a full queue, or an RDM connection still being set up, both
+     * legal answers) while progress runs, and asserts the provider took it.
+     */
+    void post(String what, java.util.function.IntSupplier op) {
+        int rc = tryPost(op);
+        assertEquals(0, rc, what + " returned " + Errno.name(rc) + " (" + Errno.strerror(rc) + ")");
+    }
+
+    /** As {@link #post} but returns the final result instead of asserting it. */
+    int tryPost(java.util.function.IntSupplier op) {
+        long deadline = System.nanoTime() + POST_TIMEOUT_MS * 1_000_000L;
+        int rc;
+        while ((rc = op.getAsInt()) == -Errno.EAGAIN && System.nanoTime() - deadline < 0) {
+            drive();
+            Thread.onSpinWait();
+        }
+        return rc;
+    }
+
     /** Drives progress everywhere without taking anything. */
     void drive() {
         for (CompletionQueue cq : cqs) {

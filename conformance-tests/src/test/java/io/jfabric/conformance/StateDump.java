@@ -2,6 +2,7 @@ package io.jfabric.conformance;
 
 import io.jfabric.FabricObject;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
@@ -20,13 +21,14 @@ import java.util.function.Supplier;
  * every tracked object (providers print their queues and connections in toString), the reporters, the tail
  * of each child's stderr and the Java threads, so a failure or a hang is never silent.
  */
-public final class StateDump implements TestExecutionExceptionHandler, AfterEachCallback {
+public final class StateDump implements TestExecutionExceptionHandler, BeforeEachCallback, AfterEachCallback {
     private final Deque<FabricObject> objects = new ArrayDeque<>();
     private final List<Process> processes = new ArrayList<>();
     private final List<Path> processLogs = new ArrayList<>();
     private final List<Supplier<String>> reporters = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private FabricCase fabricCase;
+    private boolean threadsWanted;
 
     /** Tracks {@code obj}; it is closed after the test unless the test closed it first. */
     public synchronized <T extends FabricObject> T track(T obj) {
@@ -62,8 +64,21 @@ public final class StateDump implements TestExecutionExceptionHandler, AfterEach
         notes.add(note);
     }
 
+    /** Names each test on stderr before it starts, so a crash of the whole JVM (a native bug) still says where. */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        System.err.println("[conformance] " + context.getRequiredTestClass().getSimpleName() + "."
+                + context.getRequiredTestMethod().getName() + " " + context.getDisplayName());
+        System.err.flush();
+    }
+
     @Override
     public void handleTestExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
+        if (throwable instanceof org.opentest4j.TestAbortedException) {
+            throw throwable; // "not run: reason" is an outcome, not a failure
+        }
+        threadsWanted = throwable instanceof java.util.concurrent.TimeoutException
+                || String.valueOf(throwable.getMessage()).contains("timed out");
         System.err.println(dump(context.getDisplayName() + " (" + context.getRequiredTestMethod().getName()
                 + ") failed: " + throwable));
         throw throwable;
@@ -89,6 +104,15 @@ public final class StateDump implements TestExecutionExceptionHandler, AfterEach
             sb.append("child pid ").append(p.pid()).append(p.isAlive() ? " alive" : " exit " + p.exitValue())
                     .append(", stderr tail:\n").append(tail(processLogs.get(i))).append('\n');
         }
+        if (threadsWanted) {
+            appendThreads(sb);
+        }
+        sb.append("===== end of state dump");
+        return sb.toString();
+    }
+
+    /** Java stacks, for a test that timed out: where each thread was stuck. */
+    private static void appendThreads(StringBuilder sb) {
         sb.append("threads:\n");
         for (var t : Thread.getAllStackTraces().entrySet()) {
             sb.append("  \"").append(t.getKey().getName()).append("\" ").append(t.getKey().getState()).append('\n');
@@ -97,8 +121,6 @@ public final class StateDump implements TestExecutionExceptionHandler, AfterEach
                 sb.append("      at ").append(stack[i]).append('\n');
             }
         }
-        sb.append("===== end of state dump");
-        return sb.toString();
     }
 
     @Override

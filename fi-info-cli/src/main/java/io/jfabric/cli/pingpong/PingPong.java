@@ -273,7 +273,7 @@ final class PingPong implements AutoCloseable {
             rxPrefix = fi.epAttr.msgPrefixSize;
         }
         txSize = opts.sizeGiven() ? opts.size() : MAX_DATA_MSG;
-        if (txSize > fi.epAttr.maxMsgSize) {
+        if (Long.compareUnsigned(txSize, fi.epAttr.maxMsgSize) > 0) { // size_t: SIZE_MAX arrives as -1
             txSize = fi.epAttr.maxMsgSize;
         }
         rxSize = txSize;
@@ -371,7 +371,7 @@ final class PingPong implements AutoCloseable {
         MemorySegment tx = txBuf.asSlice(0, size + txPrefix);
         MemorySegment txPayload = txBuf.asSlice(txPrefix, size);
         MemorySegment rxPayload = rxBuf.asSlice(rxPrefix, size);
-        boolean inject = size < injectSize;
+        boolean inject = Long.compareUnsigned(size, injectSize) < 0;
         long start = System.nanoTime();
         for (int i = 0; i < opts.iterations(); i++) {
             int rc;
