@@ -1,4 +1,4 @@
-/** The {@code jfabric} command line: {@code jfabric info} (libfabric's fi_info) and the other tools. */
+/** The {@code jfabric} command line: {@code jfabric info} (libfabric's fi_info), {@code pingpong} and the other tools. */
 module io.jfabric.cli {
     requires io.jfabric;
     requires info.picocli;
@@ -6,4 +6,5 @@ module io.jfabric.cli {
     uses io.jfabric.spi.FabricProvider;
 
     opens io.jfabric.cli to info.picocli;
+    opens io.jfabric.cli.pingpong to info.picocli;
 }

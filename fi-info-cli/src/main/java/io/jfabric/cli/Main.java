@@ -17,6 +17,7 @@ public final class Main implements Callable<Integer> {
     /** The subcommands; add a tool by adding its class here. */
     static final Class<?>[] SUBCOMMANDS = {
         InfoCommand.class,
+        io.jfabric.cli.pingpong.PingPongCommand.class,
     };
 
     @CommandLine.Spec

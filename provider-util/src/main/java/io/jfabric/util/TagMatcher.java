@@ -57,6 +57,9 @@ public final class TagMatcher {
         /** Set by {@link #consumeMultiRecv} when this multi-recv buffer was released. */
         public boolean released;
 
+        private Recv() {
+        }
+
         void reset() {
             prev = next = null;
             linked = false;
@@ -98,6 +101,9 @@ public final class TagMatcher {
         /** Provider's handle on the buffered data (a copy, a ring slot, a rendezvous descriptor). */
         public Object payload;
         public long payloadLong;
+
+        private Unexpected() {
+        }
 
         void reset() {
             prev = next = null;

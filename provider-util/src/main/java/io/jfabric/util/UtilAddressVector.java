@@ -113,7 +113,7 @@ public class UtilAddressVector<P> extends UtilFabricObject implements AddressVec
         this.listener = listener;
         this.log = FabricLog.logger(provider == null ? "util" : provider);
         int initial = (int) Math.max(16, Math.min(attr.count, 1 << 16));
-        this.entries = (Entry<P>[]) new Entry[initial];
+        this.entries = (Entry<P>[]) new Entry<?>[initial];
         this.hashTable = new int[Integer.highestOneBit(initial * 2 - 1) << 1];
     }
 
