@@ -517,7 +517,10 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             return 0;
         }
         try {
-            return state == CONNECTED ? conn.progress() : 0;
+            if (state == CONNECTED) {
+                return conn.progress();
+            }
+            return conn.flushAfterFailure();
         } finally {
             lock.unlock();
         }
