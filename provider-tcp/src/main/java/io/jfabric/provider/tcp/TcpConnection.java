@@ -28,7 +28,7 @@ import java.nio.channels.SocketChannel;
  * <p>Not thread-safe: every method runs under the owning endpoint's lock.
  */
 final class TcpConnection {
-    private static final System.Logger LOG = System.getLogger("jfabric.tcp");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger(TcpParams.PROV);
 
     /** Linux EPROTO; fabric-api has no constant for it. */
     private static final int EPROTO = 71;

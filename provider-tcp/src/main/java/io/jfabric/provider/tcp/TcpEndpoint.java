@@ -46,7 +46,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * before connect or after shutdown.
  */
 final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
-    private static final System.Logger LOG = System.getLogger("jfabric.tcp");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger(TcpParams.PROV);
 
     private static final int IDLE = 0;
     private static final int CONNECTING = 1;
