@@ -69,6 +69,9 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     @Override
     public synchronized int read(EqEntry entry, long flags) {
+        if (isClosed()) {
+            return -Errno.EBADF;
+        }
         if (readFn.address() == 0) {
             return -Errno.ENOSYS;
         }
@@ -78,6 +81,9 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     @Override
     public int sread(EqEntry entry, int timeoutMillis, long flags) {
+        if (isClosed()) {
+            return -Errno.EBADF;
+        }
         if (sreadFn.address() == 0) {
             return -Errno.ENOSYS;
         }
@@ -117,6 +123,9 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     @Override
     public synchronized int readError(EqErrEntry e, long flags) {
+        if (isClosed()) {
+            return -Errno.EBADF;
+        }
         if (readerrFn.address() == 0) {
             return -Errno.ENOSYS;
         }
@@ -139,6 +148,7 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     @Override
     public synchronized void write(EqEntry entry, long flags) {
+        checkOpen();
         if (writeFn.address() == 0) {
             throw NativeErrors.failure(-Errno.ENOSYS, "fi_eq_write", "this native provider's EQ is read-only");
         }

@@ -35,6 +35,13 @@ abstract class NativeFid implements FabricObject {
         return closed;
     }
 
+    /** Control calls on a closed object fail here instead of handing libfabric a freed fid. */
+    void checkOpen() {
+        if (closed) {
+            throw new io.jfabric.FabricException(Errno.EBADF, "the " + kind() + " is closed; open a new one");
+        }
+    }
+
     /** Hook for subclasses: native close succeeded; release Java-side state. */
     void closed() {
     }
