@@ -26,6 +26,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     NativeAddressVector(NativeDomain domain, MemorySegment fid, AvAttr attr) {
         super(domain.fabric, fid);
+        hold(domain);
         this.attr = attr;
         AddressFormat f = domain.info().addrFormat;
         this.format = f == null ? AddressFormat.UNSPEC : f;
@@ -46,6 +47,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
         checkOpen();
         NativeErrors.check(FabricInline.fi_bind(fid, fidOf(eq, "event queue"), 0), "fi_av_bind",
                 "bind the AV to an EQ of the same fabric before inserting");
+        hold((NativeFid) eq);
     }
 
     private byte[] wire(byte[] a) {

@@ -52,6 +52,7 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
 
     NativeCompletionQueue(NativeDomain domain, MemorySegment fid, CqAttr attr) {
         super(domain.fabric, fid);
+        hold(domain);
         this.attr = attr;
         this.format = attr.format == CqFormat.UNSPEC ? CqFormat.CONTEXT : attr.format;
         this.entrySize = switch (format) {

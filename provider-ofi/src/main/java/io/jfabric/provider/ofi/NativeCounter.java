@@ -18,6 +18,7 @@ final class NativeCounter extends NativeFid implements Counter {
 
     NativeCounter(NativeDomain domain, MemorySegment fid) {
         super(domain.fabric, fid);
+        hold(domain);
         readFn = FabricInline.cntrOp(fid, fi_ops_cntr.read$offset());
         readerrFn = FabricInline.cntrOp(fid, fi_ops_cntr.readerr$offset());
         addFn = FabricInline.cntrOp(fid, fi_ops_cntr.add$offset());

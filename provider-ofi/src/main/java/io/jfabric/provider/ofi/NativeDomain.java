@@ -37,6 +37,7 @@ final class NativeDomain extends NativeFid implements Domain {
 
     private NativeDomain(NativeFabric fabric, MemorySegment fid, FabricInfo info) {
         super(fabric, fid);
+        hold(fabric);
         this.info = info.copy();
         this.slots = new ContextSlots(arena, fabric.contextSlots);
         this.threadSafe = info.domainAttr == null || info.domainAttr.threading == Threading.SAFE

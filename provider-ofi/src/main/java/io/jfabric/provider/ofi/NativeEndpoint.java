@@ -57,6 +57,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     NativeEndpoint(NativeDomain domain, MemorySegment fid, FabricInfo info, Object context) {
         super(domain.fabric, fid);
+        hold(domain);
         this.domain = domain;
         this.slots = domain.slots;
         this.info = info.copy();
@@ -129,30 +130,31 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public void bind(CompletionQueue cq, long flags) {
         checkOpen();
-        bindFid(fidOf(cq, "completion queue"), flags, "completion queue");
+        bindFid(cq, flags, "completion queue");
     }
 
     @Override
     public void bind(EventQueue eq) {
         checkOpen();
-        bindFid(fidOf(eq, "event queue"), 0, "event queue");
+        bindFid(eq, 0, "event queue");
     }
 
     @Override
     public void bind(AddressVector av) {
         checkOpen();
-        bindFid(fidOf(av, "address vector"), 0, "address vector");
+        bindFid(av, 0, "address vector");
     }
 
     @Override
     public void bind(Counter counter, long flags) {
         checkOpen();
-        bindFid(fidOf(counter, "counter"), flags, "counter");
+        bindFid(counter, flags, "counter");
     }
 
-    private void bindFid(MemorySegment target, long flags, String what) {
-        int rc = FabricInline.fi_bind(fid, target, flags);
+    private void bindFid(Object target, long flags, String what) {
+        int rc = FabricInline.fi_bind(fid, fidOf(target, what), flags);
         NativeErrors.check(rc, "fi_ep_bind of a " + what, "bind before fi_enable, with flags the provider accepts");
+        hold((NativeFid) target);
         loadOps();
     }
 

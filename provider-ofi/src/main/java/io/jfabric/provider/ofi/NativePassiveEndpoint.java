@@ -16,6 +16,7 @@ final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
 
     NativePassiveEndpoint(NativeFabric fabric, MemorySegment fid) {
         super(fabric, fid);
+        hold(fabric);
     }
 
     @Override
@@ -28,6 +29,7 @@ final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
         checkOpen();
         NativeErrors.check(FabricInline.fi_bind(fid, fidOf(eq, "event queue"), 0), "fi_pep_bind",
                 "bind an EQ of the same fabric before listening");
+        hold((NativeFid) eq);
     }
 
     @Override
