@@ -46,6 +46,7 @@ public final class MpscRing {
 
     private final MemorySegment buffer;
     private final int capacity;
+    /** Masks a position to a record index; also clears low bits, so a corrupt position can never make a misaligned access. */
     private final int mask;
     private final long tailAt;
     private final long headCacheAt;
@@ -70,7 +71,7 @@ public final class MpscRing {
         }
         this.buffer = buffer;
         this.capacity = (int) cap;
-        this.mask = capacity - 1;
+        this.mask = (capacity - 1) & -ALIGNMENT;
         this.tailAt = cap + TAIL_OFFSET;
         this.headCacheAt = cap + HEAD_CACHE_OFFSET;
         this.headAt = cap + HEAD_OFFSET;
@@ -217,10 +218,11 @@ public final class MpscRing {
      */
     private long resync(long bad) {
         long tail = (long) LONG.getVolatile(buffer, tailAt);
-        if (tail - bad > capacity || tail <= bad) {
-            return Math.max(tail, bad + ALIGNMENT); // the tail itself is garbage
+        long distance = tail - bad;
+        if (distance <= 0 || distance > capacity) {
+            return bad + ALIGNMENT; // the tail itself is garbage: step past the bad header only
         }
-        for (long p = bad + ALIGNMENT; p < tail; p += ALIGNMENT) {
+        for (long p = bad + ALIGNMENT, steps = distance / ALIGNMENT; steps > 0; p += ALIGNMENT, steps--) {
             int index = (int) p & mask;
             if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) == p) {
                 return p;
@@ -254,7 +256,7 @@ public final class MpscRing {
     public boolean unblock() {
         long head = (long) LONG.get(buffer, headAt);
         long tail = (long) LONG.getVolatile(buffer, tailAt);
-        if (tail == head || tail - head > capacity) {
+        if (tail - head <= 0 || tail - head > capacity) {
             return false;
         }
         int index = (int) head & mask;
