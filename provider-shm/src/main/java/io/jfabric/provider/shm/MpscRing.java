@@ -198,11 +198,13 @@ public final class MpscRing {
                     continue;
                 }
                 int type = (int) INT.get(buffer, (long) index + TYPE_FIELD);
-                position += align(length);
                 if (type != PADDING_TYPE) {
+                    if (!handler.onRecord(type, buffer, index + HEADER_LENGTH, length - HEADER_LENGTH)) {
+                        break;
+                    }
                     count++;
-                    handler.onRecord(type, buffer, index + HEADER_LENGTH, length - HEADER_LENGTH);
                 }
+                position += align(length);
             }
         } finally {
             if (position != head) {

@@ -16,8 +16,10 @@ public interface RecordHandler {
      * @param buffer the whole ring segment
      * @param offset where the payload starts within {@code buffer}
      * @param length the payload length in bytes (already checked to lie inside the ring)
+     * @return true when the record was consumed; false to leave it (and all after it) in the ring
+     *     for a later read, e.g. when the consumer has run out of buffers
      */
-    void onRecord(int type, MemorySegment buffer, long offset, int length);
+    boolean onRecord(int type, MemorySegment buffer, long offset, int length);
 
     /**
      * A record header failed validation and was dropped (no payload was read).

@@ -36,9 +36,10 @@ class MpscRingTest {
         int corrupt;
 
         @Override
-        public void onRecord(int type, MemorySegment buffer, long offset, int length) {
+        public boolean onRecord(int type, MemorySegment buffer, long offset, int length) {
             long first = length >= 8 ? buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, offset) : -1;
             records.add(new long[] {type, first, length});
+            return true;
         }
 
         @Override
@@ -185,6 +186,7 @@ class MpscRingTest {
             }
             nextExpected[id] = v + 1;
             received[0]++;
+            return true;
         };
         while (received[0] < (long) producers * perProducer && System.nanoTime() < deadline) {
             if (ring.read(h, 256) == 0) {
@@ -243,6 +245,26 @@ class MpscRingTest {
                 assertTrue(r[2] >= 0 && r[2] <= 4096, "payload length outside the ring");
             }
         }
+    }
+
+    @Test
+    void refusedRecordStaysForTheNextRead() {
+        MpscRing ring = ring(4096);
+        write(ring, 1, 1, 8);
+        write(ring, 1, 2, 8);
+        long[] seen = new long[1];
+        assertEquals(1, ring.read((type, buf, off, len) -> {
+            long v = buf.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            if (v == 2) {
+                return false;
+            }
+            seen[0] = v;
+            return true;
+        }, 10));
+        assertEquals(1, seen[0]);
+        Collector c = new Collector();
+        assertEquals(1, ring.read(c, 10));
+        assertEquals(2, c.records.get(0)[1]);
     }
 
     @Test

@@ -51,6 +51,7 @@ class ShmRegionTest {
             owner.ring().read((type, buf, off, len) -> {
                 got[0] = type;
                 got[1] = buf.get(ValueLayout.JAVA_LONG, off);
+                return true;
             }, 1);
             assertEquals(5, got[0]);
             assertEquals(0xfeedL, got[1]);

@@ -1,0 +1,55 @@
+package io.jfabric;
+
+/**
+ * A completion entry: {@code fi_cq_tagged_entry} plus the source address of {@code fi_cq_readfrom}.
+ * The caller owns and reuses entries; a read overwrites them. Which fields are set depends on the CQ's
+ * {@link CqFormat}: CONTEXT sets context; MSG adds flags and len; DATA adds buf and data; TAGGED adds tag.
+ */
+public class CqEntry {
+    public Object context;
+    /** Completion flags (OpFlags: SEND, RECV, MSG, TAGGED, RMA, READ, WRITE, REMOTE_CQ_DATA, MULTI_RECV ...). */
+    public long flags;
+    public long len;
+    /** Address of the data received (FI_MULTI_RECV, buffered receives); 0 otherwise. */
+    public long buf;
+    public long data;
+    public long tag;
+    /** Sender's fi_addr, filled by readFrom; {@link Fabrics#ADDR_NOTAVAIL} when unknown. */
+    public long srcAddr = Fabrics.ADDR_NOTAVAIL;
+
+    /** Fills every field at once; for providers writing completions. */
+    public CqEntry set(Object context, long flags, long len, long buf, long data, long tag) {
+        this.context = context;
+        this.flags = flags;
+        this.len = len;
+        this.buf = buf;
+        this.data = data;
+        this.tag = tag;
+        return this;
+    }
+
+    public void copyFrom(CqEntry o) {
+        context = o.context;
+        flags = o.flags;
+        len = o.len;
+        buf = o.buf;
+        data = o.data;
+        tag = o.tag;
+        srcAddr = o.srcAddr;
+    }
+
+    /** An array of {@code n} fresh entries. */
+    public static CqEntry[] array(int n) {
+        CqEntry[] a = new CqEntry[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = new CqEntry();
+        }
+        return a;
+    }
+
+    @Override
+    public String toString() {
+        return "CqEntry[context=" + context + ", flags=" + OpFlags.toString(flags) + ", len=" + len + ", data=" + data
+                + ", tag=0x" + Long.toHexString(tag) + "]";
+    }
+}

@@ -1,0 +1,22 @@
+package io.jfabric;
+
+/** Mirrors {@code struct fi_fabric_attr}. Fields are public and mutable, as in C; null/0 means unspecified. */
+public final class FabricAttr {
+    /** Fabric name, e.g. the IP subnet for tcp ("127.0.0.0/8"). */
+    public String name;
+    /** Provider name; layered infos read "core;utility" (e.g. "tcp;ofi_rxm"). */
+    public String provName;
+    /** Provider version, FI_VERSION(major, minor). */
+    public int provVersion;
+    /** API version the info was requested at. */
+    public int apiVersion;
+
+    public FabricAttr copy() {
+        FabricAttr c = new FabricAttr();
+        c.name = name;
+        c.provName = provName;
+        c.provVersion = provVersion;
+        c.apiVersion = apiVersion;
+        return c;
+    }
+}
