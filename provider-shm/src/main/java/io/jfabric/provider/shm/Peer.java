@@ -1,0 +1,86 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.provider.shm.ffi.Cma;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Another endpoint this process talks to: its mapped region (so we can write into its ring, ring
+ * its doorbell and read its bounce slots), its process identity and what CMA can do with it.
+ * libfabric keeps the same per-peer state in {@code smr_peer} / {@code smr_peer_data}.
+ */
+final class Peer {
+
+    final String name;
+    final ShmRegion region;
+    final MpscRing ring;
+    final Doorbell doorbell;
+    final int pid;
+    final long senderId;
+    /** Whether process_vm_readv on this peer worked when it was set up. */
+    final boolean cmaWorks;
+    private volatile boolean dead;
+    private long lastLivenessCheck;
+
+    Peer(String name, ShmRegion region, long senderId, boolean cmaAllowed) {
+        this.name = name;
+        this.region = region;
+        this.ring = region.ring();
+        this.doorbell = new Doorbell(region);
+        this.pid = (int) region.ownerPid();
+        this.senderId = senderId;
+        this.cmaWorks = cmaAllowed && probeCma(region);
+    }
+
+    /** Reads the magic of the peer's region through the peer's own address space. */
+    private static boolean probeCma(ShmRegion region) {
+        if (!Cma.linked()) {
+            return false;
+        }
+        try (Cma cma = new Cma(); Arena a = Arena.ofConfined()) {
+            MemorySegment expected = a.allocate(8);
+            expected.set(ValueLayout.JAVA_LONG, 0, RegionLayout.MAGIC);
+            return cma.probe((int) region.ownerPid(), region.ownerBaseAddress() + RegionLayout.MAGIC_OFFSET,
+                    expected) == 0;
+        }
+    }
+
+    /** Whether the peer is known to be gone (closed its endpoint, or its process died). Cheap. */
+    boolean gone() {
+        if (dead) {
+            return true;
+        }
+        if (region.ownerClosed()) {
+            dead = true;
+        }
+        return dead;
+    }
+
+    /**
+     * Checks the peer's process, at most every {@code intervalNanos} (it reads /proc); returns
+     * whether the peer is gone.
+     */
+    boolean checkAlive(long now, long intervalNanos) {
+        if (gone()) {
+            return true;
+        }
+        if (now - lastLivenessCheck >= intervalNanos) {
+            lastLivenessCheck = now;
+            if (!region.ownerAlive()) {
+                dead = true;
+            }
+        }
+        return dead;
+    }
+
+    void close() {
+        region.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Peer[" + name + ", pid " + pid + (cmaWorks ? ", cma" : ", no cma") + (dead ? ", DEAD" : "") + "]";
+    }
+}
