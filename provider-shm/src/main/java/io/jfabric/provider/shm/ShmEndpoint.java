@@ -373,7 +373,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             if (peer == null) {
                 return -Errno.EINVAL;
             }
-            if (peer.gone()) {
+            if (peer.goneForSend()) {
                 return -Errno.ECONNRESET;
             }
             long len = buf.byteSize();
@@ -956,7 +956,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                 long local = mr.segment().address() + off;
                 int rc = type == Wire.RMA_WRITE
                         ? cma.readFully(peer.pid, local, remote, len)
-                        : cma.writeFully(peer.pid, remote, local, len);
+                        : cma.writeFully(peer.pid, local, remote, len);
                 status = rc == 0 ? 0 : cmaError(rc);
             }
         }
