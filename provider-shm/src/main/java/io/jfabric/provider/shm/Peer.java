@@ -1,6 +1,7 @@
 package io.jfabric.provider.shm;
 
 import io.jfabric.provider.shm.ffi.Cma;
+import io.jfabric.provider.shm.ffi.Pidfd;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,6 +22,10 @@ final class Peer {
     final long senderId;
     /** Whether process_vm_readv on this peer worked when it was set up. */
     final boolean cmaWorks;
+    /** A pidfd on the owner process (allocation-free liveness checks), or negative when unavailable. */
+    private final int pidfd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment callState = arena.allocate(Pidfd.callStateSize(), 8);
     private volatile boolean dead;
     private long lastLivenessCheck;
     private int sendsSinceCheck;
@@ -33,6 +38,15 @@ final class Peer {
         this.pid = (int) region.ownerPid();
         this.senderId = senderId;
         this.cmaWorks = cmaAllowed && probeCma(region);
+        int fd = Pidfd.open(pid, callState);
+        // the pid could have been recycled between validating the region and opening the pidfd:
+        // re-check the start time now that the fd pins one process
+        if (fd >= 0 && !region.ownerAlive()) {
+            Pidfd.close(fd);
+            fd = -1;
+            dead = true;
+        }
+        this.pidfd = fd;
     }
 
     /** Reads the magic of the peer's region through the peer's own address space. */
@@ -83,7 +97,8 @@ final class Peer {
         }
         if (now - lastLivenessCheck >= intervalNanos) {
             lastLivenessCheck = now;
-            if (!region.ownerAlive()) {
+            boolean alive = pidfd >= 0 ? Pidfd.alive(pidfd, callState) == 0 : region.ownerAlive();
+            if (!alive) {
                 dead = true;
             }
         }
@@ -91,7 +106,11 @@ final class Peer {
     }
 
     void close() {
+        if (pidfd >= 0) {
+            Pidfd.close(pidfd);
+        }
         region.close();
+        arena.close();
     }
 
     @Override

@@ -59,6 +59,8 @@ final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
     final ReentrantLock lock;
     private final Thread progressThread;
     private volatile boolean running = true;
+    /** The endpoint the auto-progress thread sleeps on; a closing endpoint waits until it is not this. */
+    private volatile ShmEndpoint sleepingOn;
 
     ShmDomain(ShmFabric fabric, FabricInfo info) {
         super("shm domain");
@@ -126,7 +128,11 @@ final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
                 lock.unlock();
             }
         }
-        ep.wakeup();
+        // the progress thread may be asleep on this endpoint's futex: wake it until it has left
+        while (sleepingOn == ep) {
+            ep.wakeup();
+            Thread.onSpinWait();
+        }
     }
 
     void endpointClosed(ShmEndpoint ep) {
@@ -263,10 +269,17 @@ final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
             } else if (++idle < 1000) {
                 Thread.onSpinWait();
             } else {
-                try {
-                    block(TimeUnit.MILLISECONDS.toNanos(1));
-                } catch (IllegalStateException e) {
-                    // the endpoint closed under us (its region is unmapped): nothing to wait for
+                ShmEndpoint[] eps = endpointArray;
+                if (eps.length == 1) {
+                    ShmEndpoint ep = eps[0];
+                    sleepingOn = ep;
+                    // re-check after publishing sleepingOn: detach() either sees it or we see the removal
+                    if (endpointArray == eps) {
+                        ep.block(TimeUnit.MILLISECONDS.toNanos(1));
+                    }
+                    sleepingOn = null;
+                } else {
+                    LockSupport.parkNanos(50_000);
                 }
             }
         }

@@ -673,7 +673,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             work += flushAcks();
         }
         long now = 0;
-        if (pending.inFlight() > 0 || work == 0) {
+        if (pending.inFlight() > 0) {
             now = System.nanoTime();
             if (now - lastLivenessScan > LIVENESS_INTERVAL) {
                 lastLivenessScan = now;
