@@ -4,6 +4,7 @@
  */
 module io.jfabric.provider.rxm {
     requires io.jfabric;
+    requires io.jfabric.util;
 
     provides io.jfabric.spi.FabricProvider with io.jfabric.provider.rxm.RxmProvider;
 }

@@ -74,7 +74,7 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
         try {
             core.close();
         } catch (FabricException e) {
-            System.getLogger("jfabric.ofi_rxm").log(System.Logger.Level.DEBUG, "closing a core endpoint: {0}",
+            io.jfabric.util.FabricLog.logger("ofi_rxm").log(System.Logger.Level.DEBUG, "closing a core endpoint: {0}",
                     e.getMessage());
         }
     }

@@ -92,7 +92,7 @@ final class RxmDomain implements Domain {
 
     @Override
     public CompletionQueue openCq(CqAttr attr) {
-        RxmCq cq = new RxmCq(this, attr);
+        RxmCq cq = RxmCq.open(this, attr);
         adopt();
         return cq;
     }

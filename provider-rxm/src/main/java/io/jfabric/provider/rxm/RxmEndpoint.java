@@ -58,7 +58,7 @@ import java.util.List;
  * the rd_done packet's own send completion.
  */
 final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
-    private static final System.Logger LOG = System.getLogger("jfabric.ofi_rxm");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("ofi_rxm");
     private static final int BATCH = 32;
     private static final long PID = ProcessHandle.current().pid();
 
@@ -346,7 +346,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             RecvEntry n = e.next;
             q.remove(e);
             if (rxCq != null) {
-                rxCq.writeError(e.context, OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG), 0, 0,
+                rxCq.error(e.context, OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG), 0, 0,
                         Errno.ECANCELED, e.tag, 0);
             }
             e = n;
@@ -366,7 +366,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 return -Errno.ENOENT;
             }
             q.remove(e);
-            rxCq.writeError(e.context, OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG), 0, 0,
+            rxCq.error(e.context, OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG), 0, 0,
                     Errno.ECANCELED, e.tag, 0);
             releaseRecv(e);
             return 0;
@@ -559,7 +559,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         boolean report = errno != Errno.ECANCELED;
         if (cd.waitingContext != null && report && txCq != null) {
             // the send that triggered this connect got EAGAIN; tell the application the connect failed
-            txCq.writeError(cd.waitingContext, OpFlags.SEND | (cd.waitingTagged ? OpFlags.TAGGED : OpFlags.MSG),
+            txCq.error(cd.waitingContext, OpFlags.SEND | (cd.waitingTagged ? OpFlags.TAGGED : OpFlags.MSG),
                     0, 0, errno, 0, 0);
         }
         cd.waitingContext = null;
@@ -787,7 +787,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
         if (txCq != null && op.state != TxOp.ORPHAN) {
-            txCq.writeError(op.context, op.cqFlags, 0, 0, errno, op.tag, 0);
+            txCq.error(op.context, op.cqFlags, 0, 0, errno, op.tag, 0);
         }
         op.state = TxOp.ORPHAN;
         op.context = null;
@@ -1194,9 +1194,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
         if (op.error != 0) {
-            txCq.writeError(op.context, op.cqFlags, 0, 0, op.error, op.tag, 0);
+            txCq.error(op.context, op.cqFlags, 0, 0, op.error, op.tag, 0);
         } else if (op.report) {
-            txCq.write(op.context, op.cqFlags, 0, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
+            txCq.writeFrom(op.context, op.cqFlags, 0, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
         }
         releaseTxOp(op);
     }
@@ -1442,9 +1442,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 | (hasData ? OpFlags.REMOTE_CQ_DATA : 0) | (e.releasesParent ? OpFlags.MULTI_RECV : 0);
         long buf = e.parent != null ? e.iov[0].address() : 0;
         if (copied < msgSize) {
-            rxCq.writeError(e.context, flags, copied, msgSize - copied, Errno.ETRUNC, tag, data);
+            rxCq.error(e.context, flags, copied, msgSize - copied, Errno.ETRUNC, tag, data);
         } else if (wantsRxCompletion(e)) {
-            rxCq.write(e.context, flags, copied, buf, data, tag, src);
+            rxCq.writeFrom(e.context, flags, copied, buf, data, tag, src);
         }
         RecvEntry parent = e.releasesParent ? e.parent : null;
         releaseRecv(e);
@@ -1463,7 +1463,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
         long flags = OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG)
                 | (e.releasesParent ? OpFlags.MULTI_RECV : 0);
-        rxCq.writeError(e.context, flags, 0, 0, errno, e.msgTag, 0);
+        rxCq.error(e.context, flags, 0, 0, errno, e.msgTag, 0);
         if (release) {
             releaseRecv(e);
         }
@@ -2186,7 +2186,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             progress();
             u = trecvQ.findUnexpected(filter, msg.tag, msg.ignore);
             if (u == null) {
-                rxCq.writeError(msg.context, OpFlags.RECV | OpFlags.TAGGED, 0, 0, Errno.ENOMSG, msg.tag, 0);
+                rxCq.error(msg.context, OpFlags.RECV | OpFlags.TAGGED, 0, 0, Errno.ENOMSG, msg.tag, 0);
                 return 0;
             }
             long cflags = OpFlags.RECV | OpFlags.TAGGED | (u.hasData ? OpFlags.REMOTE_CQ_DATA : 0);
@@ -2195,14 +2195,14 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 if (!u.complete) {
                     unlinkActive(u.cd, u);
                 }
-                rxCq.write(msg.context, cflags, u.size, 0, u.data, u.tag, u.src);
+                rxCq.writeFrom(msg.context, cflags, u.size, 0, u.data, u.tag, u.src);
                 discard(u);
                 return 0;
             }
             if ((flags & OpFlags.CLAIM) != 0) {
                 u.claimedBy = msg.context;
             }
-            rxCq.write(msg.context, cflags, u.size, 0, u.data, u.tag, u.src);
+            rxCq.writeFrom(msg.context, cflags, u.size, 0, u.data, u.tag, u.src);
             return 0;
         }
         u = trecvQ.findClaimed(msg.context);
@@ -2214,7 +2214,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             if (!u.complete) {
                 unlinkActive(u.cd, u);
             }
-            rxCq.write(msg.context, OpFlags.RECV | OpFlags.TAGGED, 0, 0, u.data, u.tag, u.src);
+            rxCq.writeFrom(msg.context, OpFlags.RECV | OpFlags.TAGGED, 0, 0, u.data, u.tag, u.src);
             discard(u);
             return 0;
         }

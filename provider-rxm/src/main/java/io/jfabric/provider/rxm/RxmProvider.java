@@ -12,7 +12,6 @@ import io.jfabric.MsgOrder;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.Threading;
-import io.jfabric.spi.InfoMatcher;
 import io.jfabric.spi.ProviderParameter;
 import io.jfabric.spi.UtilityProvider;
 import io.jfabric.provider.rxm.wire.RxmPacket;
@@ -58,18 +57,7 @@ public final class RxmProvider implements UtilityProvider {
         h.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.RECV | Caps.READ | Caps.WRITE | Caps.REMOTE_READ
                 | Caps.REMOTE_WRITE;
         h.epAttr.type = EndpointType.MSG;
-        if (userHints != null) {
-            h.addrFormat = userHints.addrFormat;
-            h.srcAddr = userHints.srcAddr;
-            h.destAddr = userHints.destAddr;
-            if (userHints.domainAttr != null) {
-                h.domainAttr.name = userHints.domainAttr.name;
-                h.domainAttr.mrMode = userHints.domainAttr.mrMode;
-            }
-            if (userHints.fabricAttr != null) {
-                h.fabricAttr.name = userHints.fabricAttr.name;
-            }
-        }
+        // discovery adds the user's addresses, fabric/domain names and the core-name selection
         return h;
     }
 
@@ -79,18 +67,8 @@ public final class RxmProvider implements UtilityProvider {
                 || (coreInfo.caps & (Caps.MSG | Caps.RMA)) != (Caps.MSG | Caps.RMA)) {
             return null;
         }
-        FabricInfo t = template(coreInfo);
-        if (userHints == null) {
-            return t;
-        }
-        if (InfoMatcher.explain(t, userHints) != null) {
-            return null;
-        }
-        FabricInfo out = InfoMatcher.alter(t, userHints, Fabrics.API_VERSION);
-        if ((userHints.caps & Caps.DIRECTED_RECV) == 0 && userHints.caps != 0) {
-            out.caps &= ~Caps.DIRECTED_RECV;
-        }
-        return out;
+        // discovery checks the result against the user's hints and alters it (ofi_check_info/ofi_alter_info)
+        return template(coreInfo);
     }
 
     /** rxm_info_to_rxm: the RDM info over one core info. */

@@ -28,7 +28,7 @@ import java.util.Map;
  * @param <E> core endpoint type
  */
 public final class ConnectionManager<E> {
-    private static final System.Logger LOG = System.getLogger("jfabric.ofi_rxm");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("ofi_rxm");
 
     private final PeerTable peers;
     private final CoreCm<E> core;
