@@ -18,9 +18,17 @@ final class ConnData {
     RecvEntry rndvWait;
     int postedUntagged;
     int postedTagged;
-    /** Context of the last send that got EAGAIN while connecting, for the error completion if it fails. */
-    Object waitingContext;
+    /** Whether an operation got EAGAIN while this connection was being set up (and the kind it was). */
+    boolean waiting;
     boolean waitingTagged;
+    /** Whether the current incarnation ever reached CONNECTED. */
+    boolean everConnected;
+    /**
+     * Errno of the last connect that failed (0 if none): the next operation to the peer returns it once
+     * instead of EAGAIN, so no retry loop spins on a peer that is gone (libfabric #7441); the operation
+     * after that reconnects (#6682).
+     */
+    int connectFailure;
     boolean queuedForDeferred;
     /** AV version last searched for this peer's fi_addr (FI_SOURCE for peers that connected first). */
     long avVersionSeen = -1;

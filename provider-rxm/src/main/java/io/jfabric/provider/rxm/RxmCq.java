@@ -75,6 +75,11 @@ final class RxmCq extends UtilCompletionQueue {
         writeError(context, flags, len, 0, data, tag, olen, err, -err, null);
     }
 
+    /** An error completion with provider detail in err_data (the peer's address for connection failures). */
+    void error(Object context, long flags, int err, byte[] errData) {
+        writeError(context, flags, 0, 0, 0, 0, 0, err, -err, errData);
+    }
+
     @Override
     protected void doClose() {
         domain.release();

@@ -542,7 +542,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     @Override
     public void connected(RxmConnection<Endpoint> c) {
         ConnData cd = data(c);
-        cd.waitingContext = null;
+        cd.waiting = false;
+        cd.everConnected = true;
+        cd.connectFailure = 0;
         if (!cd.deferred.isEmpty()) {
             scheduleDeferred(c, cd);
         }
@@ -557,12 +559,18 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         cd.postedUntagged = 0;
         LOG.log(System.Logger.Level.DEBUG, "connection closed ({0}): {1}", Errno.name(errno), c);
         boolean report = errno != Errno.ECANCELED;
-        if (cd.waitingContext != null && report && txCq != null) {
-            // the send that triggered this connect got EAGAIN; tell the application the connect failed
-            txCq.error(cd.waitingContext, OpFlags.SEND | (cd.waitingTagged ? OpFlags.TAGGED : OpFlags.MSG),
-                    0, 0, errno, 0, 0);
+        if (!cd.everConnected && report) {
+            // A connect failed. The operations that got EAGAIN were never accepted, so the failure is reported
+            // without an operation context (as libfabric's rxm_cq_write_error_all does), with the peer's
+            // address in err_data; the next operation to this peer returns the errno once.
+            cd.connectFailure = errno;
+            if (txCq != null && cd.waiting) {
+                txCq.error(null, OpFlags.SEND | (cd.waitingTagged ? OpFlags.TAGGED : OpFlags.MSG), errno,
+                        c.peer().addr().clone());
+            }
         }
-        cd.waitingContext = null;
+        cd.waiting = false;
+        cd.everConnected = false;
         // transmits in flight or deferred on this connection fail; their buffers become orphans
         for (Object o : cd.deferred) {
             if (o instanceof TxBuf tb) {
@@ -862,6 +870,33 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         return !txSelective || (flags & OpFlags.COMPLETION) != 0;
     }
 
+    /**
+     * rxm_get_conn: 0 when {@code c} is connected; -EAGAIN while connecting (starting a connect from IDLE);
+     * the errno of a connect that just failed, once.
+     */
+    private int connectionReady(RxmConnection<Endpoint> c, ConnData cd, boolean tagged) {
+        if (c.state() == ConnState.IDLE && cd.connectFailure != 0) {
+            int e = cd.connectFailure;
+            cd.connectFailure = 0;
+            return -e;
+        }
+        int rc = cm.ensureConnected(c);
+        if (rc == -Errno.EAGAIN) {
+            cd.waiting = true;
+            cd.waitingTagged = tagged;
+            progress();
+            if (c.isConnected()) {
+                return 0;
+            }
+            if (c.state() == ConnState.IDLE && cd.connectFailure != 0) {
+                int e = cd.connectFailure;
+                cd.connectFailure = 0;
+                return -e;
+            }
+        }
+        return rc;
+    }
+
     /** rxm_send_common: one send of any protocol. */
     private int sendCommon(boolean tagged, MemorySegment[] iov, MemoryRegion[] desc, int count, long dest, long tag,
                            long data, boolean hasData, Object context, long flags) {
@@ -876,13 +911,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             return -Errno.EINVAL;
         }
         ConnData cd = data(c);
-        int rc = cm.ensureConnected(c);
+        int rc = connectionReady(c, cd, tagged);
         if (rc != 0) {
-            if (rc == -Errno.EAGAIN) {
-                cd.waitingContext = context;
-                cd.waitingTagged = tagged;
-                progress();
-            }
             return rc;
         }
         if (!cd.deferred.isEmpty()) {
@@ -1223,13 +1253,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             return -Errno.EINVAL;
         }
         ConnData cd = data(c);
-        int rc = cm.ensureConnected(c);
+        int rc = connectionReady(c, cd, false);
         if (rc != 0) {
-            if (rc == -Errno.EAGAIN) {
-                cd.waitingContext = context;
-                cd.waitingTagged = false;
-                progress();
-            }
             return rc;
         }
         TxOp op = acquireTxOp();
