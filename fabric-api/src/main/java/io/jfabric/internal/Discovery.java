@@ -322,7 +322,8 @@ public final class Discovery {
             out.add(i);
         }
         if (out.isEmpty()) {
-            throw new FabricException(Errno.ENODATA, "no provider is available" + NoMatchExplainer.unavailable(statuses));
+            throw new FabricException(Errno.ENODATA, "no provider is available; put provider modules (provider-tcp, "
+                    + "provider-shm, ...) on the class path or module path" + NoMatchExplainer.unavailable(statuses));
         }
         return out;
     }

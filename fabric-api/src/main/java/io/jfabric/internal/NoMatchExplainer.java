@@ -61,7 +61,9 @@ final class NoMatchExplainer {
 
     private String unknownNames(List<FabricProvider> usable) {
         List<String> unknown = new ArrayList<>();
-        for (String n : q.names()) {
+        List<String> given = q.names().isEmpty() || q.names().get(0).indexOf(':') < 0 ? q.names()
+                : q.names().subList(0, 1);
+        for (String n : given) {
             String bare = n.startsWith("^") ? n.substring(1) : n;
             boolean known = false;
             for (ProviderStatus s : discovery.providers()) {
