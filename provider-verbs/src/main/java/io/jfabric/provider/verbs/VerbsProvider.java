@@ -1,15 +1,56 @@
 package io.jfabric.provider.verbs;
 
+import io.jfabric.EndpointType;
 import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.spi.FabricProvider;
+import io.jfabric.spi.InfoMatcher;
 
 import java.util.List;
 
-/** Placeholder while the bindings land; replaced by the real provider. */
+/**
+ * The {@code verbs} provider: libfabric's verbs (fi_verbs(7)) for FI_EP_MSG, over libibverbs and
+ * librdmacm through FFM. Discovery never throws: without the libraries or an RDMA device it offers no
+ * info and {@link #unavailableReason()} says why. Differences from libfabric: no FI_EP_DGRAM, no XRC,
+ * no atomics, no shared receive contexts yet; threading is FI_THREAD_DOMAIN.
+ */
 public final class VerbsProvider implements FabricProvider {
-    public String name() { return "verbs"; }
-    public int version() { return 1 << 16; }
-    public List<FabricInfo> getInfo(int version, String node, String service, long flags, FabricInfo hints) { return List.of(); }
-    public Fabric openFabric(FabricInfo info) { throw new UnsupportedOperationException(); }
+    @Override
+    public String name() {
+        return "verbs";
+    }
+
+    @Override
+    public int version() {
+        return VerbsInfos.PROVIDER_VERSION;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return DeviceScan.result().unavailableReason();
+    }
+
+    @Override
+    public List<FabricInfo> getInfo(int version, String node, String service, long flags, FabricInfo hints) {
+        DeviceScan.Result r = DeviceScan.result();
+        if (r.unavailableReason() != null) {
+            return List.of();
+        }
+        if (hints != null && hints.epAttr != null && hints.epAttr.type != EndpointType.UNSPEC
+                && hints.epAttr.type != EndpointType.MSG) {
+            return List.of();
+        }
+        List<FabricInfo> all = VerbsInfos.all(r.devices());
+        if (node == null && service == null && hints == null) {
+            return all;
+        }
+        List<FabricInfo> selected = VerbsInfos.select(all, node, service, flags, hints);
+        return InfoMatcher.match(selected, hints, version);
+    }
+
+    @Override
+    public Fabric openFabric(FabricInfo info) {
+        VerbsFabric.deviceOf(info);
+        return new VerbsFabric(info);
+    }
 }

@@ -309,4 +309,18 @@ public final class rdma_cma_h {
             throw new AssertionError(t);
         }
     }
+
+    private static final class rdma_migrate_id$ {
+        static final MethodHandle HANDLE = NativeLibrary.downcallErrno(LIB, "rdma_migrate_id",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    /** {@code int rdma_migrate_id(struct rdma_cm_id *, struct rdma_event_channel *)}: 0, or -1 with errno. */
+    public static int rdma_migrate_id(MemorySegment errnoState, MemorySegment id, MemorySegment channel) {
+        try {
+            return (int) rdma_migrate_id$.HANDLE.invokeExact(errnoState, id, channel);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
 }

@@ -1,0 +1,156 @@
+package io.jfabric.provider.verbs;
+
+import io.jfabric.Access;
+import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.CounterAttr;
+import io.jfabric.CqAttr;
+import io.jfabric.Domain;
+import io.jfabric.Endpoint;
+import io.jfabric.Errno;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.MemoryRegion;
+import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.provider.verbs.ffi.ibv_context;
+import io.jfabric.provider.verbs.ffi.verbs_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Mirrors libfabric's verbs domain: one RDMA device (the ibv_context rdma_cm uses for it) and a
+ * protection domain. Memory registration is {@code ibv_reg_mr} of native segments (FI_MR_LOCAL,
+ * VIRT_ADDR, ALLOCATED, PROV_KEY). No AVs or counters on FI_EP_MSG, as libfabric's verbs.
+ */
+final class VerbsDomain implements Domain {
+    private final VerbsFabric fabric;
+    private final FabricInfo info;
+    private final VerbsDevice device;
+    private final MemorySegment context;
+    private final MemorySegment pd;
+    private final AtomicInteger children = new AtomicInteger();
+    private volatile boolean closed;
+
+    VerbsDomain(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
+        this.fabric = fabric;
+        this.info = info.copy();
+        this.device = device;
+        this.context = ibv_context.reinterpret(device.context());
+        MemorySegment p = verbs_h.ibv_alloc_pd(context);
+        if (Native.isNull(p)) {
+            throw new FabricException(Errno.ENOMEM, "ibv_alloc_pd on " + device.name() + " failed");
+        }
+        this.pd = p;
+    }
+
+    VerbsDevice device() {
+        return device;
+    }
+
+    MemorySegment context() {
+        return context;
+    }
+
+    MemorySegment pd() {
+        return pd;
+    }
+
+    @Override
+    public FabricInfo info() {
+        return info;
+    }
+
+    @Override
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    @Override
+    public Endpoint openEndpoint(FabricInfo info) {
+        return openEndpoint(info, null);
+    }
+
+    @Override
+    public Endpoint openEndpoint(FabricInfo info, Object context) {
+        checkOpen();
+        VerbsEndpoint ep = new VerbsEndpoint(this, info == null ? this.info : info, context);
+        children.incrementAndGet();
+        return ep;
+    }
+
+    @Override
+    public AddressVector openAv(AvAttr attr) {
+        throw new FabricException(Errno.ENOSYS, "verbs offers FI_EP_MSG only, which has no address vectors; "
+                + "use \"verbs;ofi_rxm\" for FI_EP_RDM");
+    }
+
+    @Override
+    public CompletionQueue openCq(CqAttr attr) {
+        checkOpen();
+        VerbsCompletionQueue cq = new VerbsCompletionQueue(this, attr == null ? new CqAttr() : attr);
+        children.incrementAndGet();
+        return cq;
+    }
+
+    @Override
+    public Counter openCounter(CounterAttr attr) {
+        throw new FabricException(Errno.ENOSYS, "the verbs provider has no counters (as libfabric's verbs for MSG)");
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
+        checkOpen();
+        if (segment == null || !segment.isNative()) {
+            throw new FabricException(Errno.EINVAL, "verbs registers native memory only: the NIC reads and writes "
+                    + "it directly and the GC moves heap arrays; allocate the buffer from an Arena");
+        }
+        if (segment.byteSize() == 0) {
+            throw new FabricException(Errno.EINVAL, "cannot register an empty segment");
+        }
+        int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE;
+        if (access == 0 || (access & Access.REMOTE_READ) != 0) {
+            ibAccess |= verbs_h.IBV_ACCESS_REMOTE_READ;
+        }
+        if (access == 0 || (access & Access.REMOTE_WRITE) != 0) {
+            ibAccess |= verbs_h.IBV_ACCESS_REMOTE_WRITE;
+        }
+        MemorySegment mr;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment err = NativeLibrary.allocateCaptureState(a);
+            mr = Native.checkPtr(verbs_h.ibv_reg_mr(err, pd, segment, segment.byteSize(), ibAccess), err,
+                    "ibv_reg_mr of " + segment.byteSize() + " bytes on " + device.name()
+                            + " (check ulimit -l: registered memory is pinned)");
+        }
+        children.incrementAndGet();
+        return new VerbsMemoryRegion(this, segment, access, offset, mr);
+    }
+
+    void childClosed() {
+        children.decrementAndGet();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new FabricException(Errno.EBADF, "domain is closed");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        if (children.get() > 0) {
+            throw new FabricException(Errno.EBUSY, "domain has " + children.get() + " open endpoint(s), CQ(s) or "
+                    + "memory region(s); close them first");
+        }
+        Native.checkVerbs(verbs_h.ibv_dealloc_pd(pd), "ibv_dealloc_pd");
+        closed = true;
+        fabric.childClosed();
+    }
+}
