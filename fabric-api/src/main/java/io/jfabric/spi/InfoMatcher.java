@@ -1,38 +1,65 @@
 package io.jfabric.spi;
 
 import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * libfabric's {@code ofi_check_info} and {@code ofi_alter_info}: whether a provider's info can meet an
- * application's hints, why not, and the info it returns when it can.
+ * libfabric's {@code ofi_check_info} and {@code ofi_alter_info} (prov/util/src/util_attr.c) for
+ * providers: whether one of a provider's infos can meet an application's hints, why not in words,
+ * and the info it returns when it can.
+ *
+ * <p>The rules, in libfabric's order: ep_type; caps subset; the mode rule (a provider needing
+ * FI_MR_LOCAL also needs FI_LOCAL_MR mode unless the hints speak mr_mode); addr_format compatibility;
+ * fabric name, prov_name and versions; domain name, threading/progress/resource-management levels
+ * ranked (not compared by value), av_type, mr_mode (legacy BASIC/SCALABLE alone, bits trimmed by the
+ * requested caps) and domain limits; ep protocol, sizes, shared contexts, tag width; rx and tx limits.
+ * On output the hints' primary caps replace the provider's (direction bits implied), the mr_mode is
+ * trimmed, and the hints' threading, progress, av_type, sizes and op_flags override the defaults.
+ *
+ * <p>Differences: a fabric or domain name in the hints that differs from the info's declines it
+ * (libfabric 1.17's socket providers ignore it); prov_name comparison is agnostic of layering order.
  */
 public final class InfoMatcher {
     private InfoMatcher() {
     }
 
-    /** The provider infos that meet {@code hints}, each a copy altered by the hints; all of them if hints is null. */
+    /**
+     * The provider infos that meet {@code hints}, each a copy altered by the hints. With null hints
+     * every info is returned, altered as libfabric alters for no hints (legacy mr_mode bits dropped).
+     */
     public static List<FabricInfo> match(List<FabricInfo> providerInfos, FabricInfo hints, int apiVersion) {
         List<FabricInfo> out = new ArrayList<>();
         for (FabricInfo p : providerInfos) {
-            if (hints == null) {
-                out.add(p.copy());
-            } else if (explain(p, hints) == null) {
-                out.add(alter(p, hints, apiVersion));
+            if (InfoChecks.explain(p, hints, apiVersion) == null) {
+                out.add(InfoOverrides.alter(p, hints, apiVersion));
             }
         }
         return out;
     }
 
-    /** Null when {@code prov} meets {@code hints}; otherwise the first reason it does not, in words. */
+    /** Null when {@code prov} meets {@code hints} at API 1.17; otherwise the first reason it does not. */
     public static String explain(FabricInfo prov, FabricInfo hints) {
-        return InfoChecks.explain(prov, hints);
+        return InfoChecks.explain(prov, hints, Fabrics.API_VERSION);
     }
 
-    /** A copy of {@code prov} with the hints' overrides applied, as ofi_alter_info does. */
+    /** Null when {@code prov} meets {@code hints} at {@code apiVersion}; otherwise the first reason it does not. */
+    public static String explain(FabricInfo prov, FabricInfo hints, int apiVersion) {
+        return InfoChecks.explain(prov, hints, apiVersion);
+    }
+
+    /** A copy of {@code prov} with the hints' overrides applied, as ofi_alter_info does; hints may be null. */
     public static FabricInfo alter(FabricInfo prov, FabricInfo hints, int apiVersion) {
-        return InfoChecks.alter(prov, hints, apiVersion);
+        return InfoOverrides.alter(prov, hints, apiVersion);
+    }
+
+    /**
+     * ofi_get_caps: the caps an attribute reports given the info's caps, the hint's caps (0 when none)
+     * and the attribute's own caps. Utility providers use it to derive core and layered caps.
+     */
+    public static long caps(long infoCaps, long hintCaps, long attrCaps) {
+        return InfoOverrides.caps(infoCaps, hintCaps, attrCaps);
     }
 }

@@ -1,0 +1,156 @@
+package io.jfabric.internal;
+
+import io.jfabric.FabricInfo;
+import io.jfabric.spi.FabricProvider;
+import io.jfabric.spi.InfoMatcher;
+import io.jfabric.spi.ProviderStatus;
+import io.jfabric.spi.UtilityProvider;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Says, provider by provider, why fi_getinfo found nothing: libfabric returns a bare -61 here.
+ * Each provider's unfiltered infos ({@code getInfo(..., null)}) are run through
+ * {@link InfoMatcher#explain}; utilities report per eligible core.
+ */
+final class NoMatchExplainer {
+    private static final int MAX_REASONS = 4;
+    private final Discovery discovery;
+    private final Discovery.Query q;
+
+    NoMatchExplainer(Discovery discovery, Discovery.Query q) {
+        this.discovery = discovery;
+        this.q = q;
+    }
+
+    String explain() {
+        StringBuilder sb = new StringBuilder("no provider matched the hints");
+        if (q.filter().active()) {
+            sb.append(" (FI_PROVIDER/jfabric.provider='").append(q.filter().spec()).append("')");
+        }
+        sb.append(':');
+        List<FabricProvider> usable = discovery.usableProviders();
+        String unknown = unknownNames(usable);
+        if (unknown != null) {
+            sb.append("\n  hints prov_name names no known provider: ").append(unknown);
+        }
+        for (FabricProvider p : usable) {
+            sb.append("\n  ").append(p.name()).append(": ").append(reason(p));
+        }
+        sb.append(unavailable(discovery.providers()));
+        if (usable.isEmpty()) {
+            sb.append("\n  (no provider is available: put a provider module such as provider-tcp on the path)");
+        }
+        sb.append("\nRelax the hints or choose another provider; `jfabric info -l --verbose` lists them all");
+        return sb.toString();
+    }
+
+    /** The unavailable providers and why, one per line, or "". */
+    static String unavailable(List<ProviderStatus> statuses) {
+        StringBuilder sb = new StringBuilder();
+        for (ProviderStatus s : statuses) {
+            if (!s.available()) {
+                sb.append("\n  ").append(s.name()).append(": unavailable: ").append(s.unavailableReason());
+            }
+        }
+        return sb.toString();
+    }
+
+    private String unknownNames(List<FabricProvider> usable) {
+        List<String> unknown = new ArrayList<>();
+        for (String n : q.names()) {
+            String bare = n.startsWith("^") ? n.substring(1) : n;
+            boolean known = false;
+            for (ProviderStatus s : discovery.providers()) {
+                known |= ProviderNames.designates(bare, s.name());
+            }
+            if (!known) {
+                unknown.add(bare);
+            }
+        }
+        if (unknown.isEmpty()) {
+            return null;
+        }
+        List<String> all = new ArrayList<>();
+        for (ProviderStatus s : discovery.providers()) {
+            all.add(s.name());
+        }
+        return String.join(", ", unknown) + " (known: " + (all.isEmpty() ? "none" : String.join(", ", all)) + ")";
+    }
+
+    private String reason(FabricProvider p) {
+        if (q.filter().hides(p.name(), p.isUtility())) {
+            return "excluded by the provider filter '" + q.filter().spec() + "'";
+        }
+        if (!Layering.ok(p.name(), p.isUtility(), q.names(), false, discovery::layeringDisabled)) {
+            return "not selected by hints prov_name '" + q.hints().fabricAttr.provName + "'";
+        }
+        if (p instanceof UtilityProvider u) {
+            return utilityReason(u);
+        }
+        return coreReason(p, q.hints(), "");
+    }
+
+    private String coreReason(FabricProvider p, FabricInfo hints, String prefix) {
+        List<FabricInfo> all = discovery.coreInfos(p, q, null);
+        if (all.isEmpty()) {
+            return prefix + "offers nothing on this machine for node=" + q.node() + " service=" + q.service();
+        }
+        Set<String> reasons = new LinkedHashSet<>();
+        for (FabricInfo i : all) {
+            String r = InfoMatcher.explain(i, hints, q.version());
+            if (r != null) {
+                reasons.add(r);
+            }
+        }
+        if (reasons.isEmpty()) {
+            if (!discovery.coreInfos(p, q, hints).isEmpty()) {
+                return prefix + "matched, but the provider filter '" + q.filter().spec() + "' dropped its infos";
+            }
+            return prefix + "declined the node, service or flags (node=" + q.node() + ", service=" + q.service() + ")";
+        }
+        return prefix + join(reasons);
+    }
+
+    private String utilityReason(UtilityProvider u) {
+        List<FabricProvider> cores = discovery.coresFor(u, q);
+        if (cores.isEmpty()) {
+            return "no core provider to layer over (it skips shm, sockets and other utilities unless "
+                    + "prov_name names them, e.g. \"shm;" + u.name() + "\")";
+        }
+        FabricInfo ch = discovery.coreHints(u, q);
+        if (ch == null) {
+            return "cannot serve these hints over any core";
+        }
+        FabricInfo userHints = Discovery.namelessHints(q.hints());
+        List<String> parts = new ArrayList<>();
+        for (FabricProvider core : cores) {
+            List<FabricInfo> coreInfos = discovery.coreInfos(core, q, ch);
+            if (coreInfos.isEmpty()) {
+                parts.add(coreReason(core, ch, "over " + core.name() + ": the core offers nothing it needs: "));
+                continue;
+            }
+            Set<String> reasons = new LinkedHashSet<>();
+            for (FabricInfo ci : coreInfos) {
+                FabricInfo l = discovery.layerOne(u, ci, q);
+                String r = l == null ? "cannot layer over " + ci.providerName()
+                        : InfoMatcher.explain(l, userHints, q.version());
+                if (r != null) {
+                    reasons.add(r);
+                }
+            }
+            parts.add("over " + core.name() + ": " + (reasons.isEmpty()
+                    ? "dropped by the provider filter '" + q.filter().spec() + "'" : join(reasons)));
+        }
+        return String.join("; ", parts);
+    }
+
+    private static String join(Set<String> reasons) {
+        List<String> list = new ArrayList<>(reasons);
+        String s = String.join("; ", list.subList(0, Math.min(MAX_REASONS, list.size())));
+        return list.size() > MAX_REASONS ? s + "; ..." : s;
+    }
+}

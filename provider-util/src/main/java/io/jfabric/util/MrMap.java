@@ -1,0 +1,221 @@
+package io.jfabric.util;
+
+import io.jfabric.Access;
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+import io.jfabric.MrMode;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * libfabric's {@code ofi_mr_map} ({@code prov/util/src/util_mr_map.c}): the domain's key → region map
+ * that RMA targets check every remote access against.
+ *
+ * <ul>
+ * <li>Keys: with FI_MR_PROV_KEY the map hands out sequential keys from 1; otherwise the application's
+ * requested key is used, and a key already in use fails with ENOKEY (fi_mr(3)); a key wider than the
+ * domain's mr_key_size fails with EKEYREJECTED.</li>
+ * <li>Addressing: with FI_MR_VIRT_ADDR a remote address is the target's virtual address
+ * ({@code segment.address()}); otherwise it is an offset that starts at the registration's
+ * {@code offset} argument (libfabric's default "scalable" mode uses 0).</li>
+ * <li>{@link #verify} returns 0 / -ENOKEY (unknown or closed key) / -EACCES (access not granted) /
+ * -EINVAL (range outside the region), and never throws. Difference: libfabric's verify reports an
+ * unknown key as EINVAL; ENOKEY says more.</li>
+ * </ul>
+ *
+ * <p>Threading: lookups are lock-free and allocation-free. The table is an immutable open-addressing
+ * array replaced on every insert/remove (copy-on-write under a lock), so the RMA data path reads one
+ * volatile reference and probes; registration and close are the (rarer) control path.
+ */
+public final class MrMap {
+    private static final class Table {
+        final long[] keys;
+        final UtilMemoryRegion[] regions;
+        final int size;
+
+        Table(int slots, int size) {
+            keys = new long[slots];
+            regions = new UtilMemoryRegion[slots];
+            this.size = size;
+        }
+    }
+
+    private final int mrMode;
+    private final long maxKey;
+    private volatile Table table = new Table(16, 0);
+    private long nextProvKey = 1;
+
+    /**
+     * @param mrMode     the domain's MrMode bits (PROV_KEY and VIRT_ADDR matter here)
+     * @param keySizeBytes domain_attr.mr_key_size (1..8; 0 means 8)
+     */
+    public MrMap(int mrMode, int keySizeBytes) {
+        if (keySizeBytes < 0 || keySizeBytes > 8) {
+            throw new FabricException(Errno.EINVAL, "mr_key_size " + keySizeBytes + " is not 0..8 bytes");
+        }
+        this.mrMode = mrMode;
+        this.maxKey = keySizeBytes == 0 || keySizeBytes == 8 ? -1L : (1L << (8 * keySizeBytes)) - 1;
+    }
+
+    public int mrMode() {
+        return mrMode;
+    }
+
+    public boolean providerKeys() {
+        return (mrMode & MrMode.PROV_KEY) != 0;
+    }
+
+    public boolean virtualAddressing() {
+        return (mrMode & MrMode.VIRT_ADDR) != 0;
+    }
+
+    /**
+     * {@code fi_mr_reg}'s map part: registers {@code segment} and returns the region. Throws
+     * FabricException ENOKEY (key in use), EKEYREJECTED (key too wide, or FI_KEY_NOTAVAIL), EINVAL
+     * (bad access bits, null segment, negative offset).
+     */
+    public UtilMemoryRegion register(MemorySegment segment, long access, long offset, long requestedKey,
+                                     Object context) {
+        if (segment == null) {
+            throw new FabricException(Errno.EINVAL, "fi_mr_reg of a null segment");
+        }
+        if ((access & ~Access.ALL) != 0) {
+            throw new FabricException(Errno.EINVAL, "fi_mr_reg access has unknown bits "
+                    + Long.toHexString(access & ~Access.ALL) + "; use Access.* flags");
+        }
+        if (access == 0) {
+            // No access bits: grant every access, as the util providers treat a 0 access mask.
+            access = Access.ALL;
+        }
+        if (offset < 0) {
+            throw new FabricException(Errno.EINVAL, "fi_mr_reg offset " + offset + " is negative");
+        }
+        synchronized (this) {
+            long key;
+            if (providerKeys()) {
+                key = nextFreeProvKey();
+            } else {
+                key = requestedKey;
+                if (key == -1L) {
+                    throw new FabricException(Errno.EKEYREJECTED, "requested key FI_KEY_NOTAVAIL is not a key;"
+                            + " pick a key, or use a domain with FI_MR_PROV_KEY");
+                }
+                if (maxKey != -1L && Long.compareUnsigned(key, maxKey) > 0) {
+                    throw new FabricException(Errno.EKEYREJECTED, "requested key 0x" + Long.toHexString(key)
+                            + " does not fit the domain's mr_key_size (max 0x" + Long.toHexString(maxKey) + ")");
+                }
+                if (find(key) != null) {
+                    throw new FabricException(Errno.ENOKEY, "requested key 0x" + Long.toHexString(key)
+                            + " is already in use by another region; close it or pick another key");
+                }
+            }
+            UtilMemoryRegion mr = new UtilMemoryRegion(this, segment, access, offset, key, context);
+            put(key, mr);
+            return mr;
+        }
+    }
+
+    private long nextFreeProvKey() {
+        for (;;) {
+            long k = nextProvKey++;
+            if (nextProvKey == -1L || (maxKey != -1L && Long.compareUnsigned(nextProvKey, maxKey) > 0)) {
+                nextProvKey = 1;
+            }
+            if (k != -1L && find(k) == null) {
+                return k;
+            }
+        }
+    }
+
+    /** The open region with {@code key}, or null. Lock-free, allocation-free. */
+    public UtilMemoryRegion find(long key) {
+        Table t = table;
+        int mask = t.keys.length - 1;
+        for (int i = hash(key) & mask; ; i = (i + 1) & mask) {
+            UtilMemoryRegion r = t.regions[i];
+            if (r == null) {
+                return null;
+            }
+            if (t.keys[i] == key) {
+                return r;
+            }
+        }
+    }
+
+    /**
+     * {@code ofi_mr_map_verify}: may a peer access {@code len} bytes at remote address {@code addr}
+     * through {@code key} with {@code access} (Access.REMOTE_READ / REMOTE_WRITE ...)? Returns 0, -ENOKEY,
+     * -EACCES or -EINVAL. Use {@link UtilMemoryRegion#resolve} to get the segment offset too.
+     */
+    public int verify(long key, long addr, long len, long access) {
+        UtilMemoryRegion mr = find(key);
+        if (mr == null) {
+            return -Errno.ENOKEY;
+        }
+        long r = mr.resolve(addr, len, access);
+        return r < 0 ? (int) r : 0;
+    }
+
+    /** Number of registered regions. */
+    public int size() {
+        return table.size;
+    }
+
+    /** Keys in use (control path, for diagnostics). */
+    public List<Long> keys() {
+        Table t = table;
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < t.keys.length; i++) {
+            if (t.regions[i] != null) {
+                out.add(t.keys[i]);
+            }
+        }
+        return out;
+    }
+
+    synchronized void remove(UtilMemoryRegion mr) {
+        Table old = table;
+        Table t = new Table(old.keys.length, old.size - 1);
+        for (int i = 0; i < old.keys.length; i++) {
+            UtilMemoryRegion r = old.regions[i];
+            if (r != null && r != mr) {
+                insertInto(t, old.keys[i], r);
+            }
+        }
+        table = t;
+    }
+
+    private void put(long key, UtilMemoryRegion mr) {
+        Table old = table;
+        int slots = old.keys.length;
+        // Keep the load under one half so probes stay short.
+        while ((old.size + 1) * 2 > slots) {
+            slots <<= 1;
+        }
+        Table t = new Table(slots, old.size + 1);
+        for (int i = 0; i < old.keys.length; i++) {
+            if (old.regions[i] != null) {
+                insertInto(t, old.keys[i], old.regions[i]);
+            }
+        }
+        insertInto(t, key, mr);
+        table = t;
+    }
+
+    private static void insertInto(Table t, long key, UtilMemoryRegion mr) {
+        int mask = t.keys.length - 1;
+        int i = hash(key) & mask;
+        while (t.regions[i] != null) {
+            i = (i + 1) & mask;
+        }
+        t.keys[i] = key;
+        t.regions[i] = mr;
+    }
+
+    private static int hash(long key) {
+        long h = key * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32));
+    }
+}

@@ -1,0 +1,36 @@
+package io.jfabric.util;
+
+/**
+ * What a provider gives its queues so that reads drive progress, libfabric's {@code cq->progress}
+ * ({@code ofi_cq_progress}) and the wait-set part of {@code ofi_cq_sreadfrom}.
+ *
+ * <p>{@link #progress()} runs at the start of every CQ/EQ/counter read under FI_PROGRESS_MANUAL. A
+ * blocking read (sread, counter await) that finds nothing either calls {@link #block} when
+ * {@link #canBlock()} says the provider can sleep on its own I/O (a {@code Selector.select(timeout)},
+ * a futex on shared memory), or parks on the queue for at most the queue's manual poll interval and
+ * then progresses again. {@link #wakeup()} must end a {@link #block} early; queues call it when an
+ * entry is written from another thread or the application calls {@code signal()}.
+ *
+ * <p>Implementations must not allocate per call, and must tolerate being called from several
+ * threads when the domain's threading level allows concurrent reads.
+ */
+public interface ProgressHook {
+    /** A hook that does nothing: for auto progress, where another thread writes the entries. */
+    ProgressHook NONE = () -> 0;
+
+    /** Advances the provider's state (sockets, rings, timers); returns how much work it did (0 = none). */
+    int progress();
+
+    /** True when {@link #block} really sleeps until I/O arrives or {@link #wakeup()}; false to let the queue park. */
+    default boolean canBlock() {
+        return false;
+    }
+
+    /** Sleeps up to {@code nanos} waiting for I/O that {@link #progress()} would handle. */
+    default void block(long nanos) {
+    }
+
+    /** Ends a concurrent {@link #block} early. Safe from any thread. */
+    default void wakeup() {
+    }
+}
