@@ -4,6 +4,7 @@
  */
 module io.jfabric.provider.verbs {
     requires io.jfabric;
+    requires io.jfabric.util;
 
     exports io.jfabric.provider.verbs.ffi;
 

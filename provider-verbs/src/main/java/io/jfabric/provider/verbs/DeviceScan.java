@@ -25,7 +25,7 @@ import java.util.List;
  * throws: a machine without RDMA gets a reason instead.
  */
 final class DeviceScan {
-    private static final System.Logger LOG = System.getLogger("jfabric.verbs");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("verbs");
 
     /** The outcome: devices, or why there are none. */
     record Result(List<VerbsDevice> devices, String unavailableReason) {

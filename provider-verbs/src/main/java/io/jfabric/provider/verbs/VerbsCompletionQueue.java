@@ -19,6 +19,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import io.jfabric.util.UtilFabricObject;
 
 /**
  * Mirrors libfabric's verbs CQ: an {@code ibv_cq} with a completion channel. Reads poll the ibv_cq in
@@ -27,7 +28,7 @@ import java.nio.charset.StandardCharsets;
  * except on the error path. Blocking reads arm the CQ ({@code ibv_req_notify_cq}) and sleep in
  * poll(2) on the channel's fd. Threading is the domain's (FI_THREAD_DOMAIN): no locks.
  */
-final class VerbsCompletionQueue implements CompletionQueue {
+final class VerbsCompletionQueue extends UtilFabricObject implements CompletionQueue {
     static final int DEFAULT_SIZE = 1024;
     private static final int BATCH = 32;
     private static final int SLEEP_SLICE_MS = 100;
@@ -61,9 +62,9 @@ final class VerbsCompletionQueue implements CompletionQueue {
     private VerbsEndpoint lastEndpoint;
     private boolean armed;
     private volatile boolean signaled;
-    private boolean closed;
 
     VerbsCompletionQueue(VerbsDomain domain, CqAttr attr) {
+        super("verbs CQ");
         this.domain = domain;
         this.attr = attr;
         capacity = attr.size > 0 ? (int) Math.min(attr.size, domain.device().maxCqe()) : Math.min(DEFAULT_SIZE,
@@ -97,6 +98,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
         pollfd.events(pollFd, (short) poll_h.POLLIN);
         cqOut = arena.allocate(ValueLayout.ADDRESS);
         ctxOut = arena.allocate(ValueLayout.ADDRESS);
+        domain.acquire();
     }
 
     MemorySegment ibvCq() {
@@ -148,7 +150,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
 
     /** Moves work completions from the ibv_cq into the ring, as far as the ring has room. */
     void progress() {
-        while (!closed) {
+        while (!isClosed()) {
             int room = capacity - count;
             if (room == 0) {
                 return;
@@ -271,7 +273,7 @@ final class VerbsCompletionQueue implements CompletionQueue {
                 return -Errno.EAGAIN;
             }
             long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left <= 0 || closed) {
+            if (left <= 0 || isClosed()) {
                 return -Errno.EAGAIN;
             }
             if (!armed) {
@@ -313,17 +315,10 @@ final class VerbsCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        if (endpointCount > 0) {
-            throw new FabricException(Errno.EBUSY, "CQ is bound to " + endpointCount + " endpoint(s); close them first");
-        }
+    protected void doClose() {
         Native.checkVerbs(verbs_h.ibv_destroy_cq(cq), "ibv_destroy_cq");
         verbs_h.ibv_destroy_comp_channel(channel);
-        closed = true;
-        domain.childClosed();
+        domain.release();
         arena.close();
     }
 }

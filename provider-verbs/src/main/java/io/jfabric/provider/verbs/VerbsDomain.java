@@ -20,23 +20,22 @@ import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
+import io.jfabric.util.UtilFabricObject;
 
 /**
  * Mirrors libfabric's verbs domain: one RDMA device (the ibv_context rdma_cm uses for it) and a
  * protection domain. Memory registration is {@code ibv_reg_mr} of native segments (FI_MR_LOCAL,
  * VIRT_ADDR, ALLOCATED, PROV_KEY). No AVs or counters on FI_EP_MSG, as libfabric's verbs.
  */
-final class VerbsDomain implements Domain {
+final class VerbsDomain extends UtilFabricObject implements Domain {
     private final VerbsFabric fabric;
     private final FabricInfo info;
     private final VerbsDevice device;
     private final MemorySegment context;
     private final MemorySegment pd;
-    private final AtomicInteger children = new AtomicInteger();
-    private volatile boolean closed;
 
     VerbsDomain(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
+        super("verbs domain " + device.name());
         this.fabric = fabric;
         this.info = info.copy();
         this.device = device;
@@ -46,6 +45,7 @@ final class VerbsDomain implements Domain {
             throw new FabricException(Errno.ENOMEM, "ibv_alloc_pd on " + device.name() + " failed");
         }
         this.pd = p;
+        fabric.acquire();
     }
 
     VerbsDevice device() {
@@ -77,10 +77,8 @@ final class VerbsDomain implements Domain {
 
     @Override
     public Endpoint openEndpoint(FabricInfo info, Object context) {
-        checkOpen();
-        VerbsEndpoint ep = new VerbsEndpoint(this, info == null ? this.info : info, context);
-        children.incrementAndGet();
-        return ep;
+        checkOpen("open an endpoint on");
+        return new VerbsEndpoint(this, info == null ? this.info : info, context);
     }
 
     @Override
@@ -91,10 +89,8 @@ final class VerbsDomain implements Domain {
 
     @Override
     public CompletionQueue openCq(CqAttr attr) {
-        checkOpen();
-        VerbsCompletionQueue cq = new VerbsCompletionQueue(this, attr == null ? new CqAttr() : attr);
-        children.incrementAndGet();
-        return cq;
+        checkOpen("open a CQ on");
+        return new VerbsCompletionQueue(this, attr == null ? new CqAttr() : attr);
     }
 
     @Override
@@ -104,7 +100,7 @@ final class VerbsDomain implements Domain {
 
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
-        checkOpen();
+        checkOpen("register memory on");
         if (segment == null || !segment.isNative()) {
             throw new FabricException(Errno.EINVAL, "verbs registers native memory only: the NIC reads and writes "
                     + "it directly and the GC moves heap arrays; allocate the buffer from an Arena");
@@ -126,31 +122,13 @@ final class VerbsDomain implements Domain {
                     "ibv_reg_mr of " + segment.byteSize() + " bytes on " + device.name()
                             + " (check ulimit -l: registered memory is pinned)");
         }
-        children.incrementAndGet();
+        acquire();
         return new VerbsMemoryRegion(this, segment, access, offset, mr);
     }
 
-    void childClosed() {
-        children.decrementAndGet();
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new FabricException(Errno.EBADF, "domain is closed");
-        }
-    }
-
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        if (children.get() > 0) {
-            throw new FabricException(Errno.EBUSY, "domain has " + children.get() + " open endpoint(s), CQ(s) or "
-                    + "memory region(s); close them first");
-        }
+    protected void doClose() {
         Native.checkVerbs(verbs_h.ibv_dealloc_pd(pd), "ibv_dealloc_pd");
-        closed = true;
-        fabric.childClosed();
+        fabric.release();
     }
 }

@@ -45,7 +45,7 @@ import java.lang.foreign.ValueLayout;
  * (verbs cannot take back a posted work request); threading is FI_THREAD_DOMAIN.
  */
 final class VerbsEndpoint implements Endpoint, CmEventListener {
-    private static final System.Logger LOG = System.getLogger("jfabric.verbs");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("verbs");
     /** Marks receive work requests in wr_id (the low bits hold the ring slot). */
     private static final long RX_BIT = 1L << 62;
     private static final int RESOLVE_TIMEOUT_MS = 2000;
@@ -69,6 +69,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
     private final int txSize;
     private final int rxSize;
     private final int iovLimit;
+    private final int rxIovLimit;
     private final long defaultTxFlags;
     private final long defaultRxFlags;
 
@@ -109,12 +110,13 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         txSize = clamp(info.txAttr == null ? 0 : info.txAttr.size, VerbsInfos.DEFAULT_QUEUE_SIZE, dev.maxQpWr());
         rxSize = clamp(info.rxAttr == null ? 0 : info.rxAttr.size, VerbsInfos.DEFAULT_QUEUE_SIZE, dev.maxQpWr());
         iovLimit = clamp(info.txAttr == null ? 0 : info.txAttr.iovLimit, VerbsInfos.DEFAULT_IOV_LIMIT, dev.maxSge());
+        rxIovLimit = clamp(info.rxAttr == null ? 0 : info.rxAttr.iovLimit, VerbsInfos.DEFAULT_IOV_LIMIT, dev.maxSge());
         defaultTxFlags = info.txAttr == null ? 0 : info.txAttr.opFlags;
         defaultRxFlags = info.rxAttr == null ? 0 : info.rxAttr.opFlags;
         sendWr = ibv_send_wr.allocate(arena);
         sendSges = ibv_sge.allocateArray(iovLimit, arena);
         recvWr = ibv_recv_wr.allocate(arena);
-        recvSges = ibv_sge.allocateArray(iovLimit, arena);
+        recvSges = ibv_sge.allocateArray(rxIovLimit, arena);
         badWr = arena.allocate(ValueLayout.ADDRESS);
         connParam = rdma_conn_param.allocate(arena);
         privateData = arena.allocate(VerbsInfos.CM_DATA_SIZE + 1);
@@ -134,6 +136,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         } else {
             request = null;
         }
+        domain.acquire();
     }
 
     private static int clamp(long asked, int dflt, int max) {
@@ -159,10 +162,18 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             throw new FabricException(Errno.EBADFLAGS, "bind a CQ with FI_TRANSMIT and/or FI_RECV");
         }
         if ((flags & BindFlags.TRANSMIT) != 0) {
+            if (txCq != null) {
+                throw new FabricException(Errno.EINVAL, "a transmit CQ is already bound");
+            }
+            vcq.acquire();
             txCq = vcq;
             selective = (flags & BindFlags.SELECTIVE_COMPLETION) != 0;
         }
         if ((flags & BindFlags.RECV) != 0) {
+            if (rxCq != null) {
+                throw new FabricException(Errno.EINVAL, "a receive CQ is already bound");
+            }
+            vcq.acquire();
             rxCq = vcq;
         }
     }
@@ -231,7 +242,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         ibv_qp_cap.max_send_wr(cap, txSize);
         ibv_qp_cap.max_recv_wr(cap, rxSize);
         ibv_qp_cap.max_send_sge(cap, iovLimit);
-        ibv_qp_cap.max_recv_sge(cap, iovLimit);
+        ibv_qp_cap.max_recv_sge(cap, rxIovLimit);
         long inject = info.txAttr == null || info.txAttr.injectSize == 0 ? VerbsInfos.DEFAULT_INJECT_SIZE
                 : info.txAttr.injectSize;
         ibv_qp_cap.max_inline_data(cap, (int) inject);
@@ -323,7 +334,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                 if (p != null) {
                     peer = p;
                 }
-                eq.add(new EqEntry().set(EqEvent.CONNECTED, this, userContext, 0, null, request == null ? data : null));
+                eq.postConnected(this, userContext, request == null ? data : null);
             }
             case rdma_cma_h.RDMA_CM_EVENT_REJECTED -> fail(Errno.ECONNREFUSED, status, data);
             case rdma_cma_h.RDMA_CM_EVENT_ADDR_ERROR -> fail(Errno.EADDRNOTAVAIL, status, null);
@@ -334,7 +345,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                 boolean wasUp = state == CONNECTED;
                 state = SHUT_DOWN;
                 if (!localShutdown && wasUp) {
-                    eq.add(new EqEntry().set(EqEvent.SHUTDOWN, this, userContext, 0, null, null));
+                    eq.postShutdown(this, userContext);
                 }
             }
             case rdma_cma_h.RDMA_CM_EVENT_DEVICE_REMOVAL -> fail(Errno.ENODEV, status, null);
@@ -344,7 +355,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     private void fail(int err, int provErrno, byte[] data) {
         state = FAILED;
-        eq.addError(new EqErrEntry().set(this, userContext, 0, err, provErrno, data));
+        eq.postError(this, userContext, 0, err, provErrno, data);
     }
 
     @Override
@@ -608,7 +619,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         if (qp == null) {
             return -Errno.EOPBADSTATE;
         }
-        if (count < 0 || count > iovLimit || iov == null || iov.length < count) {
+        if (count < 0 || count > rxIovLimit || iov == null || iov.length < count) {
             return -Errno.EINVAL;
         }
         long total = 0;
@@ -744,7 +755,13 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             id = null;
         }
         state = CLOSED;
-        domain.childClosed();
+        if (txCq != null) {
+            txCq.release();
+        }
+        if (rxCq != null) {
+            rxCq.release();
+        }
+        domain.release();
         arena.close();
     }
 

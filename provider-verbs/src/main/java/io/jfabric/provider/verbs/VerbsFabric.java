@@ -8,16 +8,14 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.PassiveEndpoint;
-
-import java.util.concurrent.atomic.AtomicInteger;
+import io.jfabric.util.UtilFabricObject;
 
 /** Mirrors libfabric's verbs fabric: one IP subnet; its domains are the RDMA devices on it. */
-final class VerbsFabric implements Fabric {
+final class VerbsFabric extends UtilFabricObject implements Fabric {
     private final FabricInfo info;
-    private final AtomicInteger children = new AtomicInteger();
-    private volatile boolean closed;
 
     VerbsFabric(FabricInfo info) {
+        super("verbs fabric");
         this.info = info.copy();
     }
 
@@ -36,44 +34,24 @@ final class VerbsFabric implements Fabric {
 
     @Override
     public Domain openDomain(FabricInfo info) {
-        checkOpen();
-        VerbsDomain d = new VerbsDomain(this, info, deviceOf(info));
-        children.incrementAndGet();
-        return d;
+        checkOpen("open a domain on");
+        return new VerbsDomain(this, info, deviceOf(info));
     }
 
     @Override
     public PassiveEndpoint openPassiveEndpoint(FabricInfo info) {
-        checkOpen();
-        VerbsPassiveEndpoint p = new VerbsPassiveEndpoint(this, info, deviceOf(info));
-        children.incrementAndGet();
-        return p;
+        checkOpen("open a passive endpoint on");
+        return new VerbsPassiveEndpoint(this, info, deviceOf(info));
     }
 
     @Override
     public EventQueue openEq(EqAttr attr) {
-        checkOpen();
-        VerbsEventQueue eq = new VerbsEventQueue(this, attr);
-        children.incrementAndGet();
-        return eq;
-    }
-
-    void childClosed() {
-        children.decrementAndGet();
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new FabricException(Errno.EBADF, "fabric is closed");
-        }
+        checkOpen("open an EQ on");
+        return new VerbsEventQueue(this, attr);
     }
 
     @Override
-    public void close() {
-        if (children.get() > 0) {
-            throw new FabricException(Errno.EBUSY, "fabric has " + children.get() + " open domain(s), EQ(s) or "
-                    + "passive endpoint(s); close them first");
-        }
-        closed = true;
+    protected void doClose() {
+        // nothing native: devices belong to librdmacm's process-wide list
     }
 }

@@ -73,7 +73,7 @@ final class VerbsMemoryRegion implements MemoryRegion {
         }
         Native.checkVerbs(verbs_h.ibv_dereg_mr(mr), "ibv_dereg_mr");
         closed = true;
-        domain.childClosed();
+        domain.release();
     }
 
     @Override

@@ -36,6 +36,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
     VerbsPassiveEndpoint(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
         this.fabric = fabric;
         this.info = info.copy();
+        fabric.acquire();
         this.name = info.srcAddr != null ? info.srcAddr.clone() : Sockaddr.of(device.addresses().getFirst().ip(), 0);
     }
 
@@ -89,7 +90,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
             ci.domainAttr.name = dev.name();
             ci.nicName = dev.name();
         }
-        eq.add(new EqEntry().set(EqEvent.CONNREQ, this, null, 0, ci, data));
+        eq.postConnReq(this, null, ci, data);
     }
 
     private static VerbsDevice deviceOf(MemorySegment context) {
@@ -147,7 +148,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
             rdma_cma_h.rdma_destroy_id(errno, id);
         }
         closed = true;
-        fabric.childClosed();
+        fabric.release();
         arena.close();
     }
 }

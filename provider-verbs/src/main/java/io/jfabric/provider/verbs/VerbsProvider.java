@@ -49,6 +49,11 @@ public final class VerbsProvider implements FabricProvider {
     }
 
     @Override
+    public List<io.jfabric.spi.ProviderParameter> parameters() {
+        return VerbsParams.PARAMS.parameters();
+    }
+
+    @Override
     public Fabric openFabric(FabricInfo info) {
         VerbsFabric.deviceOf(info);
         return new VerbsFabric(info);

@@ -274,6 +274,16 @@ final class VerbsScenario {
             check(rc == 1 && "c-read".equals(ce[0].context) && (ce[0].flags & OpFlags.READ) != 0
                     && samePattern(back, 0, 8192 - 512, 42), "RMA read brings the data back (" + ce[0] + ")");
 
+            // --- bad input is refused on the data path and loses nothing ---
+            check(client.inject(cBuf.asSlice(0, 4096), 0) == -Errno.EMSGSIZE, "inject beyond inject_size is -EMSGSIZE");
+            check(client.send(MemorySegment.ofArray(new byte[8]), cMr, 0, "heap") == -Errno.EINVAL,
+                    "a send from a heap segment is -EINVAL");
+            check(client.send(arena.allocate(64), cMr, 0, "outside") == -Errno.EINVAL,
+                    "a send from memory outside its MR is -EINVAL");
+
+            // --- selective completion and recvv on a second connection ---
+            selectiveCompletion(arena, pep, serverAddr, eq, cInfo, cDom, cCq, sDom, sCq);
+
             // --- a bad rkey: error completion, QP in error, posted receives flushed ---
             check(client.recv(cBuf.asSlice(4096, 4096), cMr, 0, "c-recv-1") == 0, "client posts a second receive");
             check(client.write(src.asSlice(0, 64), cMr, 0, target.address(), (sMr.key() ^ 0x5a5a00L) & 0xffffffffL,
@@ -320,6 +330,83 @@ final class VerbsScenario {
             fabric.close();
             check(true, "everything closed");
         }
+    }
+
+    private void selectiveCompletion(Arena arena, PassiveEndpoint pep, byte[] serverAddr, EventQueue eq,
+                                     FabricInfo cInfo, Domain cDom, CompletionQueue cCq, Domain sDom,
+                                     CompletionQueue sCq) {
+        EqEntry ev = new EqEntry();
+        EqErrEntry evErr = new EqErrEntry();
+        CqEntry[] ce = CqEntry.array(4);
+        CqErrEntry cerr = new CqErrEntry();
+        Endpoint c = cDom.openEndpoint(cInfo, "sel-client");
+        c.bind(cCq, BindFlags.TRANSMIT | BindFlags.RECV | BindFlags.SELECTIVE_COMPLETION);
+        c.bind(eq);
+        c.connect(serverAddr, null);
+        int rc = eqWait(eq, ev, evErr);
+        if (rc != EqEvent.CONNREQ) {
+            check(false, "second CONNREQ (" + rc + ", " + evErr + ")");
+            c.close();
+            return;
+        }
+        Endpoint s = sDom.openEndpoint(ev.info, "sel-server");
+        s.bind(sCq, BindFlags.TRANSMIT | BindFlags.RECV);
+        s.bind(eq);
+        s.enable();
+        MemorySegment sb = arena.allocate(8192, 4096);
+        MemoryRegion smr = sDom.registerMemory(sb, io.jfabric.Access.RECV, 0);
+        MemorySegment cb = arena.allocate(8192, 4096);
+        MemoryRegion cmr = cDom.registerMemory(cb, io.jfabric.Access.SEND, 0);
+        for (int i = 0; i < 3; i++) {
+            s.recv(sb.asSlice(i * 1024L, 1024), smr, 0, "sel-recv-" + i);
+        }
+        MemorySegment[] two = {sb.asSlice(4096, 100), sb.asSlice(6144, 100)};
+        check(s.recvv(two, new MemoryRegion[] {smr, smr}, 2, 0, "sel-recvv") == 0, "server posts recvv of 2 iovs");
+        s.accept(null);
+        int up = 0;
+        for (int i = 0; i < 2; i++) {
+            if (eqWait(eq, ev, evErr) == EqEvent.CONNECTED) {
+                up++;
+            }
+        }
+        check(up == 2, "second connection CONNECTED on both sides");
+        MemorySegment.copy(pattern(arena, 150, 9), 0, cb, 4096, 150);
+        int posted = 0;
+        for (int i = 0; i < 3; i++) {
+            posted += c.send(cb.asSlice(i * 1024L, 200), cmr, 0, "sel-nocomp-" + i) == 0 ? 1 : 0;
+        }
+        io.jfabric.Msg m = new io.jfabric.Msg().set(cb.asSlice(4096, 150), cmr, 0, "sel-comp");
+        posted += c.sendmsg(m, OpFlags.COMPLETION) == 0 ? 1 : 0;
+        check(posted == 4, "3 sends without FI_COMPLETION and one sendmsg with it posted");
+        int got = 0;
+        for (int i = 0; i < 4; i++) {
+            if (cqWait(sCq, ce, cerr) == 1) {
+                got++;
+            }
+        }
+        check(got == 4 && "sel-recvv".equals(ce[0].context) && ce[0].len == 150 && samePattern(sb, 4096, 100, 9)
+                && samePattern2(sb, 6144, 50, 9, 100), "server receives all 4; the last scatters 150 bytes over "
+                + "100 + 50 (" + ce[0] + ")");
+        rc = cqWait(cCq, ce, cerr);
+        check(rc == 1 && "sel-comp".equals(ce[0].context), "only the FI_COMPLETION send completes at the sender ("
+                + ce[0] + ")");
+        check(cCq.read(ce, 4) == -Errno.EAGAIN, "no completion for the sends without FI_COMPLETION");
+        s.shutdown(0);
+        rc = eqWait(eq, ev, evErr);
+        check(rc == EqEvent.SHUTDOWN && ev.fid == c, "client gets FI_SHUTDOWN when the server shuts down (" + rc + ")");
+        c.close();
+        s.close();
+        cmr.close();
+        smr.close();
+    }
+
+    private static boolean samePattern2(MemorySegment s, long off, int size, int seed, int start) {
+        for (int i = 0; i < size; i++) {
+            if (s.get(ValueLayout.JAVA_BYTE, off + i) != (byte) ((start + i) * 31 + seed)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void drain(CompletionQueue cq, CqEntry[] ce, CqErrEntry err, int n) {
