@@ -36,6 +36,20 @@ final class VerbsInfos {
     private VerbsInfos() {
     }
 
+    /** fi_getinfo for verbs over {@code devices}: select by node/service/flags and names, then ofi_check_info. */
+    static List<FabricInfo> getInfo(List<VerbsDevice> devices, int version, String node, String service, long flags,
+                                    FabricInfo hints) {
+        if (hints != null && hints.epAttr != null && hints.epAttr.type != EndpointType.UNSPEC
+                && hints.epAttr.type != EndpointType.MSG) {
+            return List.of();
+        }
+        List<FabricInfo> all = all(devices);
+        if (node == null && service == null && hints == null) {
+            return all;
+        }
+        return io.jfabric.spi.InfoMatcher.match(select(all, node, service, flags, hints), hints, version);
+    }
+
     static List<FabricInfo> all(List<VerbsDevice> devices) {
         List<FabricInfo> out = new ArrayList<>();
         for (VerbsDevice d : devices) {

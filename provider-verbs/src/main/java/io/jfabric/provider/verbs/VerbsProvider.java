@@ -1,10 +1,8 @@
 package io.jfabric.provider.verbs;
 
-import io.jfabric.EndpointType;
 import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.spi.FabricProvider;
-import io.jfabric.spi.InfoMatcher;
 
 import java.util.List;
 
@@ -36,16 +34,7 @@ public final class VerbsProvider implements FabricProvider {
         if (r.unavailableReason() != null) {
             return List.of();
         }
-        if (hints != null && hints.epAttr != null && hints.epAttr.type != EndpointType.UNSPEC
-                && hints.epAttr.type != EndpointType.MSG) {
-            return List.of();
-        }
-        List<FabricInfo> all = VerbsInfos.all(r.devices());
-        if (node == null && service == null && hints == null) {
-            return all;
-        }
-        List<FabricInfo> selected = VerbsInfos.select(all, node, service, flags, hints);
-        return InfoMatcher.match(selected, hints, version);
+        return VerbsInfos.getInfo(r.devices(), version, node, service, flags, hints);
     }
 
     @Override

@@ -118,6 +118,12 @@ final class VerbsScenario {
         FabricInfo hints = FabricInfo.hints();
         hints.epAttr.type = EndpointType.MSG;
         hints.fabricAttr.provName = "verbs";
+        // what a verbs application accepts: local MRs with provider keys and virtual addresses, and
+        // remote CQ data that consumes a posted receive
+        hints.domainAttr.mrMode = io.jfabric.MrMode.LOCAL | io.jfabric.MrMode.VIRT_ADDR | io.jfabric.MrMode.ALLOCATED
+                | io.jfabric.MrMode.PROV_KEY;
+        hints.mode = io.jfabric.Mode.RX_CQ_DATA;
+        hints.caps = io.jfabric.Caps.MSG | io.jfabric.Caps.RMA;
         List<FabricInfo> infos = new VerbsProvider().getInfo(Fabrics.API_VERSION, null, null, 0, hints);
         log.accept("infos: " + infos.stream().map(i -> i.domainAttr.name + " " + i.fabricAttr.name + " "
                 + Sockaddr.toString(i.srcAddr)).toList());
