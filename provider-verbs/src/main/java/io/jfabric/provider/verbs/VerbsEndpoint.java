@@ -344,8 +344,13 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             case rdma_cma_h.RDMA_CM_EVENT_DISCONNECTED -> {
                 boolean wasUp = state == CONNECTED;
                 state = SHUT_DOWN;
-                if (!localShutdown && wasUp) {
-                    eq.postShutdown(this, userContext);
+                if (!localShutdown) {
+                    // our side of the QP may still be in RTS: move it to error so that every posted
+                    // operation is flushed with an error completion instead of waiting forever
+                    rdma_cma_h.rdma_disconnect(errno, id);
+                    if (wasUp) {
+                        eq.postShutdown(this, userContext);
+                    }
                 }
             }
             case rdma_cma_h.RDMA_CM_EVENT_DEVICE_REMOVAL -> fail(Errno.ENODEV, status, null);

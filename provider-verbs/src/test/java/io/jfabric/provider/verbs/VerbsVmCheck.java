@@ -28,6 +28,17 @@ public final class VerbsVmCheck {
             t.printStackTrace(System.out);
             s.failures().add("scenario aborted: " + t);
         }
+        if (!"0".equals(System.getenv("VERBS_TWO_JVMS"))) {
+            try {
+                TwoProcessCheck.run(client, server, s::record, line -> {
+                    System.out.println(line);
+                    System.out.flush();
+                });
+            } catch (Throwable t) {
+                t.printStackTrace(System.out);
+                s.failures().add("two-JVM check aborted: " + t);
+            }
+        }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         if (s.failures().isEmpty()) {
             System.out.println("verbs-in-vm: PASS (" + s.passed() + " checks, " + ms + " ms)");
