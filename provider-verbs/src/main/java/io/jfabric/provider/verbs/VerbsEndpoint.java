@@ -75,7 +75,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     private MemorySegment id;
     private final ConnRequest request;
-    private VerbsEventQueue eq;
+    private volatile VerbsEventQueue eq;
     private VerbsCompletionQueue txCq;
     private VerbsCompletionQueue rxCq;
     private boolean selective;
@@ -256,6 +256,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         postRecvFn = ibv_context_ops.post_recv(ops);
         txCq.register(this);
         rxCq.register(this);
+        AsyncEvents.of(domain.device()).add(qp, this);
         state = ENABLED;
     }
 
@@ -355,6 +356,14 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             }
             case rdma_cma_h.RDMA_CM_EVENT_DEVICE_REMOVAL -> fail(Errno.ENODEV, status, null);
             default -> LOG.log(System.Logger.Level.DEBUG, "ignored rdma_cm event " + event + " on " + this);
+        }
+    }
+
+    /** A device async event that hit this endpoint (from the device's watcher thread). */
+    void asyncError(int err, int eventType, byte[] text) {
+        VerbsEventQueue q = eq;
+        if (q != null && state != CLOSED) {
+            q.postError(this, userContext, 0, err, eventType, text);
         }
     }
 
@@ -749,6 +758,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             rxCq.unregister(this);
             cancelOutstanding(tx, txCq);
             cancelOutstanding(rx, rxCq);
+            AsyncEvents.of(domain.device()).remove(qp);
             rdma_cma_h.rdma_destroy_qp(errno, id);
             qp = null;
         }

@@ -39,6 +39,15 @@ public final class VerbsVmCheck {
                 s.failures().add("two-JVM check aborted: " + t);
             }
         }
+        String netdev2 = System.getenv("SOFTROCE_NETDEV2");
+        if (netdev2 != null) { // only inside the VM: this takes a network interface down
+            try {
+                PortDownCheck.run(client, server, netdev2, s::record);
+            } catch (Throwable t) {
+                t.printStackTrace(System.out);
+                s.failures().add("port-down check aborted: " + t);
+            }
+        }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         if (s.failures().isEmpty()) {
             System.out.println("verbs-in-vm: PASS (" + s.passed() + " checks, " + ms + " ms)");

@@ -61,8 +61,12 @@ public final class verbs_h {
     public static final int IBV_LINK_LAYER_INFINIBAND = 1;
     public static final int IBV_LINK_LAYER_ETHERNET = 2;
     // enum ibv_event_type
+    public static final int IBV_EVENT_CQ_ERR = 0;
     public static final int IBV_EVENT_QP_FATAL = 1;
+    public static final int IBV_EVENT_QP_REQ_ERR = 2;
+    public static final int IBV_EVENT_QP_ACCESS_ERR = 3;
     public static final int IBV_EVENT_DEVICE_FATAL = 8;
+    public static final int IBV_EVENT_PORT_ACTIVE = 9;
     public static final int IBV_EVENT_PORT_ERR = 10;
 
     private static final class ibv_get_device_list$ {
