@@ -16,6 +16,7 @@ import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
 import io.jfabric.provider.verbs.ffi.ibv_context;
+import io.jfabric.provider.verbs.ffi.ibv_mr;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.Arena;
@@ -33,6 +34,9 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
     private final VerbsDevice device;
     private final MemorySegment context;
     private final MemorySegment pd;
+    /** Null when FI_MR_CACHE_MAX_COUNT is 0. */
+    private final MrCache<MemorySegment> mrCache;
+    private final boolean cacheRemote;
 
     VerbsDomain(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
         super("verbs domain " + device.name());
@@ -45,6 +49,10 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
             throw new FabricException(Errno.ENOMEM, "ibv_alloc_pd on " + device.name() + " failed");
         }
         this.pd = p;
+        int maxCount = VerbsParams.MR_CACHE_MAX_COUNT.get();
+        cacheRemote = VerbsParams.MR_CACHE_REMOTE.get();
+        mrCache = maxCount <= 0 ? null : new MrCache<>(new CacheRegistrar(), maxCount,
+                VerbsParams.MR_CACHE_MAX_SIZE.get());
         fabric.acquire();
     }
 
@@ -108,6 +116,15 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
         if (segment.byteSize() == 0) {
             throw new FabricException(Errno.EINVAL, "cannot register an empty segment");
         }
+        boolean remote = access == 0 || (access & (Access.REMOTE_READ | Access.REMOTE_WRITE)) != 0;
+        if (mrCache != null && (!remote || cacheRemote)) {
+            MrCache.Entry<MemorySegment> e;
+            synchronized (this) {
+                e = mrCache.acquire(segment);
+            }
+            acquire();
+            return new VerbsMemoryRegion(this, segment, access, offset, e.registration, e);
+        }
         int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE;
         if (access == 0 || (access & Access.REMOTE_READ) != 0) {
             ibAccess |= verbs_h.IBV_ACCESS_REMOTE_READ;
@@ -115,19 +132,50 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
         if (access == 0 || (access & Access.REMOTE_WRITE) != 0) {
             ibAccess |= verbs_h.IBV_ACCESS_REMOTE_WRITE;
         }
-        MemorySegment mr;
+        MemorySegment mr = regMr(segment, segment.byteSize(), ibAccess);
+        acquire();
+        return new VerbsMemoryRegion(this, segment, access, offset, mr, null);
+    }
+
+    private MemorySegment regMr(MemorySegment addr, long length, int ibAccess) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment err = NativeLibrary.allocateCaptureState(a);
-            mr = Native.checkPtr(verbs_h.ibv_reg_mr(err, pd, segment, segment.byteSize(), ibAccess), err,
-                    "ibv_reg_mr of " + segment.byteSize() + " bytes on " + device.name()
+            return Native.checkPtr(verbs_h.ibv_reg_mr(err, pd, addr, length, ibAccess), err,
+                    "ibv_reg_mr of " + length + " bytes on " + device.name()
                             + " (check ulimit -l: registered memory is pinned)");
         }
-        acquire();
-        return new VerbsMemoryRegion(this, segment, access, offset, mr);
+    }
+
+    /** A cached registration's user closed its MemoryRegion. */
+    synchronized void releaseCached(MrCache.Entry<MemorySegment> e) {
+        mrCache.release(e);
+    }
+
+    /** Registers page-rounded ranges for the cache: local write always, remote rights when those are cached. */
+    private final class CacheRegistrar implements MrCache.Registrar<MemorySegment> {
+        @Override
+        public MemorySegment register(long address, long length) {
+            int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE
+                    | (cacheRemote ? verbs_h.IBV_ACCESS_REMOTE_READ | verbs_h.IBV_ACCESS_REMOTE_WRITE : 0);
+            return regMr(MemorySegment.ofAddress(address), length, ibAccess);
+        }
+
+        @Override
+        public void deregister(MemorySegment mr) {
+            int rc = verbs_h.ibv_dereg_mr(ibv_mr.reinterpret(mr));
+            if (rc != 0) {
+                throw new FabricException(rc, "ibv_dereg_mr of a cached registration failed: " + Native.strerror(rc));
+            }
+        }
     }
 
     @Override
     protected void doClose() {
+        if (mrCache != null) {
+            synchronized (this) {
+                mrCache.flush();
+            }
+        }
         Native.checkVerbs(verbs_h.ibv_dealloc_pd(pd), "ibv_dealloc_pd");
         fabric.release();
     }

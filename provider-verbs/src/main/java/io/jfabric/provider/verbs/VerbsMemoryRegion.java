@@ -17,11 +17,15 @@ final class VerbsMemoryRegion implements MemoryRegion {
     private final long access;
     private final long offset;
     private final MemorySegment mr;
+    /** The cache entry this region borrows, or null when it owns its registration. */
+    private final MrCache.Entry<MemorySegment> cached;
     private final int lkey;
     private final int rkey;
     private boolean closed;
 
-    VerbsMemoryRegion(VerbsDomain domain, MemorySegment segment, long access, long offset, MemorySegment mrPtr) {
+    VerbsMemoryRegion(VerbsDomain domain, MemorySegment segment, long access, long offset, MemorySegment mrPtr,
+                      MrCache.Entry<MemorySegment> cached) {
+        this.cached = cached;
         this.domain = domain;
         this.segment = segment;
         this.access = access;
@@ -71,7 +75,11 @@ final class VerbsMemoryRegion implements MemoryRegion {
         if (closed) {
             return;
         }
-        Native.checkVerbs(verbs_h.ibv_dereg_mr(mr), "ibv_dereg_mr");
+        if (cached != null) {
+            domain.releaseCached(cached);
+        } else {
+            Native.checkVerbs(verbs_h.ibv_dereg_mr(mr), "ibv_dereg_mr");
+        }
         closed = true;
         domain.release();
     }

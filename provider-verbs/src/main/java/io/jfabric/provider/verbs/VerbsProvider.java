@@ -39,7 +39,9 @@ public final class VerbsProvider implements FabricProvider {
 
     @Override
     public List<io.jfabric.spi.ProviderParameter> parameters() {
-        return VerbsParams.PARAMS.parameters();
+        java.util.List<io.jfabric.spi.ProviderParameter> all = new java.util.ArrayList<>(VerbsParams.PARAMS.parameters());
+        all.addAll(VerbsParams.MR_CACHE.parameters());
+        return all;
     }
 
     @Override

@@ -156,6 +156,16 @@ final class VerbsScenario {
                 check(e.errno() == Errno.EINVAL, "heap segment registration refused with EINVAL: " + e.getMessage());
             }
 
+            // local-only registrations go through the MR cache: a second one inside the first is a hit
+            MemorySegment twice = arena.allocate(8192, 4096);
+            MemoryRegion m1 = cDom.registerMemory(twice, Access.SEND, 0);
+            MemoryRegion m2 = cDom.registerMemory(twice.asSlice(100, 200), Access.SEND, 0);
+            check(((VerbsMemoryRegion) m1).lkey() == ((VerbsMemoryRegion) m2).lkey(),
+                    "MR cache: a buffer inside a cached registration reuses it (lkey 0x"
+                            + Integer.toHexString(((VerbsMemoryRegion) m1).lkey()) + ")");
+            m2.close();
+            m1.close();
+
             PassiveEndpoint pep = fabric.openPassiveEndpoint(sInfo);
             pep.bind(eq);
             pep.listen();
