@@ -30,6 +30,7 @@ import io.jfabric.util.UtilFabricObject;
  */
 final class VerbsCompletionQueue extends UtilFabricObject implements CompletionQueue {
     static final int DEFAULT_SIZE = 1024;
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("verbs");
     private static final int BATCH = 32;
     private static final int SLEEP_SLICE_MS = 100;
 
@@ -107,6 +108,22 @@ final class VerbsCompletionQueue extends UtilFabricObject implements CompletionQ
 
     VerbsDomain domain() {
         return domain;
+    }
+
+    private long boundDepth;
+
+    /** Adds a queue's depth; warns once the bound queues could overrun this CQ (the QPs would go to error). */
+    void addDepth(int depth) {
+        boundDepth += depth;
+        if (boundDepth > capacity) {
+            LOG.log(System.Logger.Level.WARNING, "CQ of " + capacity + " entries now serves queues of "
+                    + boundDepth + " work requests; if they all complete unread the CQ overruns. Open the CQ "
+                    + "with CqAttr.size >= " + boundDepth + " or lower FI_VERBS_TX_SIZE/RX_SIZE");
+        }
+    }
+
+    void removeDepth(int depth) {
+        boundDepth -= depth;
     }
 
     void register(VerbsEndpoint ep) {

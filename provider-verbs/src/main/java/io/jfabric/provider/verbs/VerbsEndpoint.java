@@ -256,6 +256,8 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         postRecvFn = ibv_context_ops.post_recv(ops);
         txCq.register(this);
         rxCq.register(this);
+        txCq.addDepth(txSize);
+        rxCq.addDepth(rxSize);
         AsyncEvents.of(domain.device()).add(qp, this);
         state = ENABLED;
     }
@@ -756,6 +758,8 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             rxCq.progress();
             txCq.unregister(this);
             rxCq.unregister(this);
+            txCq.removeDepth(txSize);
+            rxCq.removeDepth(rxSize);
             cancelOutstanding(tx, txCq);
             cancelOutstanding(rx, rxCq);
             AsyncEvents.of(domain.device()).remove(qp);
