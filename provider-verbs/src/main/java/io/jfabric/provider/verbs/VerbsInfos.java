@@ -47,7 +47,15 @@ final class VerbsInfos {
         if (node == null && service == null && hints == null) {
             return all;
         }
-        return io.jfabric.spi.InfoMatcher.match(select(all, node, service, flags, hints), hints, version);
+        List<FabricInfo> selected = select(all, node, service, flags, hints);
+        if (hints != null && ((hints.mode | (hints.rxAttr == null ? 0 : hints.rxAttr.mode)) & Mode.RX_CQ_DATA) == 0) {
+            // FI_RX_CQ_DATA only concerns applications that use remote CQ data (fabtests ask for it only
+            // for writedata): offer the info without it, as libfabric's verbs matching does
+            for (FabricInfo i : selected) {
+                i.rxAttr.mode &= ~Mode.RX_CQ_DATA;
+            }
+        }
+        return io.jfabric.spi.InfoMatcher.match(selected, hints, version);
     }
 
     static List<FabricInfo> all(List<VerbsDevice> devices) {

@@ -67,6 +67,17 @@ class VerbsInfosTest {
     }
 
     @Test
+    void fiPingpongHintsWithoutRxCqDataStillMatch() throws Exception {
+        FabricInfo h = verbsHints();
+        h.mode = Mode.CONTEXT | Mode.CONTEXT2 | Mode.MSG_PREFIX; // what fi_pingpong asks for
+        List<FabricInfo> got = VerbsInfos.getInfo(List.of(rxe()), Fabrics.API_VERSION, null, null, 0, h);
+        assertEquals(1, got.size());
+        assertEquals(0, got.getFirst().rxAttr.mode & Mode.RX_CQ_DATA);
+        assertEquals(Mode.RX_CQ_DATA, VerbsInfos.getInfo(List.of(rxe()), Fabrics.API_VERSION, null, null, 0,
+                verbsHints()).getFirst().rxAttr.mode & Mode.RX_CQ_DATA);
+    }
+
+    @Test
     void sourceFlagWithServiceSetsTheListeningPort() throws Exception {
         List<FabricInfo> got = VerbsInfos.getInfo(List.of(rxe()), Fabrics.API_VERSION, null, "7471", Fabrics.SOURCE,
                 verbsHints());
