@@ -31,11 +31,11 @@ final class BenchReport {
     void add(BenchRow r) {
         rows.add(r);
         if (!headerPrinted) {
-            out.printf("%-10s%-8s%-8s%-8s%9s %10s%11s%12s %9s %9s %9s%n", "test", "bytes", "#ops", "total", "time",
+            out.printf("%-20s%-8s%-8s%-8s%9s %10s%11s%12s %9s %9s %9s%n", "test", "bytes", "#ops", "total", "time",
                     "MB/sec", "usec/xfer", "Mxfers/sec", "p50 us", "p99 us", "p99.9 us");
             headerPrinted = true;
         }
-        out.printf(Locale.ROOT, "%-10s%-8s%-8s%-8s%8.2fs %10.2f%11.2f%12.3f %9.2f %9.2f %9.2f%n", r.test(),
+        out.printf(Locale.ROOT, "%-20s%-8s%-8s%-8s%8.2fs %10.2f%11.2f%12.3f %9.2f %9.2f %9.2f%n", r.test(),
                 ResultTable.sizeStr(r.size()), ResultTable.cntStr(r.ops()), ResultTable.sizeStr(r.bytes()),
                 r.elapsedNanos() / 1e9, r.mbPerSec(), r.usecPerOp(), r.mopsPerSec(), r.p50() / 1000.0,
                 r.p99() / 1000.0, r.p999() / 1000.0);
