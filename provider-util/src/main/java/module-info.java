@@ -5,7 +5,8 @@
  */
 module io.jfabric.util {
     requires transitive io.jfabric;
-    requires org.agrona;
+    // transitive: ProgressEngine takes an Agrona IdleStrategy
+    requires transitive org.agrona;
     requires java.logging;
 
     exports io.jfabric.util;

@@ -8,6 +8,7 @@ import java.util.List;
  * fewer the order is agnostic ("ofi_rxm;tcp" == "tcp;ofi_rxm"): naming both returns only that layering,
  * a utility alone layers over every core that allows it, a core alone returns the core plus the
  * utilities over it. With more names the rightmost decides. Trailing "^name" entries exclude.
+ * jfabric addition: a name starting "libfabric:" designates the bridge for the whole layered name.
  */
 final class Layering {
     private Layering() {
@@ -51,6 +52,10 @@ final class Layering {
             return true;
         }
         String first = names.get(0);
+        if (first.indexOf(':') > 0) {
+            // "libfabric:tcp;ofi_rxm" names a native layering: the bridge alone answers for the whole name
+            return ProviderNames.designates(first, provider);
+        }
         if (count == 1 && utility && !ProviderNames.isUtilityName(first)) {
             return !layeringDisabled.test(first);
         }

@@ -117,6 +117,30 @@ public final class MrMap {
         }
     }
 
+    /**
+     * Registers with a key the provider's hardware assigned (a verbs rkey), whatever the mr_mode:
+     * the map then only checks it is unique (ENOKEY otherwise) so remote accesses can be verified.
+     */
+    public UtilMemoryRegion registerAssigned(MemorySegment segment, long access, long offset, long assignedKey,
+                                             Object context) {
+        if (segment == null) {
+            throw new FabricException(Errno.EINVAL, "fi_mr_reg of a null segment");
+        }
+        if ((access & ~Access.ALL) != 0 || offset < 0) {
+            throw new FabricException(Errno.EINVAL, "fi_mr_reg: bad access bits or negative offset");
+        }
+        synchronized (this) {
+            if (find(assignedKey) != null) {
+                throw new FabricException(Errno.ENOKEY, "assigned key 0x" + Long.toHexString(assignedKey)
+                        + " is already in the map; the previous region with it was not closed");
+            }
+            UtilMemoryRegion mr = new UtilMemoryRegion(this, segment, access == 0 ? Access.ALL : access, offset,
+                    assignedKey, context);
+            put(assignedKey, mr);
+            return mr;
+        }
+    }
+
     private long nextFreeProvKey() {
         for (;;) {
             long k = nextProvKey++;

@@ -20,7 +20,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * static final ProviderParams PARAMS = new ProviderParams("tcp");
- * static final ProviderParams.SizeParam MAX_INJECT = PARAMS.size("max_inject", 128, "Max inject size");
+ * static final ProviderParams.LongParam MAX_INJECT = PARAMS.size("max_inject", 128, "Max inject size");
  * ... MAX_INJECT.get() ...
  * }</pre>
  *
@@ -125,6 +125,7 @@ public final class ProviderParams {
         }
     }
 
+    /** An {@code int} parameter ({@code fi_param_get_int}). */
     public static final class IntParam extends Param<Integer> {
         IntParam(ProviderParameter d) {
             super(d);
@@ -135,6 +136,7 @@ public final class ProviderParams {
         }
     }
 
+    /** A {@code long} or {@code size_t} parameter ({@code fi_param_get_size_t}); size_t takes k/m/g. */
     public static final class LongParam extends Param<Long> {
         private final boolean size;
 
@@ -149,6 +151,7 @@ public final class ProviderParams {
         }
     }
 
+    /** A {@code bool} parameter ({@code fi_param_get_bool}): 1/0, true/false, yes/no, on/off, y/n. */
     public static final class BoolParam extends Param<Boolean> {
         BoolParam(ProviderParameter d) {
             super(d);
@@ -159,6 +162,7 @@ public final class ProviderParams {
         }
     }
 
+    /** A {@code string} parameter ({@code fi_param_get_str}). */
     public static final class StringParam extends Param<String> {
         StringParam(ProviderParameter d) {
             super(d);

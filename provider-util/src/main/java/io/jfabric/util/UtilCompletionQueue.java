@@ -251,6 +251,14 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
                 provErrno, errData);
     }
 
+    /**
+     * FI_SOURCE_ERR: a message from a sender not in the AV. The read returns -EAVAIL, and readError gives
+     * err = EADDRNOTAVAIL with the sender's raw address in errData (fi_cq(3)).
+     */
+    public int writeSourceError(Object context, long flags, long len, long buf, long data, long tag, byte[] rawSrc) {
+        return put(false, context, flags, len, buf, data, tag, Fabrics.ADDR_NOTAVAIL, 0, Errno.EADDRNOTAVAIL, 0, rawSrc);
+    }
+
     /** Short error form: context, flags, err (e.g. ECANCELED for a cancelled receive). */
     public int writeError(Object context, long flags, int err) {
         return put(false, context, flags, 0, 0, 0, 0, Fabrics.ADDR_NOTAVAIL, 0, normaliseErr(err), 0, null);
@@ -354,6 +362,10 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
                 }
                 CqEntry out = entries[n];
                 if (out == null) {
+                    // A hole in the caller's array: return what was read, or refuse the call.
+                    if (n == 0) {
+                        return -Errno.EINVAL;
+                    }
                     break;
                 }
                 copyOut(s, out, from);

@@ -59,6 +59,19 @@ class MrMapTest {
     }
 
     @Test
+    void hardwareAssignedKeysAreCheckedForUniqueness() {
+        MrMap map = new MrMap(MrMode.PROV_KEY | MrMode.VIRT_ADDR, 4);
+        MemorySegment seg = MemorySegment.ofArray(new byte[8]);
+        UtilMemoryRegion a = map.registerAssigned(seg, Access.REMOTE_READ, 0, 0x1234, "ctx");
+        assertSame(a, map.find(0x1234));
+        assertEquals("ctx", a.context());
+        assertEquals(Errno.ENOKEY, assertThrows(FabricException.class,
+                () -> map.registerAssigned(seg, Access.REMOTE_READ, 0, 0x1234, null)).errno());
+        a.close();
+        assertNull(map.find(0x1234));
+    }
+
+    @Test
     void offsetAddressingChecksAccessAndBounds() {
         MrMap map = new MrMap(0, 8);
         MemorySegment seg = MemorySegment.ofArray(new byte[100]);

@@ -100,7 +100,19 @@ class ProviderParamsTest {
         assertEquals(System.Logger.Level.INFO, FabricLog.parseLevel("Info"));
         assertEquals(System.Logger.Level.DEBUG, FabricLog.parseLevel("debug"));
         assertEquals(System.Logger.Level.TRACE, FabricLog.parseLevel("trace"));
+        System.setProperty("jfabric.log.level", "debug");
+        try {
+            System.Logger dbg = FabricLog.logger("utiltest-debug");
+            assertTrue(dbg.isLoggable(System.Logger.Level.DEBUG), "FI_LOG_LEVEL=debug reaches the backend");
+            assertFalse(dbg.isLoggable(System.Logger.Level.TRACE));
+        } finally {
+            System.clearProperty("jfabric.log.level");
+        }
         System.Logger log = FabricLog.logger("utiltest");
+        if (System.getenv("FI_LOG_LEVEL") == null) {
+            assertFalse(log.isLoggable(System.Logger.Level.INFO), "default level is warn");
+        }
+        assertTrue(log.isLoggable(System.Logger.Level.WARNING));
         assertEquals("jfabric.utiltest", log.getName());
         assertFalse(new FabricLog.LevelFilter(log, System.Logger.Level.WARNING).isLoggable(System.Logger.Level.DEBUG));
         assertTrue(new FabricLog.LevelFilter(System.getLogger("jfabric.x"), System.Logger.Level.WARNING)

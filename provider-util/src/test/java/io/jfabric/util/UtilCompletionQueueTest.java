@@ -126,6 +126,20 @@ class UtilCompletionQueueTest {
     }
 
     @Test
+    void sourceErrorCarriesTheRawAddress() {
+        var q = cq(CqFormat.TAGGED, 4);
+        byte[] raw = {2, 0, 1, 2, 127, 0, 0, 9};
+        assertEquals(0, q.writeSourceError("rx", OpFlags.RECV | OpFlags.TAGGED, 5, 0, 0, 0x7, raw));
+        assertEquals(-Errno.EAVAIL, q.readFrom(CqEntry.array(1), 1));
+        CqErrEntry err = new CqErrEntry();
+        assertEquals(1, q.readError(err, 0));
+        assertEquals(Errno.EADDRNOTAVAIL, err.err);
+        assertSame(raw, err.errData);
+        assertEquals(5, err.len);
+        assertEquals(0x7, err.tag);
+    }
+
+    @Test
     void readFromFillsSourceAddressAndReadDoesNot() {
         var q = cq(CqFormat.MSG, 4);
         q.writeFrom("x", OpFlags.RECV, 5, 0, 0, 0, 42);
@@ -348,7 +362,7 @@ class UtilCompletionQueueTest {
     @Test
     void oneWriterThreadOneReaderThreadLoseNothingAndKeepOrder() throws Exception {
         var q = cq(CqFormat.DATA, 128);
-        final int n = 200_000;
+        final int n = 100_000;
         Thread writer = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < n; i++) {
                 while (!q.tryReserve()) {
@@ -378,7 +392,7 @@ class UtilCompletionQueueTest {
     @Test
     void manyWritersManyReadersWithLocks() throws Exception {
         var q = new UtilCompletionQueue(CqAttr.of(CqFormat.DATA, 64), ProgressHook.NONE, true, true);
-        final int writers = 4, per = 20_000, readers = 2;
+        final int writers = 4, per = 10_000, readers = 2;
         Thread[] ws = new Thread[writers];
         for (int w = 0; w < writers; w++) {
             final int id = w;

@@ -1,0 +1,8 @@
+/**
+ * jfabric's conformance suite. The suite itself lives in the test sources (package
+ * {@code io.jfabric.conformance}) and runs on the class path against every provider of the reactor; this
+ * module ships no code of its own.
+ */
+module io.jfabric.conformance {
+    requires io.jfabric;
+}

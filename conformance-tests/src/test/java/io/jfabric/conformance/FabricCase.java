@@ -1,0 +1,64 @@
+package io.jfabric.conformance;
+
+import io.jfabric.EndpointType;
+import io.jfabric.FabricInfo;
+import io.jfabric.MrMode;
+
+/**
+ * One configuration the suite runs against: a provider and endpoint type, with the info discovery returned
+ * for it. The id ("tcp/FI_EP_MSG") is stable across processes, so a peer JVM finds the same case again.
+ */
+public record FabricCase(String id, FabricInfo info) {
+
+    public String provider() {
+        return info.providerName();
+    }
+
+    public EndpointType epType() {
+        return info.epAttr.type;
+    }
+
+    public boolean isMsg() {
+        return epType() == EndpointType.MSG;
+    }
+
+    /** RDM and DGRAM endpoints address peers through an AV. */
+    public boolean isConnectionless() {
+        return epType() == EndpointType.RDM || epType() == EndpointType.DGRAM;
+    }
+
+    public boolean hasCaps(long caps) {
+        return (info.caps & caps) == caps;
+    }
+
+    /** Whether buffers of local operations need a registration as their descriptor (FI_MR_LOCAL). */
+    public boolean needsLocalMr() {
+        return (info.domainAttr.mrMode & MrMode.LOCAL) != 0;
+    }
+
+    /**
+     * A size_t attribute read as Java's signed long: libfabric's SIZE_MAX ("no limit") arrives as -1, so
+     * every negative value means unbounded.
+     */
+    static long unsigned(long sizeT) {
+        return sizeT < 0 ? Long.MAX_VALUE : sizeT;
+    }
+
+    public long maxMsgSize() {
+        return unsigned(info.epAttr.maxMsgSize);
+    }
+
+    public long injectSize() {
+        return unsigned(info.txAttr.injectSize);
+    }
+
+    /** A private copy of the info to open objects with; tests may alter it. */
+    public FabricInfo freshInfo() {
+        return info.copy();
+    }
+
+    @Override
+    public String toString() {
+        return id;
+    }
+}

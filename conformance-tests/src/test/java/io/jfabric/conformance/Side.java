@@ -1,0 +1,66 @@
+package io.jfabric.conformance;
+
+import io.jfabric.Access;
+import io.jfabric.AddressVector;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Domain;
+import io.jfabric.Endpoint;
+import io.jfabric.EventQueue;
+import io.jfabric.Fabric;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.MrMode;
+import io.jfabric.PassiveEndpoint;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** One end of a test connection: its fabric, domain, queues, endpoint and the fi_addr of its peer. */
+public final class Side {
+    private static final AtomicLong NEXT_KEY = new AtomicLong(0x1000);
+
+    final String name;
+    final FabricCase fabricCase;
+    final StateDump dump;
+    FabricInfo info;
+    Fabric fabric;
+    Domain domain;
+    EventQueue eq;
+    PassiveEndpoint pep;
+    CompletionQueue txCq;
+    CompletionQueue rxCq;
+    AddressVector av;
+    Endpoint ep;
+    /** The peer's fi_addr (connectionless) or FI_ADDR_UNSPEC (connected). */
+    long peer = Fabrics.ADDR_UNSPEC;
+
+    Side(String name, FabricCase fabricCase, StateDump dump) {
+        this.name = name;
+        this.fabricCase = fabricCase;
+        this.dump = dump;
+    }
+
+    /** The descriptor a local buffer needs: a registration under FI_MR_LOCAL, null otherwise. */
+    MemoryRegion desc(MemorySegment seg) {
+        if (!fabricCase.needsLocalMr()) {
+            return null;
+        }
+        return register(seg, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
+    }
+
+    MemoryRegion register(MemorySegment seg, long access) {
+        return dump.track(domain.registerMemory(seg, access, 0, NEXT_KEY.getAndIncrement(), 0));
+    }
+
+    /** The remote address of byte {@code offset} of {@code mr}, as a peer names it in RMA. */
+    long remoteAddr(MemoryRegion mr, long offset) {
+        return (info.domainAttr.mrMode & MrMode.VIRT_ADDR) != 0 ? mr.segment().address() + offset
+                : offset;
+    }
+
+    @Override
+    public String toString() {
+        return name + "[ep=" + ep + ", txCq=" + txCq + ", rxCq=" + rxCq + ", eq=" + eq + ", av=" + av + "]";
+    }
+}

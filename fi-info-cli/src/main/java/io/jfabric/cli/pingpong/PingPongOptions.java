@@ -1,0 +1,35 @@
+package io.jfabric.cli.pingpong;
+
+import io.jfabric.EndpointType;
+
+/**
+ * What {@code jfabric pingpong} was asked to do; fi_pingpong's struct pp_opts plus the hint fields its
+ * options set.
+ *
+ * @param provider     -p, or null for any
+ * @param domain       -d, or null for any
+ * @param epType       -e (fi_pingpong's default is FI_EP_DGRAM)
+ * @param tagged       -m tagged
+ * @param iterations   -I (default 10)
+ * @param size         -S n, or -1 when not given
+ * @param allSizes     -S all
+ * @param verify       -c
+ * @param srcPort      -B (0: server 47592, client any)
+ * @param dstPort      -P (0: 47592)
+ * @param dstAddr      the server's address (client), or null (server)
+ * @param ipv6         -6
+ * @param debug        -v
+ * @param timeoutMs    how long a wait for the peer may last (jfabric's addition; fi_pingpong waits forever)
+ */
+record PingPongOptions(String provider, String domain, EndpointType epType, boolean tagged, int iterations,
+                       int size, boolean allSizes, boolean verify, int srcPort, int dstPort, String dstAddr,
+                       boolean ipv6, boolean debug, long timeoutMs) {
+
+    boolean isClient() {
+        return dstAddr != null;
+    }
+
+    boolean sizeGiven() {
+        return size >= 0;
+    }
+}

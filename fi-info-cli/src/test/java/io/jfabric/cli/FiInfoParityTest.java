@@ -1,0 +1,83 @@
+package io.jfabric.cli;
+
+import io.jfabric.Fabrics;
+import io.jfabric.spi.ProviderStatus;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * `jfabric info` over the libfabric bridge prints what libfabric's own `fi_info` prints, byte for
+ * byte once the bridge's "libfabric:" name prefix is removed. Needs the bridge available and fi_info
+ * (Debian package libfabric-bin) installed; otherwise the test reports why it did not run.
+ */
+@Timeout(60)
+class FiInfoParityTest {
+    static String fiInfo(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add("fi_info");
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(false);
+        pb.environment().remove("FI_PROVIDER");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assumeTrue(p.waitFor(30, TimeUnit.SECONDS), "fi_info did not finish in 30 s");
+        return out;
+    }
+
+    static void assumeBridgeAndFiInfo() {
+        boolean fiInfo = Files.isExecutable(Path.of("/usr/bin/fi_info")) || Files.isExecutable(Path.of("/usr/local/bin/fi_info"));
+        assumeTrue(fiInfo, "fi_info is not installed (apt-get install libfabric-bin)");
+        ProviderStatus bridge = Fabrics.providers().stream().filter(s -> s.name().equals("libfabric")).findFirst()
+                .orElse(null);
+        assumeTrue(bridge != null, "provider-ofi (the libfabric bridge) is not on the class path");
+        assumeTrue(bridge.available(), "the libfabric bridge is unavailable: " + bridge.unavailableReason());
+        assumeTrue(System.getenv("FI_PROVIDER") == null, "FI_PROVIDER is set; it filters both sides differently");
+    }
+
+    @Test
+    void verboseDumpOfTcpMsgIsIdentical() throws Exception {
+        assumeBridgeAndFiInfo();
+        String expected = fiInfo("-v", "-p", "tcp", "-t", "FI_EP_MSG");
+        InfoCommandTest.Run r = InfoCommandTest.run("info", "-v", "-p", "libfabric:tcp", "-t", "FI_EP_MSG");
+        assertEquals(0, r.rc(), r.err());
+        assertEquals(expected, r.out().replace("libfabric:", ""));
+    }
+
+    @Test
+    void shortListingOfEverythingIsIdentical() throws Exception {
+        assumeBridgeAndFiInfo();
+        String expected = fiInfo();
+        // no hints, as plain fi_info; the provider filter keeps only the bridge
+        System.setProperty("jfabric.provider", "libfabric");
+        InfoCommandTest.Run r;
+        try {
+            r = InfoCommandTest.run("info");
+        } finally {
+            System.clearProperty("jfabric.provider");
+        }
+        assertEquals(0, r.rc(), r.err());
+        assertEquals(expected, r.out().replace("libfabric:", ""));
+    }
+
+    @Test
+    void layeredNamesInEitherOrderMatchFiInfo() throws Exception {
+        assumeBridgeAndFiInfo();
+        String expected = fiInfo("-p", "tcp;ofi_rxm");
+        for (String name : List.of("libfabric:tcp;ofi_rxm", "libfabric:ofi_rxm;tcp")) {
+            InfoCommandTest.Run r = InfoCommandTest.run("info", "-p", name);
+            assertEquals(0, r.rc(), r.err());
+            assertEquals(expected, r.out().replace("libfabric:", ""), name);
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package io.jfabric.provider.ofi;
+
+import io.jfabric.CompletionQueue;
+import io.jfabric.CqAttr;
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.CqFormat;
+import io.jfabric.Errno;
+import io.jfabric.OpFlags;
+import io.jfabric.provider.ofi.ffi.FabricInline;
+import io.jfabric.provider.ofi.ffi.fi_cq_err_entry;
+import io.jfabric.provider.ofi.ffi.fi_cq_tagged_entry;
+import io.jfabric.provider.ofi.ffi.fi_ops_cq;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Mirrors {@code struct fid_cq} of a native provider. Reads go to the provider's {@code read}
+ * function into a preallocated native array of the CQ's format, then each native entry is decoded in
+ * place into the caller's {@link CqEntry}: {@code op_context} leads through the domain's
+ * {@link ContextSlots} to the Java context (and frees the slot), so nothing is allocated per read.
+ * An error completion keeps libfabric's shape: the read returns -EAVAIL, {@link #readError} carries
+ * err, prov_errno, olen and a copy of err_data.
+ */
+final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
+    /** Native entries fetched per call; reads of more entries are clipped to this. */
+    static final int BATCH = 64;
+    private static final long OFF_CONTEXT = fi_cq_tagged_entry.op_context$offset();
+    private static final long OFF_FLAGS = fi_cq_tagged_entry.flags$offset();
+    private static final long OFF_LEN = fi_cq_tagged_entry.len$offset();
+    private static final long OFF_BUF = fi_cq_tagged_entry.buf$offset();
+    private static final long OFF_DATA = fi_cq_tagged_entry.data$offset();
+    private static final long OFF_TAG = fi_cq_tagged_entry.tag$offset();
+
+    private final CqAttr attr;
+    private final CqFormat format;
+    private final long entrySize;
+    private final ContextSlots slots;
+    private final boolean threadSafe;
+    private final MemorySegment entries;
+    private final MemorySegment srcAddrs;
+    private final MemorySegment errEntry;
+    private final MemorySegment strerrBuf;
+    private MemorySegment readFn;
+    private MemorySegment readfromFn;
+    private MemorySegment readerrFn;
+    private MemorySegment sreadFn;
+    private MemorySegment sreadfromFn;
+    private MemorySegment signalFn;
+    private MemorySegment strerrorFn;
+
+    NativeCompletionQueue(NativeDomain domain, MemorySegment fid, CqAttr attr) {
+        super(domain.fabric, fid);
+        hold(domain);
+        this.attr = attr;
+        this.format = attr.format == CqFormat.UNSPEC ? CqFormat.CONTEXT : attr.format;
+        this.entrySize = switch (format) {
+            case CONTEXT -> 8;
+            case MSG -> 24;
+            case DATA -> 40;
+            default -> fi_cq_tagged_entry.sizeof();
+        };
+        this.slots = domain.slots;
+        this.threadSafe = domain.threadSafe;
+        this.entries = arena.allocate(fi_cq_tagged_entry.sizeof() * BATCH, 8);
+        this.srcAddrs = arena.allocate(ValueLayout.JAVA_LONG, BATCH);
+        this.errEntry = fi_cq_err_entry.allocate(arena);
+        this.strerrBuf = arena.allocate(256);
+        readFn = FabricInline.cqOp(fid, fi_ops_cq.read$offset());
+        readfromFn = FabricInline.cqOp(fid, fi_ops_cq.readfrom$offset());
+        readerrFn = FabricInline.cqOp(fid, fi_ops_cq.readerr$offset());
+        sreadFn = FabricInline.cqOp(fid, fi_ops_cq.sread$offset());
+        sreadfromFn = FabricInline.cqOp(fid, fi_ops_cq.sreadfrom$offset());
+        signalFn = FabricInline.cqOp(fid, fi_ops_cq.signal$offset());
+        strerrorFn = FabricInline.cqOp(fid, fi_ops_cq.strerror$offset());
+    }
+
+    @Override
+    String kind() {
+        return "completion queue";
+    }
+
+    @Override
+    void closed() {
+        // later reads must not reach the provider with a freed fid
+        MemorySegment n = MemorySegment.NULL;
+        readFn = readfromFn = readerrFn = sreadFn = sreadfromFn = signalFn = strerrorFn = n;
+    }
+
+    private int missing() {
+        return isClosed() ? -Errno.EBADF : -Errno.ENOSYS;
+    }
+
+    @Override
+    public CqAttr attr() {
+        return attr;
+    }
+
+    @Override
+    public int read(CqEntry[] out, int count) {
+        if (threadSafe) {
+            synchronized (this) {
+                return readLocked(out, count, false, false, 0);
+            }
+        }
+        return readLocked(out, count, false, false, 0);
+    }
+
+    @Override
+    public int read(CqEntry entry) {
+        if (threadSafe) {
+            synchronized (this) {
+                return readOneLocked(entry);
+            }
+        }
+        return readOneLocked(entry);
+    }
+
+    private int readOneLocked(CqEntry entry) {
+        if (readFn.address() == 0) {
+            return missing();
+        }
+        long rc = fi_ops_cq.read.invoke(readFn, fid, entries, 1);
+        if (rc > 0) {
+            decode(entry, 0, false);
+        }
+        return (int) rc;
+    }
+
+    @Override
+    public int readFrom(CqEntry[] out, int count) {
+        if (threadSafe) {
+            synchronized (this) {
+                return readLocked(out, count, true, false, 0);
+            }
+        }
+        return readLocked(out, count, true, false, 0);
+    }
+
+    @Override
+    public int sread(CqEntry[] out, int count, int timeoutMillis) {
+        // no lock here: a blocked reader must not keep others (or signal) out
+        return readLocked(out, count, false, true, timeoutMillis);
+    }
+
+    @Override
+    public int sreadFrom(CqEntry[] out, int count, int timeoutMillis) {
+        return readLocked(out, count, true, true, timeoutMillis);
+    }
+
+    private int readLocked(CqEntry[] out, int count, boolean from, boolean blocking, int timeout) {
+        int n = Math.min(Math.min(count, out.length), BATCH);
+        if (n < 0) {
+            return -Errno.EINVAL;
+        }
+        long rc;
+        if (blocking) {
+            MemorySegment fn = from ? sreadfromFn : sreadFn;
+            if (fn.address() == 0) {
+                return missing();
+            }
+            rc = from ? fi_ops_cq.sreadfrom.invoke(fn, fid, entries, n, srcAddrs, MemorySegment.NULL, timeout)
+                    : fi_ops_cq.sread.invoke(fn, fid, entries, n, MemorySegment.NULL, timeout);
+        } else {
+            MemorySegment fn = from ? readfromFn : readFn;
+            if (fn.address() == 0) {
+                return missing();
+            }
+            rc = from ? fi_ops_cq.readfrom.invoke(fn, fid, entries, n, srcAddrs)
+                    : fi_ops_cq.read.invoke(fn, fid, entries, n);
+        }
+        for (int i = 0; i < rc; i++) {
+            decode(out[i], i, from);
+        }
+        return (int) rc;
+    }
+
+    /** Native entry {@code i} into {@code e}, in the CQ's format; the operation's slot is freed. */
+    private void decode(CqEntry e, int i, boolean from) {
+        long base = i * entrySize;
+        long ctx = entries.get(ValueLayout.JAVA_LONG, base + OFF_CONTEXT);
+        long flags = format == CqFormat.CONTEXT ? 0 : entries.get(ValueLayout.JAVA_LONG, base + OFF_FLAGS);
+        // a multi-receive buffer's context stays in use until the completion that releases the buffer
+        boolean lastUse = format == CqFormat.CONTEXT || (flags & OpFlags.MULTI_RECV) != 0;
+        e.context = slots.complete(ctx, lastUse);
+        e.flags = flags;
+        e.len = format == CqFormat.CONTEXT ? 0 : entries.get(ValueLayout.JAVA_LONG, base + OFF_LEN);
+        boolean data = format == CqFormat.DATA || format == CqFormat.TAGGED;
+        e.buf = data ? entries.get(ValueLayout.JAVA_LONG, base + OFF_BUF) : 0;
+        e.data = data ? entries.get(ValueLayout.JAVA_LONG, base + OFF_DATA) : 0;
+        e.tag = format == CqFormat.TAGGED ? entries.get(ValueLayout.JAVA_LONG, base + OFF_TAG) : 0;
+        e.srcAddr = from ? srcAddrs.getAtIndex(ValueLayout.JAVA_LONG, i) : io.jfabric.Fabrics.ADDR_NOTAVAIL;
+    }
+
+    @Override
+    public int readError(CqErrEntry e, long flags) {
+        if (threadSafe) {
+            synchronized (this) {
+                return readErrorLocked(e, flags);
+            }
+        }
+        return readErrorLocked(e, flags);
+    }
+
+    private int readErrorLocked(CqErrEntry e, long flags) {
+        if (readerrFn.address() == 0) {
+            return missing();
+        }
+        errEntry.fill((byte) 0);
+        long rc = fi_ops_cq.readerr.invoke(readerrFn, fid, errEntry, flags);
+        if (rc <= 0) {
+            return (int) rc;
+        }
+        long ctx = fi_cq_err_entry.op_context(errEntry).address();
+        long f = fi_cq_err_entry.flags(errEntry);
+        // an error ends the operation, a multi-receive buffer's included
+        e.context = slots.complete(ctx, true);
+        e.flags = f;
+        e.len = fi_cq_err_entry.len(errEntry);
+        e.buf = fi_cq_err_entry.buf(errEntry).address();
+        e.data = fi_cq_err_entry.data(errEntry);
+        e.tag = fi_cq_err_entry.tag(errEntry);
+        e.olen = fi_cq_err_entry.olen(errEntry);
+        // fi_cq(3) makes err positive; libfabric 1.17's shm stores it negated, so normalise
+        e.err = Math.abs(fi_cq_err_entry.err(errEntry));
+        e.provErrno = fi_cq_err_entry.prov_errno(errEntry);
+        long size = fi_cq_err_entry.err_data_size(errEntry);
+        MemorySegment data = fi_cq_err_entry.err_data(errEntry);
+        e.errData = size > 0 && data.address() != 0 ? data.reinterpret(size).toArray(ValueLayout.JAVA_BYTE) : null;
+        e.srcAddr = io.jfabric.Fabrics.ADDR_NOTAVAIL;
+        return 1;
+    }
+
+    @Override
+    public void signal() {
+        checkOpen();
+        if (signalFn.address() == 0) {
+            throw NativeErrors.failure(-Errno.ENOSYS, "fi_cq_signal", "open the CQ with a wait object");
+        }
+        NativeErrors.check(fi_ops_cq.signal.invoke(signalFn, fid), "fi_cq_signal", "open the CQ with a wait object");
+    }
+
+    @Override
+    public String strerror(int provErrno, byte[] errData) {
+        if (strerrorFn.address() != 0) {
+            synchronized (strerrBuf) {
+                MemorySegment s = fi_ops_cq.strerror.invoke(strerrorFn, fid, provErrno, MemorySegment.NULL, strerrBuf,
+                        strerrBuf.byteSize());
+                String text = InfoMapper.string(s);
+                if (text != null && !text.isEmpty()) {
+                    return text;
+                }
+            }
+        }
+        return NativeErrors.strerror(provErrno);
+    }
+
+    /** Free context slots of the domain; for tests and state dumps. */
+    int freeSlots() {
+        return slots.free();
+    }
+}

@@ -1,0 +1,89 @@
+package io.jfabric.provider.ofi;
+
+import io.jfabric.Counter;
+import io.jfabric.provider.ofi.ffi.FabricInline;
+import io.jfabric.provider.ofi.ffi.fi_ops_cntr;
+
+import java.lang.foreign.MemorySegment;
+
+/** Mirrors {@code struct fid_cntr} of a native provider; every call is the ops-table function. */
+final class NativeCounter extends NativeFid implements Counter {
+    private final MemorySegment readFn;
+    private final MemorySegment readerrFn;
+    private final MemorySegment addFn;
+    private final MemorySegment setFn;
+    private final MemorySegment waitFn;
+    private final MemorySegment adderrFn;
+    private final MemorySegment seterrFn;
+
+    NativeCounter(NativeDomain domain, MemorySegment fid) {
+        super(domain.fabric, fid);
+        hold(domain);
+        readFn = FabricInline.cntrOp(fid, fi_ops_cntr.read$offset());
+        readerrFn = FabricInline.cntrOp(fid, fi_ops_cntr.readerr$offset());
+        addFn = FabricInline.cntrOp(fid, fi_ops_cntr.add$offset());
+        setFn = FabricInline.cntrOp(fid, fi_ops_cntr.set$offset());
+        waitFn = FabricInline.cntrOp(fid, fi_ops_cntr.wait$offset());
+        adderrFn = FabricInline.cntrOp(fid, fi_ops_cntr.adderr$offset());
+        seterrFn = FabricInline.cntrOp(fid, fi_ops_cntr.seterr$offset());
+    }
+
+    @Override
+    String kind() {
+        return "counter";
+    }
+
+    private static MemorySegment need(MemorySegment fn, String what) {
+        if (fn.address() == 0) {
+            throw NativeErrors.failure(-io.jfabric.Errno.ENOSYS, what, "this native provider's counters lack it");
+        }
+        return fn;
+    }
+
+    @Override
+    public long read() {
+        checkOpen();
+        return fi_ops_cntr.read.invoke(need(readFn, "fi_cntr_read"), fid);
+    }
+
+    @Override
+    public long readError() {
+        checkOpen();
+        return fi_ops_cntr.readerr.invoke(need(readerrFn, "fi_cntr_readerr"), fid);
+    }
+
+    @Override
+    public void add(long value) {
+        checkOpen();
+        NativeErrors.check(fi_ops_cntr.add.invoke(need(addFn, "fi_cntr_add"), fid, value), "fi_cntr_add", "");
+    }
+
+    @Override
+    public void set(long value) {
+        checkOpen();
+        NativeErrors.check(fi_ops_cntr.set.invoke(need(setFn, "fi_cntr_set"), fid, value), "fi_cntr_set", "");
+    }
+
+    @Override
+    public void addError(long value) {
+        checkOpen();
+        NativeErrors.check(fi_ops_cntr.adderr.invoke(need(adderrFn, "fi_cntr_adderr"), fid, value), "fi_cntr_adderr", "");
+    }
+
+    @Override
+    public void setError(long value) {
+        checkOpen();
+        NativeErrors.check(fi_ops_cntr.seterr.invoke(need(seterrFn, "fi_cntr_seterr"), fid, value), "fi_cntr_seterr", "");
+    }
+
+    @Override
+    public int await(long threshold, int timeoutMillis) {
+        if (isClosed()) {
+            return -io.jfabric.Errno.EBADF;
+        }
+        if (waitFn.address() == 0) {
+            return -io.jfabric.Errno.ENOSYS;
+        }
+        return fi_ops_cntr.wait.invoke(waitFn, fid, threshold, timeoutMillis);
+    }
+}

@@ -1,0 +1,113 @@
+package io.jfabric.provider.ofi;
+
+import io.jfabric.Errno;
+import io.jfabric.FabricObject;
+import io.jfabric.provider.ofi.ffi.FabricInline;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Base of every bridged object: one native {@code struct fid} plus the arena holding the object's
+ * preallocated argument memory. {@link #close()} is {@code fi_close}; libfabric itself refuses to close
+ * an object that still has children (-FI_EBUSY), which becomes a FabricException that says so.
+ */
+abstract class NativeFid implements FabricObject {
+    /** The native object, readable over its whole struct. */
+    final MemorySegment fid;
+    /** Argument and result memory owned by this object; freed on close. */
+    final Arena arena = Arena.ofShared();
+    final NativeFabric fabric;
+    private volatile boolean closed;
+    /** Open objects created from this one or bound to it; close refuses while there are any. */
+    private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
+    /** The objects this one was created from or bound to, released when it closes. */
+    private final java.util.List<NativeFid> holds = new java.util.ArrayList<>();
+
+    NativeFid(NativeFabric fabric, MemorySegment fid) {
+        this.fabric = fabric;
+        this.fid = fid;
+        if (fabric != null) {
+            fabric.register(fid.address(), this);
+        }
+    }
+
+    /** What this object is, for messages ("endpoint", "completion queue"). */
+    abstract String kind();
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Records that this object uses {@code other} (its parent, or an object bound to it). Native
+     * libfabric is not trusted to refuse closing a used object: several 1.17 providers free it anyway
+     * and crash on the child's close later, so the bridge refuses first, as jfabric promises.
+     */
+    void hold(NativeFid other) {
+        other.users.incrementAndGet();
+        synchronized (holds) {
+            holds.add(other);
+        }
+    }
+
+    /** Control calls on a closed object fail here instead of handing libfabric a freed fid. */
+    void checkOpen() {
+        if (closed) {
+            throw new io.jfabric.FabricException(Errno.EBADF, "the " + kind() + " is closed; open a new one");
+        }
+    }
+
+    /** Hook for subclasses: native close succeeded; release Java-side state. */
+    void closed() {
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            int inUse = users.get();
+            if (inUse > 0) {
+                throw new io.jfabric.FabricException(Errno.EBUSY, "cannot close the " + kind() + ": " + inUse
+                        + " open object(s) were opened from it or are bound to it; close those first");
+            }
+            int rc = FabricInline.fi_close(fid);
+            if (rc == -Errno.EBUSY) {
+                throw NativeErrors.failure(rc, "fi_close of the " + kind(),
+                        "close the objects opened from or bound to it first");
+            }
+            NativeErrors.check(rc, "fi_close of the " + kind(), "");
+            closed = true;
+            if (fabric != null) {
+                fabric.unregister(fid.address());
+            }
+            synchronized (holds) {
+                for (NativeFid h : holds) {
+                    h.users.decrementAndGet();
+                }
+                holds.clear();
+            }
+            closed();
+            arena.close();
+        }
+    }
+
+    /** The native fid of another bridged object, for binds. */
+    static MemorySegment fidOf(Object o, String role) {
+        if (o instanceof NativeFid n && !n.closed) {
+            return n.fid;
+        }
+        throw new io.jfabric.FabricException(Errno.EINVAL, role + " " + o
+                + " is not an open object of the libfabric bridge; open it from the same libfabric: domain or fabric");
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "@0x" + Long.toHexString(fid.address());
+    }
+}

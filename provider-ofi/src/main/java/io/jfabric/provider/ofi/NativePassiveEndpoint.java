@@ -1,0 +1,82 @@
+package io.jfabric.provider.ofi;
+
+import io.jfabric.Errno;
+import io.jfabric.EventQueue;
+import io.jfabric.FabricException;
+import io.jfabric.PassiveEndpoint;
+import io.jfabric.provider.ofi.ffi.FabricInline;
+import io.jfabric.provider.ofi.ffi.Fabric_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/** Mirrors {@code struct fid_pep} of a native provider (FI_EP_MSG listeners). */
+final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
+
+    NativePassiveEndpoint(NativeFabric fabric, MemorySegment fid) {
+        super(fabric, fid);
+        hold(fabric);
+    }
+
+    @Override
+    String kind() {
+        return "passive endpoint";
+    }
+
+    @Override
+    public void bind(EventQueue eq) {
+        checkOpen();
+        NativeErrors.check(FabricInline.fi_bind(fid, fidOf(eq, "event queue"), 0), "fi_pep_bind",
+                "bind an EQ of the same fabric before listening");
+        hold((NativeFid) eq);
+    }
+
+    @Override
+    public void listen() {
+        checkOpen();
+        NativeErrors.check(FabricInline.fi_listen(fid), "fi_listen",
+                "bind an EQ first; the address may be in use (set another source address)");
+    }
+
+    @Override
+    public void reject(Object handle, byte[] data) {
+        checkOpen();
+        if (!(handle instanceof InfoMapper.ConnectionRequest r)) {
+            throw new FabricException(Errno.EINVAL, "reject needs the handle of a CONNREQ info from this bridge");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment d = data == null || data.length == 0 ? MemorySegment.NULL
+                    : a.allocateFrom(ValueLayout.JAVA_BYTE, data);
+            NativeErrors.check(FabricInline.fi_reject(fid, MemorySegment.ofAddress(r.fid()), d,
+                    data == null ? 0 : data.length), "fi_reject", "reject data must fit FI_OPT_CM_DATA_SIZE");
+        }
+    }
+
+    @Override
+    public byte[] getName() {
+        checkOpen();
+        return NativeNames.get(fid, false, "fi_getname");
+    }
+
+    @Override
+    public void setName(byte[] addr) {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            NativeErrors.check(FabricInline.fi_setname(fid, a.allocateFrom(ValueLayout.JAVA_BYTE, addr), addr.length),
+                    "fi_setname", "pass an address in the info's addr_format");
+        }
+    }
+
+    @Override
+    public long cmDataSize() {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
+            MemorySegment len = a.allocate(ValueLayout.JAVA_LONG);
+            len.set(ValueLayout.JAVA_LONG, 0, 8);
+            int rc = FabricInline.fi_getopt(fid, Fabric_h.FI_OPT_ENDPOINT(), Fabric_h.FI_OPT_CM_DATA_SIZE(), v, len);
+            return rc < 0 ? 0 : v.get(ValueLayout.JAVA_LONG, 0);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.jfabric.provider.tcp;
+
+/**
+ * What a {@link TcpConnection} reports to its endpoint: completions (success or error) of posted operations,
+ * target-side RMA events, and the end of the connection. Called with the endpoint's lock held.
+ */
+interface ConnectionListener {
+    /** A send, write or read finished (after the ACK when one was asked for). */
+    void txDone(TxEntry e);
+
+    /** A transmit operation failed or was flushed. */
+    void txFailed(TxEntry e, int errno);
+
+    /** A message landed in a posted receive ({@code truncated} bytes were cut off and discarded). */
+    void rxDone(RxEntry e, long len, long truncated, boolean hasData, long data);
+
+    /** A posted receive failed or was flushed. */
+    void rxFailed(RxEntry e, int errno);
+
+    /** A remote write landed here. */
+    void remoteWrite(long len, boolean hasData, long data);
+
+    /** A remote read was served from here. */
+    void remoteRead(long len);
+
+    /** The connection is gone; {@code errno} is 0 for an orderly close by the peer. */
+    void connectionEnded(int errno, String reason);
+}

@@ -1,0 +1,45 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.util.ProgressHook;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The manual-progress hook of a tcp CQ, counter or EQ: a read drives the endpoints bound to the queue
+ * (data progress, or control and data for an EQ), and a blocking read sleeps on the fabric's selector,
+ * which every socket is registered with, so it wakes when a socket becomes ready.
+ */
+final class QueueProgress implements ProgressHook {
+    /** Longest single sleep: bounds the delay when an entry is written by another thread's progress. */
+    private static final long MAX_BLOCK = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final ProgressList list;
+    private final TcpFabric fabric;
+    private final boolean control;
+
+    QueueProgress(ProgressList list, TcpFabric fabric, boolean control) {
+        this.list = list;
+        this.fabric = fabric;
+        this.control = control;
+    }
+
+    @Override
+    public int progress() {
+        return control ? list.progressAll() : list.progressData();
+    }
+
+    @Override
+    public boolean canBlock() {
+        return true;
+    }
+
+    @Override
+    public void block(long nanos) {
+        fabric.waitForIo(Math.min(nanos, MAX_BLOCK));
+    }
+
+    @Override
+    public void wakeup() {
+        fabric.wakeup();
+    }
+}

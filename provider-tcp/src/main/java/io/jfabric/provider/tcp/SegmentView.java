@@ -1,0 +1,54 @@
+package io.jfabric.provider.tcp;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * One reusable {@link ByteBuffer} view of a caller's native segment, so that NIO's gathering writes and
+ * scattering reads touch the caller's memory directly (zero copy) without creating a view per operation.
+ *
+ * <p>{@link MemorySegment#asByteBuffer()} allocates, so the last view is kept and reused while the next
+ * segment has the same address, size and scope (the usual case: an application reposting the same buffers).
+ * Each slot belongs to one queue entry, so two in-flight operations never share a view's position. A heap
+ * segment always gets a fresh view (its address is not comparable), which the provider documents as a copy
+ * path. No equivalent in libfabric, where an iovec is just a pointer.
+ */
+final class SegmentView {
+    private MemorySegment segment;
+    private io.jfabric.util.UtilMemoryRegion region;
+    private ByteBuffer view;
+
+    /** A view of all of {@code s}, position 0, limit its size. */
+    ByteBuffer of(MemorySegment s) {
+        MemorySegment cached = segment;
+        if (view == null || cached == null || !s.isNative() || cached.address() != s.address()
+                || cached.byteSize() != s.byteSize() || !cached.scope().equals(s.scope())
+                || !cached.scope().isAlive()) {
+            view = s.asByteBuffer();
+            segment = s;
+            region = null;
+        }
+        view.clear();
+        return view;
+    }
+
+    /** A view of {@code len} bytes at {@code offset} of a registered region. */
+    ByteBuffer of(io.jfabric.util.UtilMemoryRegion mr, long offset, long len) {
+        if (view == null || region != mr) {
+            view = ((ByteBuffer) mr.providerState).duplicate();
+            region = mr;
+            segment = null;
+        }
+        view.clear();
+        view.position((int) offset);
+        view.limit((int) (offset + len));
+        return view;
+    }
+
+    /** Drops the cached view (on close) so no dead memory stays referenced. */
+    void clear() {
+        segment = null;
+        region = null;
+        view = null;
+    }
+}

@@ -1,0 +1,33 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.CqAttr;
+import io.jfabric.Threading;
+import io.jfabric.util.ProgressHook;
+import io.jfabric.util.UtilCompletionQueue;
+
+/**
+ * The tcp completion queue: provider-util's CQ, whose reads drive the bound endpoints under manual
+ * progress and sleep on the fabric's selector. Endpoints reserve a slot when they accept an operation that
+ * will write a completion (FI_RM_ENABLED: a full CQ makes the post return -EAGAIN instead of overrunning).
+ */
+final class TcpCq extends UtilCompletionQueue {
+    private final TcpDomain domain;
+    final ProgressList progress;
+
+    private TcpCq(TcpDomain domain, CqAttr attr, ProgressList list) {
+        super(attr, domain.manualProgress() ? new QueueProgress(list, domain.tcpFabric(), false) : ProgressHook.NONE,
+                true, domain.threading() == Threading.SAFE || domain.threading() == Threading.UNSPEC);
+        this.domain = domain;
+        this.progress = list;
+    }
+
+    static TcpCq open(TcpDomain domain, CqAttr attr) {
+        return new TcpCq(domain, attr, new ProgressList());
+    }
+
+    @Override
+    protected void doClose() {
+        super.doClose();
+        domain.childClosed(this);
+    }
+}

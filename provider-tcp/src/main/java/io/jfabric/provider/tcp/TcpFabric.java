@@ -1,0 +1,162 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.Domain;
+import io.jfabric.EqAttr;
+import io.jfabric.Errno;
+import io.jfabric.EventQueue;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.PassiveEndpoint;
+import io.jfabric.Progress;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The tcp fabric ({@code fi_fabric}). It owns one {@link Selector} that every socket of its domains and
+ * passive endpoints is registered with: blocking reads (sread, counter wait) sleep on it under manual
+ * progress, and the auto-progress thread ({@link AutoProgress}) waits on it. Control progress (EQ) is
+ * manual unless the info asks FI_PROGRESS_AUTO.
+ */
+final class TcpFabric implements Fabric {
+    private static final Consumer<SelectionKey> IGNORE = k -> { };
+
+    private final FabricInfo info;
+    private final Selector selector;
+    private final boolean manualControl;
+    private final AtomicInteger children = new AtomicInteger();
+    final ProgressList everything = new ProgressList();
+    private AutoProgress auto;
+    private volatile boolean closed;
+
+    TcpFabric(FabricInfo info) {
+        this.info = info;
+        this.manualControl = info.domainAttr == null || info.domainAttr.controlProgress != Progress.AUTO;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new FabricException(Errno.EIO, "cannot open a java.nio Selector: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public FabricInfo info() {
+        return info;
+    }
+
+    boolean manualControl() {
+        return manualControl;
+    }
+
+    @Override
+    public Domain openDomain(FabricInfo di) {
+        checkOpen();
+        TcpDomain d = new TcpDomain(this, di == null ? info : di);
+        children.incrementAndGet();
+        if (!d.manualProgress() || !manualControl) {
+            startAuto();
+        }
+        return d;
+    }
+
+    @Override
+    public PassiveEndpoint openPassiveEndpoint(FabricInfo pi) {
+        checkOpen();
+        TcpPassiveEndpoint p = new TcpPassiveEndpoint(this, pi == null ? info : pi);
+        children.incrementAndGet();
+        everything.add(p);
+        if (!manualControl) {
+            startAuto();
+        }
+        return p;
+    }
+
+    @Override
+    public EventQueue openEq(EqAttr attr) {
+        checkOpen();
+        children.incrementAndGet();
+        return TcpEq.open(this, attr == null ? new EqAttr() : attr);
+    }
+
+    private synchronized void startAuto() {
+        if (auto == null) {
+            auto = new AutoProgress(this);
+            auto.start();
+        }
+    }
+
+    /** Registers a socket with the fabric's selector (interest changes later through the key). */
+    SelectionKey register(SelectableChannel ch, int ops, Object attachment) {
+        try {
+            SelectionKey k = ch.register(selector, ops, attachment);
+            selector.wakeup();
+            return k;
+        } catch (ClosedChannelException e) {
+            return null;
+        }
+    }
+
+    /** Sleeps until a registered socket is ready, {@link #wakeup()} is called, or the time passes. */
+    void waitForIo(long nanos) {
+        long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
+        try {
+            selector.select(IGNORE, millis);
+        } catch (IOException | RuntimeException e) {
+            // a closed selector or channel: the caller re-checks its state
+        }
+    }
+
+    void wakeup() {
+        selector.wakeup();
+    }
+
+    void childClosed(Object child) {
+        if (child instanceof Progressable p) {
+            everything.remove(p);
+        }
+        children.decrementAndGet();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new FabricException(Errno.EINVAL, "fabric is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (children.get() > 0) {
+            throw new FabricException(Errno.EBUSY, "fabric still has " + children.get()
+                    + " open domain(s), passive endpoint(s) or EQ(s); close them first");
+        }
+        closed = true;
+        AutoProgress a;
+        synchronized (this) {
+            a = auto;
+            auto = null;
+        }
+        if (a != null) {
+            a.stop();
+        }
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // nothing to release beyond this
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TcpFabric[" + (info.fabricAttr == null ? "?" : info.fabricAttr.name) + "]";
+    }
+}

@@ -1,0 +1,39 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.util.ProviderParams;
+
+/**
+ * The tcp provider's tunables, read from {@code FI_TCP_<NAME>} or {@code -Djfabric.tcp.<name>}. Names follow
+ * libfabric's tcp provider where it has one ({@code port_low_range}, {@code port_high_range},
+ * {@code prefetch_rbuf_size}, {@code nodelay}, {@code tx_size}, {@code rx_size}).
+ */
+final class TcpParams {
+    static final String PROV = "tcp";
+    /** TCPX_MAX_INJECT. */
+    static final int INJECT_SIZE = 128;
+    /** TCPX_IOV_LIMIT. */
+    static final int IOV_LIMIT = 4;
+
+    static final ProviderParams PARAMS = new ProviderParams(PROV);
+
+    static final ProviderParams.IntParam PORT_LOW = PARAMS.integer("port_low_range", 0,
+            "lowest port a passive endpoint binds when the application gives none (0: any)");
+    static final ProviderParams.IntParam PORT_HIGH = PARAMS.integer("port_high_range", 0,
+            "highest port a passive endpoint binds when the application gives none (0: any)");
+    static final ProviderParams.LongParam PREFETCH = PARAMS.size("prefetch_rbuf_size", 9000,
+            "bytes read ahead from the socket to save system calls on small messages; bounded, so a receiver"
+                    + " without posted buffers still pushes back through TCP");
+    static final ProviderParams.BoolParam NODELAY = PARAMS.bool("nodelay", true,
+            "set TCP_NODELAY on data connections");
+    static final ProviderParams.LongParam TX_SIZE = PARAMS.size("tx_size", 256,
+            "default transmit queue depth per endpoint");
+    static final ProviderParams.LongParam RX_SIZE = PARAMS.size("rx_size", 256,
+            "default receive queue depth per endpoint");
+    static final ProviderParams.LongParam MAX_MSG_SIZE = PARAMS.size("max_msg_size", 1L << 30,
+            "largest message or RMA transfer accepted; a larger incoming frame closes the connection");
+    static final ProviderParams.IntParam PROGRESS_IDLE_US = PARAMS.integer("progress_idle_us", 1000,
+            "with FI_PROGRESS_AUTO, longest sleep of the progress thread between socket readiness checks");
+
+    private TcpParams() {
+    }
+}

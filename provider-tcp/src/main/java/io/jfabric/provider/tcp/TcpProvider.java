@@ -1,0 +1,334 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.AddressFormat;
+import io.jfabric.Caps;
+import io.jfabric.EndpointType;
+import io.jfabric.Errno;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MsgOrder;
+import io.jfabric.Progress;
+import io.jfabric.Protocol;
+import io.jfabric.ResourceMgmt;
+import io.jfabric.Threading;
+import io.jfabric.spi.FabricProvider;
+import io.jfabric.spi.InfoMatcher;
+import io.jfabric.spi.ProviderParameter;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.InterfaceAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The pure-Java tcp provider: FI_EP_MSG over java.nio, on the wire compatible with libfabric 1.17's
+ * {@code tcp} provider (protocol version 3), so it talks to C programs such as {@code fi_pingpong -p tcp
+ * -e msg}. One info per local interface address, as libfabric's tcp lists them (fabric "a.b.c.d/prefix",
+ * domain the interface name), with FI_SOCKADDR_IN or FI_SOCKADDR_IN6 addresses.
+ *
+ * <p>Differences from libfabric's tcp: no shared receive contexts and therefore no FI_TAGGED (use
+ * tcp;ofi_rxm), progress is manual unless the hints ask FI_PROGRESS_AUTO, messages are limited to
+ * {@code FI_TCP_MAX_MSG_SIZE} (1 GiB by default) and registered regions to 2 GiB - 1.
+ */
+public final class TcpProvider implements FabricProvider {
+    static final int VERSION = Fabrics.version(1, 0);
+
+    static final long TX_CAPS = Caps.MSG | Caps.RMA | Caps.SEND | Caps.READ | Caps.WRITE;
+    static final long RX_CAPS = Caps.MSG | Caps.RMA | Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE;
+    static final long CAPS = TX_CAPS | RX_CAPS | Caps.LOCAL_COMM | Caps.REMOTE_COMM;
+    static final long ORDER = MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAW | MsgOrder.WAS
+            | MsgOrder.SAW | MsgOrder.SAS;
+
+    public TcpProvider() {
+    }
+
+    @Override
+    public String name() {
+        return TcpParams.PROV;
+    }
+
+    @Override
+    public int version() {
+        return VERSION;
+    }
+
+    @Override
+    public List<ProviderParameter> parameters() {
+        return TcpParams.PARAMS.parameters();
+    }
+
+    @Override
+    public List<FabricInfo> getInfo(int version, String node, String service, long flags, FabricInfo hints) {
+        List<FabricInfo> templates;
+        try {
+            templates = templates();
+        } catch (SocketException e) {
+            return List.of();
+        }
+        if (hints == null) {
+            return InfoMatcher.match(templates, null, version);
+        }
+        if (hints.providerName() != null && !matchesName(hints.providerName())) {
+            return List.of();
+        }
+        if (hints.epAttr != null && hints.epAttr.type != EndpointType.UNSPEC && hints.epAttr.type != EndpointType.MSG) {
+            return List.of();
+        }
+        InetSocketAddress src = null;
+        InetSocketAddress dest = null;
+        try {
+            if ((flags & Fabrics.SOURCE) != 0) {
+                if (node != null || service != null) {
+                    src = resolve(node, service, hints.addrFormat);
+                }
+            } else if (node != null) {
+                dest = resolve(node, service, hints.addrFormat);
+            }
+        } catch (UnknownHostException e) {
+            return List.of();
+        }
+        if (src == null && hints.srcAddr != null) {
+            src = SockAddr.decode(hints.srcAddr);
+        }
+        if (dest == null && hints.destAddr != null) {
+            dest = SockAddr.decode(hints.destAddr);
+        }
+        List<FabricInfo> out = new ArrayList<>();
+        for (FabricInfo t : templates) {
+            if (!fits(t, hints, src, dest, (flags & Fabrics.SOURCE) != 0 && node == null)) {
+                continue;
+            }
+            List<FabricInfo> m = InfoMatcher.match(List.of(withRequestedProgress(t, hints)), hints, version);
+            if (m.isEmpty()) {
+                continue;
+            }
+            FabricInfo i = m.get(0);
+            if (src != null) {
+                InetSocketAddress tsrc = SockAddr.decode(t.srcAddr);
+                boolean wildcard = src.getAddress().isAnyLocalAddress();
+                i.srcAddr = SockAddr.encode(new InetSocketAddress(wildcard ? tsrc.getAddress() : src.getAddress(),
+                        src.getPort()));
+            }
+            if (dest != null) {
+                i.destAddr = SockAddr.encode(dest);
+            }
+            out.add(i);
+        }
+        if (dest != null) {
+            // the interface that reaches the destination first, as libfabric sorts by route
+            final InetAddress d = dest.getAddress();
+            out.sort((a, b) -> Boolean.compare(!sameNet(a, d), !sameNet(b, d)));
+        }
+        return out;
+    }
+
+    private static boolean matchesName(String prov) {
+        for (String p : prov.split(",")) {
+            if (p.trim().equals(TcpParams.PROV)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static InetSocketAddress resolve(String node, String service, AddressFormat fmt) throws UnknownHostException {
+        int port = 0;
+        if (service != null && !service.isEmpty()) {
+            try {
+                port = Integer.parseInt(service);
+            } catch (NumberFormatException e) {
+                throw new FabricException(Errno.EINVAL, "tcp takes a numeric service (port), got '" + service + "'");
+            }
+        }
+        InetAddress ip;
+        if (node == null) {
+            ip = fmt == AddressFormat.SOCKADDR_IN6 ? InetAddress.getByName("::") : InetAddress.getByName("0.0.0.0");
+        } else {
+            InetAddress[] all = InetAddress.getAllByName(node);
+            ip = all[0];
+            for (InetAddress a : all) {
+                if (fmt == AddressFormat.SOCKADDR_IN6 ? a instanceof Inet6Address : a instanceof Inet4Address) {
+                    ip = a;
+                    break;
+                }
+            }
+        }
+        return new InetSocketAddress(ip, port);
+    }
+
+    private static boolean fits(FabricInfo t, FabricInfo hints, InetSocketAddress src, InetSocketAddress dest,
+                                boolean anySource) {
+        if (hints.addrFormat != AddressFormat.UNSPEC && hints.addrFormat != AddressFormat.SOCKADDR
+                && hints.addrFormat != t.addrFormat) {
+            return false;
+        }
+        if (hints.fabricAttr != null && hints.fabricAttr.name != null && !hints.fabricAttr.name.equals(t.fabricAttr.name)) {
+            return false;
+        }
+        if (hints.domainAttr != null && hints.domainAttr.name != null && !hints.domainAttr.name.equals(t.domainAttr.name)) {
+            return false;
+        }
+        InetAddress tip = SockAddr.decode(t.srcAddr).getAddress();
+        if (src != null) {
+            if (src.getAddress().getClass() != tip.getClass()) {
+                return false;
+            }
+            if (!src.getAddress().isAnyLocalAddress() && !src.getAddress().equals(tip)) {
+                return false;
+            }
+        }
+        if (dest != null && dest.getAddress().getClass() != tip.getClass()) {
+            return false;
+        }
+        return true;
+    }
+
+    private static boolean sameNet(FabricInfo i, InetAddress d) {
+        InetAddress a = SockAddr.decode(i.srcAddr).getAddress();
+        if (d.isLoopbackAddress()) {
+            return a.isLoopbackAddress();
+        }
+        String name = i.fabricAttr.name;
+        int slash = name.indexOf('/');
+        if (slash < 0) {
+            return false;
+        }
+        int prefix = Integer.parseInt(name.substring(slash + 1));
+        byte[] x = a.getAddress();
+        byte[] y = d.getAddress();
+        if (x.length != y.length) {
+            return false;
+        }
+        for (int bit = 0; bit < prefix; bit++) {
+            int m = 0x80 >>> (bit & 7);
+            if ((x[bit >> 3] & m) != (y[bit >> 3] & m)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * tcp runs either progress model; templates say FI_PROGRESS_MANUAL (jfabric's default) and are raised
+     * to FI_PROGRESS_AUTO for hints that ask for it, so the generic matcher accepts them.
+     */
+    private static FabricInfo withRequestedProgress(FabricInfo t, FabricInfo hints) {
+        if (hints.domainAttr == null || (hints.domainAttr.dataProgress != Progress.AUTO
+                && hints.domainAttr.controlProgress != Progress.AUTO)) {
+            return t;
+        }
+        FabricInfo c = t.copy();
+        c.domainAttr.dataProgress = Progress.AUTO;
+        c.domainAttr.controlProgress = Progress.AUTO;
+        return c;
+    }
+
+    /** One template per local interface address, loopback included. */
+    static List<FabricInfo> templates() throws SocketException {
+        List<FabricInfo> out = new ArrayList<>();
+        for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (!nif.isUp()) {
+                continue;
+            }
+            for (InterfaceAddress ia : nif.getInterfaceAddresses()) {
+                InetAddress a = ia.getAddress();
+                if (a == null) {
+                    continue;
+                }
+                out.add(template(nif.getName(), a, ia.getNetworkPrefixLength()));
+            }
+        }
+        // loopback last, as libfabric lists it
+        out.sort((x, y) -> Boolean.compare(SockAddr.decode(x.srcAddr).getAddress().isLoopbackAddress(),
+                SockAddr.decode(y.srcAddr).getAddress().isLoopbackAddress()));
+        return out;
+    }
+
+    private static FabricInfo template(String ifName, InetAddress a, int prefix) {
+        FabricInfo i = new FabricInfo();
+        i.caps = CAPS;
+        i.mode = 0;
+        if (a instanceof Inet6Address v6 && v6.getScopeId() == 0 && v6.isLinkLocalAddress()) {
+            a = v6;
+        }
+        i.addrFormat = SockAddr.formatOf(a);
+        i.srcAddr = SockAddr.encode(new InetSocketAddress(a, 0));
+        i.txAttr.caps = TX_CAPS;
+        i.txAttr.opFlags = 0;
+        i.txAttr.msgOrder = ORDER;
+        i.txAttr.compOrder = MsgOrder.NONE;
+        i.txAttr.injectSize = TcpParams.INJECT_SIZE;
+        i.txAttr.size = TcpParams.TX_SIZE.get();
+        i.txAttr.iovLimit = TcpParams.IOV_LIMIT;
+        i.txAttr.rmaIovLimit = TcpParams.IOV_LIMIT;
+        i.rxAttr.caps = RX_CAPS;
+        i.rxAttr.opFlags = 0;
+        i.rxAttr.msgOrder = ORDER;
+        i.rxAttr.compOrder = MsgOrder.NONE;
+        i.rxAttr.size = TcpParams.RX_SIZE.get();
+        i.rxAttr.iovLimit = TcpParams.IOV_LIMIT;
+        i.epAttr.type = EndpointType.MSG;
+        i.epAttr.protocol = Protocol.SOCK_TCP;
+        i.epAttr.protocolVersion = 0;
+        i.epAttr.maxMsgSize = TcpParams.MAX_MSG_SIZE.get();
+        i.epAttr.maxOrderRawSize = i.epAttr.maxMsgSize;
+        i.epAttr.maxOrderWawSize = i.epAttr.maxMsgSize;
+        i.epAttr.txCtxCnt = 1;
+        i.epAttr.rxCtxCnt = 1;
+        i.domainAttr.name = ifName;
+        i.domainAttr.threading = Threading.SAFE;
+        i.domainAttr.controlProgress = Progress.MANUAL;
+        i.domainAttr.dataProgress = Progress.MANUAL;
+        i.domainAttr.resourceMgmt = ResourceMgmt.ENABLED;
+        i.domainAttr.mrMode = 0;
+        i.domainAttr.mrKeySize = 8;
+        i.domainAttr.cqDataSize = 8;
+        i.domainAttr.cqCnt = 256;
+        i.domainAttr.epCnt = 8192;
+        i.domainAttr.txCtxCnt = 8192;
+        i.domainAttr.rxCtxCnt = 8192;
+        i.domainAttr.maxEpTxCtx = 1;
+        i.domainAttr.maxEpRxCtx = 1;
+        i.domainAttr.mrIovLimit = 1;
+        i.domainAttr.caps = Caps.LOCAL_COMM | Caps.REMOTE_COMM;
+        i.fabricAttr.name = network(a, prefix);
+        i.fabricAttr.provName = TcpParams.PROV;
+        i.fabricAttr.provVersion = VERSION;
+        i.fabricAttr.apiVersion = Fabrics.API_VERSION;
+        return i;
+    }
+
+    private static String network(InetAddress a, int prefix) {
+        byte[] b = a.getAddress();
+        for (int bit = prefix; bit < b.length * 8; bit++) {
+            b[bit >> 3] &= (byte) ~(0x80 >>> (bit & 7));
+        }
+        try {
+            return InetAddress.getByAddress(b).getHostAddress().replaceAll("%.*$", "") + "/" + prefix;
+        } catch (UnknownHostException e) {
+            return a.getHostAddress() + "/" + prefix;
+        }
+    }
+
+    @Override
+    public Fabric openFabric(FabricInfo info) {
+        if (info == null || !TcpParams.PROV.equals(info.providerName())) {
+            throw new FabricException(Errno.EINVAL, "not a tcp info: " + info);
+        }
+        return new TcpFabric(info);
+    }
+
+    @Override
+    public String toString() {
+        return "TcpProvider";
+    }
+}

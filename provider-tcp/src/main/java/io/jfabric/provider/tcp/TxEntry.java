@@ -1,0 +1,72 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.provider.tcp.wire.DataHeader;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * A pooled transmit operation: its wire header (with room for inject data), the buffers a gathering write
+ * sends, and what to report when it completes. Mirrors libfabric tcp's {@code struct tcpx_xfer_entry} on the
+ * send side. Entries are preallocated per endpoint and recycled, so posting allocates nothing.
+ */
+final class TxEntry {
+    static final int KIND_SEND = 0;
+    static final int KIND_WRITE = 1;
+    static final int KIND_READ = 2;
+    /** Provider-generated frames (ACK, read response): no completion. */
+    static final int KIND_INTERNAL = 3;
+
+    /** Largest payload copied into the header buffer instead of sent from the caller's memory. */
+    static final int INLINE_LIMIT = TcpParams.INJECT_SIZE;
+
+    TxEntry next;
+    int kind;
+    Object context;
+    long cqFlags;
+    boolean completion;
+    /** A CQ slot was reserved for this operation's completion. */
+    boolean reserved;
+    boolean needAck;
+    long len;
+
+    final MemorySegment hdr;
+    final ByteBuffer hdrView;
+    final ByteBuffer[] bufs = new ByteBuffer[1 + DataHeader.IOV_LIMIT];
+    final SegmentView[] views = new SegmentView[DataHeader.IOV_LIMIT];
+    int bufCount;
+    /** The buffer being written: buffers go out one write at a time (see TcpConnection#progressTx). */
+    int bufIndex;
+    long remaining;
+
+    /** Local buffers a read response scatters into. */
+    final MemorySegment[] readIov = new MemorySegment[DataHeader.IOV_LIMIT];
+    int readIovCount;
+
+    TxEntry() {
+        // a plain direct buffer has no memory session, so NIO does no per-call session bookkeeping on it
+        hdrView = ByteBuffer.allocateDirect(DataHeader.MAX_HDR_SIZE + INLINE_LIMIT);
+        hdr = MemorySegment.ofBuffer(hdrView);
+        for (int i = 0; i < views.length; i++) {
+            views[i] = new SegmentView();
+        }
+    }
+
+    void reset() {
+        next = null;
+        reserved = false;
+        context = null;
+        for (int i = 0; i < bufs.length; i++) {
+            bufs[i] = null;
+        }
+        for (int i = 0; i < readIovCount; i++) {
+            readIov[i] = null;
+        }
+        readIovCount = 0;
+        bufCount = 0;
+        bufIndex = 0;
+        remaining = 0;
+        needAck = false;
+        completion = false;
+    }
+}

@@ -1,0 +1,318 @@
+package io.jfabric.provider.tcp.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Encoder, validator and accessors of the data-frame header: the 16-byte base header plus its extensions.
+ *
+ * <p>Mirrors {@code struct tcpx_base_hdr} and its extensions in libfabric 1.17 ({@code prov/tcp/src/tcpx.h}):
+ * <pre>
+ *  0 u8 version (3)   1 u8 op   2 u16 flags   4 u8 op_data   5 u8 rma_iov_cnt   6 u8 hdr_size   7 u8 id
+ *  8 u64 size (header + payload)
+ * 16 [u64 cq_data   if REMOTE_CQ_DATA]
+ *    [u64 tag       if TAGGED, op_msg only]
+ *    [ofi_rma_iov {u64 addr, u64 len, u64 key} x rma_iov_cnt   for write and read_req]
+ * </pre>
+ * Multi-byte fields use the connection's {@link WireOrder}; {@code seg} arguments are caller-owned
+ * (native, preallocated) and nothing here allocates.
+ *
+ * <p>Differences from libfabric, which checks only {@code hdr_size <= 120} and the op range: the decoder also
+ * rejects a version other than 3, an {@code hdr_size} inconsistent with op/flags/rma_iov_cnt, a size below
+ * hdr_size, a payload above the caller's limit, a malformed ACK and (for writes) iov lengths that do not add up
+ * to the payload. {@code rma_iov_cnt} is ignored on op_msg because libfabric leaves it stale there.
+ */
+public final class DataHeader {
+    public static final int VERSION = 3;
+    public static final int BASE_SIZE = 16;
+    public static final int RMA_IOV_SIZE = 24;
+    public static final int IOV_LIMIT = 4;
+    /** {@code TCPX_MAX_HDR}: base + cq_data + 4 rma iovs. */
+    public static final int MAX_HDR_SIZE = BASE_SIZE + 8 + RMA_IOV_SIZE * IOV_LIMIT;
+
+    public static final int OP_MSG = 0;
+    public static final int OP_TAGGED = 1;
+    public static final int OP_READ_REQ = 2;
+    public static final int OP_READ_RSP = 3;
+    public static final int OP_WRITE = 4;
+
+    /** {@code base_hdr.op_data} of an ACK. */
+    public static final int OP_DATA_ACK = 2;
+
+    public static final int FLAG_REMOTE_CQ_DATA = 1;
+    public static final int FLAG_DELIVERY_COMPLETE = 1 << 2;
+    public static final int FLAG_COMMIT_COMPLETE = 1 << 3;
+    public static final int FLAG_TAGGED = 1 << 7;
+
+    private static final long OFF_VERSION = 0;
+    private static final long OFF_OP = 1;
+    private static final long OFF_FLAGS = 2;
+    private static final long OFF_OP_DATA = 4;
+    private static final long OFF_RMA_IOV_CNT = 5;
+    private static final long OFF_HDR_SIZE = 6;
+    private static final long OFF_ID = 7;
+    private static final long OFF_SIZE = 8;
+
+    private DataHeader() {
+    }
+
+    // ---------------------------------------------------------------- encoding
+
+    /**
+     * Writes an op_msg header (optionally with cq_data and tag) for {@code payloadLength} bytes.
+     *
+     * @param flags a combination of {@code FLAG_*}; REMOTE_CQ_DATA and TAGGED add their extension
+     * @return the header length
+     */
+    public static int encodeMsg(MemorySegment h, WireOrder o, int flags, long cqData, long tag, long payloadLength) {
+        int hdr = BASE_SIZE;
+        if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
+            h.set(o.u64, hdr, cqData);
+            hdr += 8;
+        }
+        if ((flags & FLAG_TAGGED) != 0) {
+            h.set(o.u64, hdr, tag);
+            hdr += 8;
+        }
+        putBase(h, o, OP_MSG, flags, 0, 0, hdr, hdr + payloadLength);
+        return hdr;
+    }
+
+    /** Writes the 16-byte ACK that answers a DELIVERY/COMMIT_COMPLETE frame. */
+    public static int encodeAck(MemorySegment h, WireOrder o) {
+        putBase(h, o, OP_MSG, 0, OP_DATA_ACK, 0, BASE_SIZE, BASE_SIZE);
+        return BASE_SIZE;
+    }
+
+    /**
+     * Writes the base (and cq_data) of an RMA write or read request; the iovs are then written with
+     * {@link #putRmaIov}. A read request never carries cq_data.
+     *
+     * @return the header length, or {@link WireStatus#BAD_RMA_IOV_COUNT} / {@link WireStatus#UNKNOWN_OP}
+     */
+    public static int encodeRma(MemorySegment h, WireOrder o, int op, int flags, long cqData, int iovCount,
+                                long payloadLength) {
+        if (iovCount < 0 || iovCount > IOV_LIMIT) {
+            return WireStatus.BAD_RMA_IOV_COUNT;
+        }
+        int hdr = BASE_SIZE;
+        if (op == OP_WRITE) {
+            if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
+                h.set(o.u64, hdr, cqData);
+                hdr += 8;
+            }
+        } else if (op == OP_READ_REQ) {
+            flags &= ~FLAG_REMOTE_CQ_DATA;
+            payloadLength = 0;
+        } else {
+            return WireStatus.UNKNOWN_OP;
+        }
+        hdr += RMA_IOV_SIZE * iovCount;
+        putBase(h, o, op, flags & ~FLAG_TAGGED, 0, iovCount, hdr, hdr + payloadLength);
+        return hdr;
+    }
+
+    /** Writes rma iov {@code index} of a header begun with {@link #encodeRma}. */
+    public static void putRmaIov(MemorySegment h, WireOrder o, int index, long addr, long len, long key) {
+        long off = rmaIovOffset(h, o) + (long) index * RMA_IOV_SIZE;
+        h.set(o.u64, off, addr);
+        h.set(o.u64, off + 8, len);
+        h.set(o.u64, off + 16, key);
+    }
+
+    /** Writes the header of a read response carrying {@code payloadLength} bytes. */
+    public static int encodeReadRsp(MemorySegment h, WireOrder o, long payloadLength) {
+        putBase(h, o, OP_READ_RSP, 0, 0, 0, BASE_SIZE, BASE_SIZE + payloadLength);
+        return BASE_SIZE;
+    }
+
+    private static void putBase(MemorySegment h, WireOrder o, int op, int flags, int opData, int rmaIovCnt,
+                                int hdrSize, long size) {
+        h.set(ValueLayout.JAVA_BYTE, OFF_VERSION, (byte) VERSION);
+        h.set(ValueLayout.JAVA_BYTE, OFF_OP, (byte) op);
+        h.set(o.u16, OFF_FLAGS, (short) flags);
+        h.set(ValueLayout.JAVA_BYTE, OFF_OP_DATA, (byte) opData);
+        h.set(ValueLayout.JAVA_BYTE, OFF_RMA_IOV_CNT, (byte) rmaIovCnt);
+        h.set(ValueLayout.JAVA_BYTE, OFF_HDR_SIZE, (byte) hdrSize);
+        h.set(ValueLayout.JAVA_BYTE, OFF_ID, (byte) 0);
+        h.set(o.u64, OFF_SIZE, size);
+    }
+
+    // ---------------------------------------------------------------- validation
+
+    /**
+     * Validates the first 16 bytes of a received frame.
+     *
+     * @param maxPayload the largest payload this side accepts (unsigned comparison)
+     * @return the full header length to read (16..120), or a negative {@link WireStatus}
+     */
+    public static int decodeBase(MemorySegment h, WireOrder o, long maxPayload) {
+        if (h.byteSize() < BASE_SIZE) {
+            return WireStatus.BUFFER_TOO_SMALL;
+        }
+        if (version(h) != VERSION) {
+            return WireStatus.BAD_VERSION;
+        }
+        int op = op(h);
+        if (op > OP_WRITE) {
+            return WireStatus.UNKNOWN_OP;
+        }
+        if (op == OP_TAGGED) {
+            return WireStatus.UNSUPPORTED_OP;
+        }
+        int hdrSize = hdrSize(h);
+        if (hdrSize < BASE_SIZE || hdrSize > MAX_HDR_SIZE || (hdrSize & 7) != 0) {
+            return WireStatus.BAD_HDR_SIZE;
+        }
+        int opData = opData(h);
+        long size = size(h, o);
+        if (opData == OP_DATA_ACK) {
+            if (op != OP_MSG) {
+                return WireStatus.BAD_OP_DATA;
+            }
+            return hdrSize == BASE_SIZE && size == BASE_SIZE ? BASE_SIZE : WireStatus.BAD_ACK;
+        }
+        if (opData != 0) {
+            return WireStatus.BAD_OP_DATA;
+        }
+        int flags = flags(h, o);
+        int expected;
+        switch (op) {
+            case OP_MSG -> expected = BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0)
+                    + ((flags & FLAG_TAGGED) != 0 ? 8 : 0);
+            case OP_WRITE, OP_READ_REQ -> {
+                int cnt = rmaIovCount(h);
+                if (cnt > IOV_LIMIT) {
+                    return WireStatus.BAD_RMA_IOV_COUNT;
+                }
+                expected = BASE_SIZE + RMA_IOV_SIZE * cnt
+                        + (op == OP_WRITE && (flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0);
+            }
+            default -> expected = BASE_SIZE; // read_rsp
+        }
+        if (hdrSize != expected) {
+            return WireStatus.HDR_SIZE_MISMATCH;
+        }
+        if (Long.compareUnsigned(size, hdrSize) < 0) {
+            return WireStatus.SIZE_BELOW_HDR;
+        }
+        long payload = size - hdrSize;
+        if (op == OP_READ_REQ && payload != 0) {
+            return WireStatus.UNEXPECTED_PAYLOAD;
+        }
+        if (Long.compareUnsigned(payload, maxPayload) > 0) {
+            return WireStatus.OVERSIZED;
+        }
+        return hdrSize;
+    }
+
+    /**
+     * Validates the extensions once the whole header ({@link #hdrSize} bytes) is in {@code h}: for a write the
+     * iov lengths must add up to the payload, for a read request they must not exceed {@code maxPayload}.
+     *
+     * @return {@link WireStatus#OK} or a negative {@link WireStatus}
+     */
+    public static int decodeExtensions(MemorySegment h, WireOrder o, long maxPayload) {
+        int op = op(h);
+        if ((op != OP_WRITE && op != OP_READ_REQ) || opData(h) == OP_DATA_ACK) {
+            return WireStatus.OK;
+        }
+        if (h.byteSize() < hdrSize(h)) {
+            return WireStatus.BUFFER_TOO_SMALL;
+        }
+        int cnt = rmaIovCount(h);
+        long total = 0;
+        for (int i = 0; i < cnt; i++) {
+            long len = rmaLen(h, o, i);
+            if (Long.compareUnsigned(len, maxPayload) > 0) {
+                return WireStatus.OVERSIZED;
+            }
+            total += len; // at most 4 * maxPayload: callers keep maxPayload far below 2^61
+        }
+        if (Long.compareUnsigned(total, maxPayload) > 0) {
+            return WireStatus.OVERSIZED;
+        }
+        if (op == OP_WRITE && total != payloadLength(h, o)) {
+            return WireStatus.RMA_LENGTH_MISMATCH;
+        }
+        return WireStatus.OK;
+    }
+
+    // ---------------------------------------------------------------- accessors
+
+    public static int version(MemorySegment h) {
+        return Byte.toUnsignedInt(h.get(ValueLayout.JAVA_BYTE, OFF_VERSION));
+    }
+
+    public static int op(MemorySegment h) {
+        return Byte.toUnsignedInt(h.get(ValueLayout.JAVA_BYTE, OFF_OP));
+    }
+
+    public static int flags(MemorySegment h, WireOrder o) {
+        return Short.toUnsignedInt(h.get(o.u16, OFF_FLAGS));
+    }
+
+    public static int opData(MemorySegment h) {
+        return Byte.toUnsignedInt(h.get(ValueLayout.JAVA_BYTE, OFF_OP_DATA));
+    }
+
+    public static int rmaIovCount(MemorySegment h) {
+        return Byte.toUnsignedInt(h.get(ValueLayout.JAVA_BYTE, OFF_RMA_IOV_CNT));
+    }
+
+    public static int hdrSize(MemorySegment h) {
+        return Byte.toUnsignedInt(h.get(ValueLayout.JAVA_BYTE, OFF_HDR_SIZE));
+    }
+
+    /** Header plus payload bytes. */
+    public static long size(MemorySegment h, WireOrder o) {
+        return h.get(o.u64, OFF_SIZE);
+    }
+
+    public static long payloadLength(MemorySegment h, WireOrder o) {
+        return size(h, o) - hdrSize(h);
+    }
+
+    public static boolean isAck(MemorySegment h) {
+        return op(h) == OP_MSG && opData(h) == OP_DATA_ACK;
+    }
+
+    public static boolean hasCqData(MemorySegment h, WireOrder o) {
+        return (flags(h, o) & FLAG_REMOTE_CQ_DATA) != 0 && op(h) != OP_READ_REQ && op(h) != OP_READ_RSP;
+    }
+
+    /** True when the sender asked for an ACK (FI_TRANSMIT_COMPLETE, FI_DELIVERY_COMPLETE or FI_COMMIT_COMPLETE). */
+    public static boolean wantsAck(MemorySegment h, WireOrder o) {
+        return (flags(h, o) & (FLAG_DELIVERY_COMPLETE | FLAG_COMMIT_COMPLETE)) != 0
+                && (op(h) == OP_MSG || op(h) == OP_WRITE) && !isAck(h);
+    }
+
+    public static long cqData(MemorySegment h, WireOrder o) {
+        return hasCqData(h, o) ? h.get(o.u64, BASE_SIZE) : 0L;
+    }
+
+    public static long tag(MemorySegment h, WireOrder o) {
+        int flags = flags(h, o);
+        if ((flags & FLAG_TAGGED) == 0 || op(h) != OP_MSG) {
+            return 0L;
+        }
+        return h.get(o.u64, BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0));
+    }
+
+    /** Offset of the first rma iov: after cq_data on a write that carries it. */
+    public static long rmaIovOffset(MemorySegment h, WireOrder o) {
+        return op(h) == OP_WRITE && (flags(h, o) & FLAG_REMOTE_CQ_DATA) != 0 ? BASE_SIZE + 8 : BASE_SIZE;
+    }
+
+    public static long rmaAddr(MemorySegment h, WireOrder o, int i) {
+        return h.get(o.u64, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE);
+    }
+
+    public static long rmaLen(MemorySegment h, WireOrder o, int i) {
+        return h.get(o.u64, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 8);
+    }
+
+    public static long rmaKey(MemorySegment h, WireOrder o, int i) {
+        return h.get(o.u64, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 16);
+    }
+}

@@ -1,0 +1,217 @@
+package io.jfabric.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.jfabric.BindFlags;
+import io.jfabric.CqEntry;
+import io.jfabric.Endpoint;
+import io.jfabric.EqEntry;
+import io.jfabric.EqErrEntry;
+import io.jfabric.EqEvent;
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.OpFlags;
+import io.jfabric.PassiveEndpoint;
+import io.jfabric.Progress;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class ConnectionTest {
+
+    private static byte[] bytes(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (i * 31 + seed);
+        }
+        return b;
+    }
+
+    @Test
+    void connectAndAcceptCarryCmDataBothWays() {
+        byte[] req = bytes(256, 1);
+        byte[] resp = bytes(100, 2);
+        try (Loopback p = new Loopback(false, Progress.MANUAL, req, resp)) {
+            assertArrayEquals(req, p.serverGotData);
+            assertArrayEquals(resp, p.clientGotData);
+            InetSocketAddress serverName = SockAddr.decode(p.server.ep.getName());
+            InetSocketAddress clientPeer = SockAddr.decode(p.client.ep.getPeer());
+            assertEquals(serverName, clientPeer);
+            assertEquals(SockAddr.decode(p.client.ep.getName()), SockAddr.decode(p.server.ep.getPeer()));
+            assertEquals(256, p.pep.cmDataSize());
+        }
+    }
+
+    @Test
+    void ipv6LoopbackWorks() {
+        try (Loopback p = new Loopback(true, Progress.MANUAL, null, null)) {
+            assertEquals(SockAddr.IN6_LEN, p.client.ep.getPeer().length);
+            assertNull(p.serverGotData);
+            Arena a = Arena.ofAuto();
+            MemorySegment rx = a.allocate(64);
+            MemorySegment tx = a.allocate(64);
+            tx.fill((byte) 7);
+            assertEquals(0, p.server.ep.recv(rx, null, 0, "r"));
+            assertEquals(0, p.client.ep.send(tx, null, 0, "s"));
+            assertEquals("s", p.client.waitCq(5000).context);
+            assertEquals("r", p.server.waitCq(5000).context);
+            assertEquals(-1, rx.mismatch(tx));
+        }
+    }
+
+    @Test
+    void rejectDeliversEconnrefusedAndTheData() {
+        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
+        Loopback.Side server = Loopback.open(info);
+        Loopback.Side client = Loopback.open(info);
+        server.partner = client;
+        client.partner = server;
+        PassiveEndpoint pep = server.fabric.openPassiveEndpoint(info);
+        try {
+            pep.bind(server.eq);
+            pep.listen();
+            client.ep = client.domain.openEndpoint(info);
+            client.ep.bind(client.eq);
+            client.ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+            client.ep.connect(pep.getName(), "let me in".getBytes(StandardCharsets.UTF_8));
+            EqEntry req = server.waitEq(EqEvent.CONNREQ, 5000);
+            assertEquals("let me in", new String(req.cmData, StandardCharsets.UTF_8));
+            pep.reject(req.info.handle, "go away".getBytes(StandardCharsets.UTF_8));
+            EqErrEntry err = client.waitEqError(5000);
+            assertEquals(Errno.ECONNREFUSED, err.err);
+            assertEquals("go away", new String(err.errData, StandardCharsets.UTF_8));
+            assertSame(client.ep, err.fid);
+            MemorySegment b = Arena.ofAuto().allocate(8);
+            assertEquals(-Errno.ENOTCONN, client.ep.send(b, null, 0, null));
+            FabricException twice = assertThrows(FabricException.class, () -> pep.reject(req.info.handle, null));
+            assertEquals(Errno.EINVAL, twice.errno());
+        } finally {
+            Loopback.closeSide(client);
+            pep.close();
+            Loopback.closeSide(server);
+            client.fabric.close();
+            server.fabric.close();
+        }
+    }
+
+    @Test
+    void connectToAClosedPortFailsWithEconnrefused() throws Exception {
+        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
+        Loopback.Side client = Loopback.open(info);
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        try {
+            client.ep = client.domain.openEndpoint(info);
+            client.ep.bind(client.eq);
+            client.ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+            client.ep.connect(SockAddr.encode(new InetSocketAddress("127.0.0.1", port)), null);
+            EqErrEntry err = client.waitEqError(5000);
+            assertEquals(Errno.ECONNREFUSED, err.err);
+        } catch (FabricException e) {
+            assertEquals(Errno.ECONNREFUSED, e.errno());
+        } finally {
+            Loopback.closeSide(client);
+            client.fabric.close();
+        }
+    }
+
+    @Test
+    void oversizedCmDataIsRefusedAtTheCaller() {
+        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
+        Loopback.Side client = Loopback.open(info);
+        try {
+            client.ep = client.domain.openEndpoint(info);
+            client.ep.bind(client.eq);
+            client.ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+            FabricException e = assertThrows(FabricException.class,
+                    () -> client.ep.connect(SockAddr.encode(new InetSocketAddress("127.0.0.1", 9)), new byte[257]));
+            assertEquals(Errno.EINVAL, e.errno());
+        } finally {
+            Loopback.closeSide(client);
+            client.fabric.close();
+        }
+    }
+
+    @Test
+    void shutdownRaisesShutdownOnBothSidesAndFlushesReceives() {
+        try (Loopback p = new Loopback(false, Progress.MANUAL, null, null)) {
+            MemorySegment rx = Arena.ofAuto().allocate(16);
+            assertEquals(0, p.server.ep.recv(rx, null, 0, "pending"));
+            p.client.ep.shutdown(0);
+            p.client.waitEq(EqEvent.SHUTDOWN, 5000);
+            // the server notices the close in its progress and flushes its posted receive
+            CqEntry[] a = {new CqEntry()};
+            io.jfabric.CqErrEntry err = p.server.waitCqError(5000);
+            assertEquals("pending", err.context);
+            assertTrue(err.err == Errno.ECONNRESET || err.err == Errno.ECANCELED, "err " + err.err);
+            p.server.waitEq(EqEvent.SHUTDOWN, 5000);
+            assertEquals(-Errno.ENOTCONN, p.client.ep.send(rx, null, 0, null));
+            assertEquals(-Errno.EAGAIN, p.server.cq.read(a, 1));
+        }
+    }
+
+    @Test
+    void autoProgressConnectsAndDeliversWithoutQueueReads() throws Exception {
+        try (Loopback p = new Loopback(false, Progress.AUTO, null, null)) {
+            Arena a = Arena.ofAuto();
+            MemorySegment rx = a.allocate(1000);
+            MemorySegment tx = a.allocate(1000);
+            for (int i = 0; i < 1000; i++) {
+                tx.set(ValueLayout.JAVA_BYTE, i, (byte) i);
+            }
+            assertEquals(0, p.server.ep.recv(rx, null, 0, "r"));
+            assertEquals(0, p.client.ep.send(tx, null, 0, "s"));
+            long deadline = System.currentTimeMillis() + 5000;
+            while (rx.mismatch(tx) != -1 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(1); // no CQ read: the progress thread moves the data
+            }
+            assertEquals(-1, rx.mismatch(tx));
+            assertEquals("r", p.server.waitCq(5000).context);
+        }
+    }
+
+    @Test
+    void closingOutOfOrderIsEbusy() {
+        try (Loopback p = new Loopback(false, Progress.MANUAL, null, null)) {
+            FabricException e = assertThrows(FabricException.class, () -> p.client.cq.close());
+            assertEquals(Errno.EBUSY, e.errno());
+            e = assertThrows(FabricException.class, () -> p.client.domain.close());
+            assertEquals(Errno.EBUSY, e.errno());
+            e = assertThrows(FabricException.class, () -> p.client.fabric.close());
+            assertEquals(Errno.EBUSY, e.errno());
+        }
+    }
+
+    @Test
+    void sendBeforeConnectIsEnotconnAndReceivesMayBePostedEarly() {
+        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
+        Loopback.Side s = Loopback.open(info);
+        try {
+            Endpoint ep = s.domain.openEndpoint(info);
+            s.ep = ep;
+            ep.bind(s.eq);
+            ep.bind(s.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+            ep.enable();
+            MemorySegment b = Arena.ofAuto().allocate(8);
+            assertEquals(-Errno.ENOTCONN, ep.send(b, null, 0, null));
+            assertEquals(0, ep.recv(b, null, 0, "early"));
+            assertEquals(0, ep.cancel("early"));
+            assertEquals(Errno.ECANCELED, s.waitCqError(2000).err);
+            assertEquals(-Errno.ENOENT, ep.cancel("early"));
+            assertEquals(256, ep.getOpt(io.jfabric.EndpointOption.CM_DATA_SIZE));
+            assertEquals(0, OpFlags.INJECT & 0);
+        } finally {
+            Loopback.closeSide(s);
+            s.fabric.close();
+        }
+    }
+}

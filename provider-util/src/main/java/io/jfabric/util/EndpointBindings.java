@@ -1,0 +1,299 @@
+package io.jfabric.util;
+
+import io.jfabric.AddressVector;
+import io.jfabric.BindFlags;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.Errno;
+import io.jfabric.EventQueue;
+import io.jfabric.FabricException;
+import io.jfabric.OpFlags;
+
+/**
+ * An endpoint's bindings, libfabric's {@code util_ep} bind bookkeeping ({@code ofi_ep_bind_cq},
+ * {@code ofi_ep_bind_cntr}, {@code ofi_ep_bind_eq}, {@code ofi_ep_bind_av}) plus the completion
+ * reporting rules that go with them:
+ *
+ * <ul>
+ * <li>one CQ per direction (FI_TRANSMIT, FI_RECV) and one counter per event kind (SEND, RECV, READ,
+ * WRITE, REMOTE_READ, REMOTE_WRITE); binding a second is EINVAL; every bound object is
+ * {@link UtilFabricObject#acquire() acquired}, so it cannot be closed under the endpoint (EBUSY)
+ * until {@link #releaseAll()} on endpoint close;</li>
+ * <li>FI_SELECTIVE_COMPLETION: a success CQ entry only for operations posted with FI_COMPLETION
+ * ({@link #txWantsCompletion}); errors always get an entry, and counters always count;</li>
+ * <li>{@link #checkEnable} gives fi_enable's ENOCQ/ENOAV/ENOEQ with a message saying what to bind.</li>
+ * </ul>
+ * Bind and enable are control path (synchronized); the report methods are data path: no locks, no
+ * allocation (they read fields that are fixed once the endpoint is enabled).
+ */
+public final class EndpointBindings {
+    private static final long CQ_FLAGS = BindFlags.TRANSMIT | BindFlags.RECV | BindFlags.SELECTIVE_COMPLETION;
+    private static final long CNTR_FLAGS = BindFlags.TRANSMIT | BindFlags.RECV | BindFlags.READ | BindFlags.WRITE
+            | BindFlags.REMOTE_READ | BindFlags.REMOTE_WRITE;
+
+    private UtilCompletionQueue txCq;
+    private UtilCompletionQueue rxCq;
+    private boolean txSelective;
+    private boolean rxSelective;
+    private UtilCounter sendCntr;
+    private UtilCounter recvCntr;
+    private UtilCounter readCntr;
+    private UtilCounter writeCntr;
+    private UtilCounter remoteReadCntr;
+    private UtilCounter remoteWriteCntr;
+    private EventQueue eq;
+    private AddressVector av;
+    private final String what;
+
+    /** @param what how messages name the endpoint ("tcp endpoint") */
+    public EndpointBindings(String what) {
+        this.what = what;
+    }
+
+    // ---- control path ----------------------------------------------------------------------------
+
+    public synchronized void bindCq(CompletionQueue cq, long flags) {
+        if (!(cq instanceof UtilCompletionQueue ucq)) {
+            throw new FabricException(Errno.EINVAL, "fi_ep_bind: this CQ was not opened by this provider's domain");
+        }
+        if ((flags & ~CQ_FLAGS) != 0 || (flags & (BindFlags.TRANSMIT | BindFlags.RECV)) == 0) {
+            throw new FabricException(Errno.EBADFLAGS, "fi_ep_bind of a CQ takes FI_TRANSMIT and/or FI_RECV"
+                    + " (optionally FI_SELECTIVE_COMPLETION); got " + BindFlags.toString(flags));
+        }
+        boolean tx = (flags & BindFlags.TRANSMIT) != 0;
+        boolean rx = (flags & BindFlags.RECV) != 0;
+        if (tx && txCq != null || rx && rxCq != null) {
+            throw new FabricException(Errno.EINVAL, what + " already has a " + (tx && txCq != null ? "transmit" : "receive")
+                    + " CQ; one CQ per direction");
+        }
+        boolean selective = (flags & BindFlags.SELECTIVE_COMPLETION) != 0;
+        if (tx) {
+            ucq.acquire();
+            txCq = ucq;
+            txSelective = selective;
+        }
+        if (rx) {
+            ucq.acquire();
+            rxCq = ucq;
+            rxSelective = selective;
+        }
+    }
+
+    public synchronized void bindCounter(Counter counter, long flags) {
+        if (!(counter instanceof UtilCounter c)) {
+            throw new FabricException(Errno.EINVAL, "fi_ep_bind: this counter was not opened by this provider's domain");
+        }
+        if ((flags & ~CNTR_FLAGS) != 0 || flags == 0) {
+            throw new FabricException(Errno.EBADFLAGS, "fi_ep_bind of a counter takes FI_SEND, FI_RECV, FI_READ,"
+                    + " FI_WRITE, FI_REMOTE_READ, FI_REMOTE_WRITE; got " + BindFlags.toString(flags));
+        }
+        // Check all first so a refused bind changes nothing.
+        if ((flags & BindFlags.TRANSMIT) != 0 && sendCntr != null || (flags & BindFlags.RECV) != 0 && recvCntr != null
+                || (flags & BindFlags.READ) != 0 && readCntr != null || (flags & BindFlags.WRITE) != 0 && writeCntr != null
+                || (flags & BindFlags.REMOTE_READ) != 0 && remoteReadCntr != null
+                || (flags & BindFlags.REMOTE_WRITE) != 0 && remoteWriteCntr != null) {
+            throw new FabricException(Errno.EINVAL, what + " already has a counter for one of "
+                    + BindFlags.toString(flags) + "; one counter per event kind");
+        }
+        if ((flags & BindFlags.TRANSMIT) != 0) {
+            c.acquire();
+            sendCntr = c;
+        }
+        if ((flags & BindFlags.RECV) != 0) {
+            c.acquire();
+            recvCntr = c;
+        }
+        if ((flags & BindFlags.READ) != 0) {
+            c.acquire();
+            readCntr = c;
+        }
+        if ((flags & BindFlags.WRITE) != 0) {
+            c.acquire();
+            writeCntr = c;
+        }
+        if ((flags & BindFlags.REMOTE_READ) != 0) {
+            c.acquire();
+            remoteReadCntr = c;
+        }
+        if ((flags & BindFlags.REMOTE_WRITE) != 0) {
+            c.acquire();
+            remoteWriteCntr = c;
+        }
+    }
+
+    public synchronized void bindEq(EventQueue q) {
+        if (q == null) {
+            throw new FabricException(Errno.EINVAL, "fi_ep_bind of a null EQ");
+        }
+        if (eq != null) {
+            throw new FabricException(Errno.EINVAL, what + " is already bound to an EQ");
+        }
+        acquireIfTracked(q);
+        eq = q;
+    }
+
+    public synchronized void bindAv(AddressVector a) {
+        if (a == null) {
+            throw new FabricException(Errno.EINVAL, "fi_ep_bind of a null AV");
+        }
+        if (av != null) {
+            throw new FabricException(Errno.EINVAL, what + " is already bound to an AV");
+        }
+        acquireIfTracked(a);
+        av = a;
+    }
+
+    private static void acquireIfTracked(Object o) {
+        if (o instanceof UtilFabricObject u) {
+            u.acquire();
+        }
+    }
+
+    /**
+     * fi_enable's checks: a transmit CQ when the endpoint can send, a receive CQ when it can receive
+     * (libfabric requires them even with selective completion), an AV for connectionless endpoints,
+     * an EQ for connection-oriented ones.
+     */
+    public synchronized void checkEnable(boolean sends, boolean receives, boolean needsAv, boolean needsEq) {
+        if (sends && txCq == null) {
+            throw new FabricException(Errno.ENOCQ, "fi_enable: bind a CQ with FI_TRANSMIT to the " + what + " first");
+        }
+        if (receives && rxCq == null) {
+            throw new FabricException(Errno.ENOCQ, "fi_enable: bind a CQ with FI_RECV to the " + what + " first");
+        }
+        if (needsAv && av == null) {
+            throw new FabricException(Errno.ENOAV, "fi_enable: bind an address vector to the " + what + " first");
+        }
+        if (needsEq && eq == null) {
+            throw new FabricException(Errno.ENOEQ, "fi_enable: bind an event queue to the " + what + " first");
+        }
+    }
+
+    /** Drops every binding (endpoint close), releasing the references. */
+    public synchronized void releaseAll() {
+        if (txCq != null) {
+            txCq.release();
+        }
+        if (rxCq != null) {
+            rxCq.release();
+        }
+        for (UtilCounter c : new UtilCounter[] {sendCntr, recvCntr, readCntr, writeCntr, remoteReadCntr, remoteWriteCntr}) {
+            if (c != null) {
+                c.release();
+            }
+        }
+        if (eq instanceof UtilFabricObject u) {
+            u.release();
+        }
+        if (av instanceof UtilFabricObject u) {
+            u.release();
+        }
+        txCq = rxCq = null;
+        sendCntr = recvCntr = readCntr = writeCntr = remoteReadCntr = remoteWriteCntr = null;
+        eq = null;
+        av = null;
+    }
+
+    // ---- accessors -------------------------------------------------------------------------------
+
+    public UtilCompletionQueue txCq() {
+        return txCq;
+    }
+
+    public UtilCompletionQueue rxCq() {
+        return rxCq;
+    }
+
+    public EventQueue eq() {
+        return eq;
+    }
+
+    public AddressVector av() {
+        return av;
+    }
+
+    public UtilCounter counter(long kind) {
+        if (kind == BindFlags.TRANSMIT) {
+            return sendCntr;
+        } else if (kind == BindFlags.RECV) {
+            return recvCntr;
+        } else if (kind == BindFlags.READ) {
+            return readCntr;
+        } else if (kind == BindFlags.WRITE) {
+            return writeCntr;
+        } else if (kind == BindFlags.REMOTE_READ) {
+            return remoteReadCntr;
+        } else if (kind == BindFlags.REMOTE_WRITE) {
+            return remoteWriteCntr;
+        }
+        return null;
+    }
+
+    // ---- data path -------------------------------------------------------------------------------
+
+    /**
+     * Whether a transmit-side operation posted with {@code opFlags} gets a success CQ entry. The
+     * fi_inject calls never do: providers skip the success report for them altogether.
+     */
+    public boolean txWantsCompletion(long opFlags) {
+        return txCq != null && (!txSelective || (opFlags & OpFlags.COMPLETION) != 0);
+    }
+
+    /** Whether a receive posted with {@code opFlags} gets a success CQ entry. */
+    public boolean rxWantsCompletion(long opFlags) {
+        return rxCq != null && (!rxSelective || (opFlags & OpFlags.COMPLETION) != 0);
+    }
+
+    /**
+     * A transmit-side operation finished: writes its CQ entry if wanted and bumps the SEND, READ or
+     * WRITE counter according to {@code cqFlags}. Returns 0 or the CQ's negative errno (-EOVERRUN).
+     */
+    public int reportTx(Object context, long opFlags, long cqFlags, long len) {
+        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        if (c != null) {
+            c.increment();
+        }
+        return txWantsCompletion(opFlags) ? txCq.write(context, cqFlags, len, 0, 0, 0) : 0;
+    }
+
+    /** A transmit-side operation failed: always an error entry (even if selective), and the error count. */
+    public int reportTxError(Object context, long cqFlags, long len, long olen, int err, int provErrno) {
+        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        if (c != null) {
+            c.incrementError();
+        }
+        return txCq == null ? -Errno.ENOCQ : txCq.writeError(context, cqFlags, len, 0, 0, 0, olen, err, provErrno, null);
+    }
+
+    /** A receive completed: CQ entry (with source for readfrom) if wanted, and the RECV counter. */
+    public int reportRx(Object context, long opFlags, long cqFlags, long len, long buf, long data, long tag,
+                        long srcAddr) {
+        if (recvCntr != null) {
+            recvCntr.increment();
+        }
+        boolean release = (cqFlags & OpFlags.MULTI_RECV) != 0;
+        // A multi-recv release is always reported, even with selective completion (fi_msg(3)).
+        return rxWantsCompletion(opFlags) || release && rxCq != null
+                ? rxCq.writeFrom(context, cqFlags, len, buf, data, tag, srcAddr) : 0;
+    }
+
+    /** A receive failed (ETRUNC, ECANCELED ...): always an error entry, and the RECV error count. */
+    public int reportRxError(Object context, long cqFlags, long len, long tag, long olen, int err, int provErrno) {
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        return rxCq == null ? -Errno.ENOCQ : rxCq.writeError(context, cqFlags, len, 0, 0, tag, olen, err, provErrno, null);
+    }
+
+    /** A peer's RMA hit this endpoint: REMOTE_READ/REMOTE_WRITE counter, and with remote CQ data an rx entry. */
+    public int reportRemote(long cqFlags, long len, long data, boolean withCqData) {
+        UtilCounter c = (cqFlags & OpFlags.REMOTE_READ) != 0 ? remoteReadCntr : remoteWriteCntr;
+        if (c != null) {
+            c.increment();
+        }
+        if (withCqData && rxCq != null) {
+            return rxCq.write(null, cqFlags | OpFlags.REMOTE_CQ_DATA, len, 0, data, 0);
+        }
+        return 0;
+    }
+}

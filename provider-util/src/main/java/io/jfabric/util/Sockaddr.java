@@ -1,0 +1,206 @@
+package io.jfabric.util;
+
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+/**
+ * Linux {@code struct sockaddr_in} (16 bytes) and {@code struct sockaddr_in6} (28 bytes) as byte
+ * arrays, the representation FabricInfo and AV addresses use for FI_SOCKADDR_IN/IN6: sa_family in
+ * host order (little-endian on every Linux target jfabric supports), port and address in network
+ * order. {@link #CODEC} validates, prints ({@code fi_sockaddr_in://a.b.c.d:port},
+ * {@code fi_sockaddr_in6://[addr]:port}, as libfabric's {@code ofi_straddr}) and resolves them.
+ */
+public final class Sockaddr {
+    public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
+    public static final int IN_LEN = 16;
+    public static final int IN6_LEN = 28;
+
+    /** Codec for sockaddr_in / sockaddr_in6 addresses. */
+    public static final AddressCodec CODEC = new AddressCodec() {
+        @Override
+        public String validate(byte[] addr) {
+            return Sockaddr.validate(addr);
+        }
+
+        @Override
+        public String straddr(byte[] addr) {
+            return Sockaddr.straddr(addr);
+        }
+
+        @Override
+        public byte[] resolve(String node, String service) {
+            return Sockaddr.resolve(node, service);
+        }
+    };
+
+    private Sockaddr() {
+    }
+
+    public static int family(byte[] a) {
+        return a == null || a.length < 2 ? -1 : (a[0] & 0xff) | (a[1] & 0xff) << 8;
+    }
+
+    public static int port(byte[] a) {
+        return (a[2] & 0xff) << 8 | (a[3] & 0xff);
+    }
+
+    /** Null when {@code a} is a usable sockaddr_in/in6, else the reason. */
+    public static String validate(byte[] a) {
+        if (a == null) {
+            return "address is null";
+        }
+        int fam = family(a);
+        if (fam == AF_INET && a.length == IN_LEN || fam == AF_INET6 && a.length == IN6_LEN) {
+            if (port(a) == 0) {
+                return "port is 0";
+            }
+            return null;
+        }
+        if (fam == AF_INET || fam == AF_INET6) {
+            return "a sockaddr_in" + (fam == AF_INET6 ? "6" : "") + " is " + (fam == AF_INET ? IN_LEN : IN6_LEN)
+                    + " bytes, this one is " + a.length;
+        }
+        return "not a sockaddr_in/in6 (family " + fam + ", " + a.length + " bytes)";
+    }
+
+    /** The bytes of {@code addr:port}. */
+    public static byte[] of(InetAddress addr, int port) {
+        if (port < 0 || port > 0xffff) {
+            throw new FabricException(Errno.EINVAL, "port " + port + " is not 0..65535");
+        }
+        byte[] ip = addr.getAddress();
+        byte[] a;
+        if (addr instanceof Inet4Address) {
+            a = new byte[IN_LEN];
+            a[0] = AF_INET;
+            System.arraycopy(ip, 0, a, 4, 4);
+        } else {
+            a = new byte[IN6_LEN];
+            a[0] = AF_INET6;
+            System.arraycopy(ip, 0, a, 8, 16);
+            int scope = ((Inet6Address) addr).getScopeId();
+            a[24] = (byte) scope;
+            a[25] = (byte) (scope >>> 8);
+            a[26] = (byte) (scope >>> 16);
+            a[27] = (byte) (scope >>> 24);
+        }
+        a[2] = (byte) (port >>> 8);
+        a[3] = (byte) port;
+        return a;
+    }
+
+    public static byte[] of(InetSocketAddress sa) {
+        if (sa.isUnresolved()) {
+            throw new FabricException(Errno.EADDRNOTAVAIL, "address " + sa + " is unresolved");
+        }
+        return of(sa.getAddress(), sa.getPort());
+    }
+
+    /** The socket address in {@code a}; throws FabricException(EINVAL) with the reason when invalid. */
+    public static InetSocketAddress toInet(byte[] a) {
+        String why = a == null ? "address is null" : validateShape(a);
+        if (why != null) {
+            throw new FabricException(Errno.EINVAL, "bad sockaddr: " + why);
+        }
+        try {
+            if (family(a) == AF_INET) {
+                return new InetSocketAddress(InetAddress.getByAddress(java.util.Arrays.copyOfRange(a, 4, 8)), port(a));
+            }
+            byte[] ip = java.util.Arrays.copyOfRange(a, 8, 24);
+            int scope = (a[24] & 0xff) | (a[25] & 0xff) << 8 | (a[26] & 0xff) << 16 | (a[27] & 0xff) << 24;
+            InetAddress ia = scope != 0 ? Inet6Address.getByAddress(null, ip, scope) : InetAddress.getByAddress(ip);
+            return new InetSocketAddress(ia, port(a));
+        } catch (UnknownHostException e) {
+            throw new FabricException(Errno.EINVAL, "bad sockaddr bytes", e);
+        }
+    }
+
+    private static String validateShape(byte[] a) {
+        int fam = family(a);
+        if (fam == AF_INET && a.length == IN_LEN || fam == AF_INET6 && a.length == IN6_LEN) {
+            return null;
+        }
+        return "not a sockaddr_in/in6 (family " + fam + ", " + a.length + " bytes)";
+    }
+
+    /** {@code fi_sockaddr_in://127.0.0.1:4000} / {@code fi_sockaddr_in6://[::1]:4000}; never throws. */
+    public static String straddr(byte[] a) {
+        if (a == null || validateShape(a) != null) {
+            return "fi_addr_unknown://" + (a == null ? "null" : hex(a));
+        }
+        StringBuilder sb = new StringBuilder();
+        if (family(a) == AF_INET) {
+            sb.append("fi_sockaddr_in://").append(a[4] & 0xff).append('.').append(a[5] & 0xff).append('.')
+                    .append(a[6] & 0xff).append('.').append(a[7] & 0xff);
+        } else {
+            String host;
+            try {
+                host = InetAddress.getByAddress(java.util.Arrays.copyOfRange(a, 8, 24)).getHostAddress();
+            } catch (UnknownHostException e) {
+                host = "?";
+            }
+            sb.append("fi_sockaddr_in6://[").append(compress6(host)).append(']');
+        }
+        return sb.append(':').append(port(a)).toString();
+    }
+
+    /** Java prints "0:0:0:0:0:0:0:1"; inet_ntop (and libfabric) prints "::1". */
+    static String compress6(String full) {
+        String[] parts = full.split("%")[0].split(":");
+        int bestStart = -1, bestLen = 0;
+        for (int i = 0; i < parts.length; ) {
+            if (parts[i].equals("0")) {
+                int j = i;
+                while (j < parts.length && parts[j].equals("0")) {
+                    j++;
+                }
+                if (j - i > bestLen && j - i >= 2) {
+                    bestStart = i;
+                    bestLen = j - i;
+                }
+                i = j;
+            } else {
+                i++;
+            }
+        }
+        if (bestStart < 0) {
+            return String.join(":", parts);
+        }
+        String left = String.join(":", java.util.Arrays.copyOfRange(parts, 0, bestStart));
+        String right = String.join(":", java.util.Arrays.copyOfRange(parts, bestStart + bestLen, parts.length));
+        return left + "::" + right;
+    }
+
+    /** Resolves node (name or literal) and service (a port number). */
+    public static byte[] resolve(String node, String service) {
+        if (service == null) {
+            throw new FabricException(Errno.EINVAL, "insertsvc needs a service (port number)");
+        }
+        int port;
+        try {
+            port = Integer.parseInt(service.trim());
+        } catch (NumberFormatException e) {
+            throw new FabricException(Errno.EINVAL, "service '" + service + "' is not a port number");
+        }
+        try {
+            return of(InetAddress.getByName(node), port);
+        } catch (UnknownHostException e) {
+            throw new FabricException(Errno.ENODATA, "cannot resolve node '" + node + "'", e);
+        }
+    }
+
+    static String hex(byte[] a) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : a) {
+            sb.append(String.format("%02x", b & 0xff));
+        }
+        return sb.toString();
+    }
+}
