@@ -304,12 +304,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     @Override
     public int send(MemorySegment buf, MemoryRegion desc, long destAddr, Object context) {
-        return post(buf, destAddr, false, 0, 0, 0, context, true);
+        return post(buf, destAddr, false, 0, 0, 0, context, defaultCompletion());
     }
 
     @Override
     public int senddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return post(buf, destAddr, false, 0, data, Wire.FLAG_CQ_DATA, context, true);
+        return post(buf, destAddr, false, 0, data, Wire.FLAG_CQ_DATA, context, defaultCompletion());
     }
 
     @Override
@@ -337,12 +337,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     @Override
     public int tsend(MemorySegment buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return post(buf, destAddr, true, tag, 0, Wire.FLAG_TAGGED, context, true);
+        return post(buf, destAddr, true, tag, 0, Wire.FLAG_TAGGED, context, defaultCompletion());
     }
 
     @Override
     public int tsenddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return post(buf, destAddr, true, tag, data, Wire.FLAG_TAGGED | Wire.FLAG_CQ_DATA, context, true);
+        return post(buf, destAddr, true, tag, data, Wire.FLAG_TAGGED | Wire.FLAG_CQ_DATA, context, defaultCompletion());
     }
 
     @Override
@@ -373,6 +373,14 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EMSGSIZE;
         }
         return post(buf, dest, tagged, tag, data, wflags, null, false);
+    }
+
+    /**
+     * Whether the plain (non-msg) calls generate a success completion: always, unless the CQ was bound
+     * with FI_SELECTIVE_COMPLETION, then only if the endpoint's tx op_flags hold FI_COMPLETION.
+     */
+    private boolean defaultCompletion() {
+        return !txSelective || info.txAttr == null || (info.txAttr.opFlags & OpFlags.COMPLETION) != 0;
     }
 
     private static long txFlags(boolean tagged) {
@@ -472,19 +480,23 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private int postCma(Peer peer, MemorySegment buf, long len, long tag, long data, int wflags, Object context,
                         boolean complete, boolean tagged) {
         boolean pull = !peer.cmaWorks || !buf.isNative();
-        if (!txCq.tryReserve()) {
+        if (complete && !txCq.tryReserve()) {
             return -Errno.EAGAIN;
         }
         PendingOp op = pending.acquire();
         if (op == null) {
-            txCq.cancelReservation();
+            if (complete) {
+                txCq.cancelReservation();
+            }
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
         long at = r.tryClaim(pull ? Wire.RTS : Wire.CMA, Wire.HEADER);
         if (at == MpscRing.FULL) {
             pending.release(op);
-            txCq.cancelReservation();
+            if (complete) {
+                txCq.cancelReservation();
+            }
             return full(peer);
         }
         op.context = context;
@@ -492,7 +504,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         op.length = len;
         op.buffer = 0;
         op.peer = peer;
-        op.reserved = true;
+        op.reserved = complete;
         op.segment = pull ? buf : null; // the receiver pulls it chunk by chunk; keep it until the ACK
         writeHeader(r.buffer(), at, tag, data, wflags, len, op.id(), pull ? 0 : buf.address());
         r.commit(at);
@@ -516,12 +528,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     @Override
     public int read(MemorySegment buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        return postRma(Wire.RMA_READ, buf, srcAddr, addr, key, context);
+        return postRma(Wire.RMA_READ, buf, srcAddr, addr, key, context, defaultCompletion());
     }
 
     @Override
     public int write(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        return postRma(Wire.RMA_WRITE, buf, destAddr, addr, key, context);
+        return postRma(Wire.RMA_WRITE, buf, destAddr, addr, key, context, defaultCompletion());
     }
 
     @Override
@@ -529,7 +541,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (msg == null || msg.iovCount != 1 || msg.rmaIovCount != 1 || msg.rmaIov[0].len != msg.iov[0].byteSize()) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.RMA_READ, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context);
+        return postRma(Wire.RMA_READ, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context,
+                !txSelective || (flags & OpFlags.COMPLETION) != 0);
     }
 
     @Override
@@ -537,10 +550,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (msg == null || msg.iovCount != 1 || msg.rmaIovCount != 1 || msg.rmaIov[0].len != msg.iov[0].byteSize()) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.RMA_WRITE, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context);
+        return postRma(Wire.RMA_WRITE, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context,
+                !txSelective || (flags & OpFlags.COMPLETION) != 0);
     }
 
-    private int postRma(int type, MemorySegment buf, long dest, long addr, long key, Object context) {
+    private int postRma(int type, MemorySegment buf, long dest, long addr, long key, Object context,
+                        boolean complete) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
@@ -559,26 +574,30 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             if (!peer.cmaWorks) {
                 return -Errno.EOPNOTSUPP;
             }
-            if (!txCq.tryReserve()) {
+            if (complete && !txCq.tryReserve()) {
                 return -Errno.EAGAIN;
             }
             PendingOp op = pending.acquire();
             if (op == null) {
-                txCq.cancelReservation();
+                if (complete) {
+                    txCq.cancelReservation();
+                }
                 return -Errno.EAGAIN;
             }
             MpscRing r = peer.ring;
             long at = r.tryClaim(type, Wire.RMA_HEADER);
             if (at == MpscRing.FULL) {
                 pending.release(op);
-                txCq.cancelReservation();
+                if (complete) {
+                    txCq.cancelReservation();
+                }
                 return full(peer);
             }
             op.context = context;
             op.completionFlags = OpFlags.RMA | (type == Wire.RMA_READ ? OpFlags.READ : OpFlags.WRITE);
             op.length = buf.byteSize();
             op.peer = peer;
-            op.reserved = true;
+            op.reserved = complete;
             MemorySegment s = r.buffer();
             writeHeader(s, at, 0, 0, 0, buf.byteSize(), op.id(), addr);
             Wire.putLong(s, at + Wire.KEY, key);
@@ -1248,7 +1267,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     }
 
     private void completeOp(PendingOp op, int status) {
-        if (status == 0) {
+        if (status == 0 && !op.reserved) {
+            // FI_SELECTIVE_COMPLETION without FI_COMPLETION: success is silent (errors are always reported)
+        } else if (status == 0) {
             txCq.writeFrom(op.reserved, op.context, op.completionFlags, op.length, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
         } else {
             txCq.writeError(op.reserved, op.context, op.completionFlags, op.length, 0, 0, 0, 0,

@@ -125,14 +125,17 @@ class ShmEndpointTest {
             for (int i = 0; i < 20_000; i++) {
                 round.run(); // warm up (JIT, lazily built peer state)
             }
-            // one object per message costs >= 16 B per message. What remains is time-based JVM
-            // background (about 15-45 KB/s on this machine, not yet traced), so the bound is per message
-            long before = ThreadAllocations.now();
-            for (int i = 0; i < 20_000; i++) {
-                round.run();
+            // one object per message costs >= 16 B in every window; one-off JVM work (a deoptimisation
+            // re-materialising objects, class loading) lands in some windows only, so take the least
+            long least = Long.MAX_VALUE;
+            for (int w = 0; w < 3; w++) {
+                long before = ThreadAllocations.now();
+                for (int i = 0; i < 5_000; i++) {
+                    round.run();
+                }
+                least = Math.min(least, ThreadAllocations.now() - before);
             }
-            long allocated = ThreadAllocations.now() - before;
-            assertTrue(allocated < 20_000 * 8, allocated + " bytes allocated by 20000 warm " + size + "-byte messages");
+            assertTrue(least < 5_000 * 8, least + " bytes allocated by 5000 warm " + size + "-byte messages");
         }
     }
 
