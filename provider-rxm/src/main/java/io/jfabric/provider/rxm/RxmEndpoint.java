@@ -378,7 +378,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     public String toString() {
         synchronized (lock) {
             return "RxmEndpoint[" + io.jfabric.provider.rxm.conn.SockAddr.toString(localAddr) + ", dyn_rbuf="
-                    + dynRbuf + ", eager=" + eagerLimit + ", sar=" + selector.sarLimit() + ", tx free " + txFreeTop
+                    + dynRbuf + ", eager=" + eagerLimit + ", sar=" + selector.sarLimit() + ", rndv=" + (rndvWrite ? "write" : "read") + ", tx free " + txFreeTop
                     + "/" + txOps.length + ", unexpected msg " + recvQ.unexpCount + " tagged " + trecvQ.unexpCount
                     + ", unexpected buffers " + unexpBuffers + ", deferred conns " + deferredConns.size() + "\n"
                     + cm + "]";
