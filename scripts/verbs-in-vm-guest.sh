@@ -26,6 +26,9 @@ for _ in $(seq 1 120); do # the client does not retry: wait for the server's con
   kill -0 $server 2>/dev/null || break
   sleep 0.5
 done
+# the server opens its control port first and its fabric afterwards; the client waits only 5 s for the
+# server's address, and under emulation the server's discovery and set-up take longer than that
+sleep "${VERBS_PINGPONG_SETUP_WAIT:-30}"
 "${JAVA[@]}" -cp "$CLI_CP" io.jfabric.cli.Main pingpong "${PP[@]}" -d "${SOFTROCE_DEV:-rxe0}" "${SOFTROCE_IP2:-192.0.2.2}"
 client_rc=$?
 wait $server
