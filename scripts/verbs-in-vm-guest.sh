@@ -19,17 +19,18 @@ echo "== jfabric info -p verbs"
 
 echo "== jfabric pingpong -p verbs -e msg -c -S all (server rxe1 192.0.2.2, client rxe0)"
 PP=(-p verbs -e msg -c -S all -I 10 --timeout 120000)
-"${JAVA[@]}" -cp "$CLI_CP" io.jfabric.cli.Main pingpong "${PP[@]}" -d "${SOFTROCE_DEV2:-rxe1}" >/tmp/pp-server.log 2>&1 &
+# PingPongLauncher warms discovery up before it starts io.jfabric.cli.Main: the server discovers and
+# opens its fabric only after the client connected, and the client waits just 5 s (as fi_pingpong)
+# for the server's address, less than a cold JVM needs for that under emulation
+PPMAIN=(-cp "$CLI_CP" io.jfabric.provider.verbs.PingPongLauncher pingpong)
+"${JAVA[@]}" "${PPMAIN[@]}" "${PP[@]}" -d "${SOFTROCE_DEV2:-rxe1}" >/tmp/pp-server.log 2>&1 &
 server=$!
 for _ in $(seq 1 120); do # the client does not retry: wait for the server's control port
   ss -ltn 2>/dev/null | grep -q ':47592 ' && break
   kill -0 $server 2>/dev/null || break
   sleep 0.5
 done
-# the server opens its control port first and its fabric afterwards; the client waits only 5 s for the
-# server's address, and under emulation the server's discovery and set-up take longer than that
-sleep "${VERBS_PINGPONG_SETUP_WAIT:-30}"
-"${JAVA[@]}" -cp "$CLI_CP" io.jfabric.cli.Main pingpong "${PP[@]}" -d "${SOFTROCE_DEV:-rxe0}" "${SOFTROCE_IP2:-192.0.2.2}"
+"${JAVA[@]}" "${PPMAIN[@]}" "${PP[@]}" -d "${SOFTROCE_DEV:-rxe0}" "${SOFTROCE_IP2:-192.0.2.2}"
 client_rc=$?
 wait $server
 server_rc=$?
