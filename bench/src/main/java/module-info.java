@@ -9,6 +9,8 @@ module io.jfabric.bench {
     requires io.jfabric.provider.tcp;
     requires jmh.core;
     requires java.desktop;
+    // the allocation test (compiled into this module) reads per-thread allocated bytes
+    requires jdk.management;
 
     exports io.jfabric.bench;
     exports io.jfabric.bench.jmh;
