@@ -33,12 +33,16 @@ public final class Caps {
     public static final long NAMED_RX_CTX = 1L << 58;
     public static final long DIRECTED_RECV = 1L << 59;
 
-    /** Caps a provider returns only when the application asks for them (ofi_util's primary caps). */
-    public static final long PRIMARY = MSG | RMA | TAGGED | ATOMIC | MULTICAST | NAMED_RX_CTX | DIRECTED_RECV
-            | VARIABLE_MSG | HMEM | COLLECTIVE;
-    /** Caps a provider may add on its own. */
+    /**
+     * Caps a provider returns only when the application asks for them: libfabric's OFI_PRIMARY_CAPS,
+     * which includes the direction bits and LOCAL_COMM/REMOTE_COMM.
+     */
+    public static final long PRIMARY = MSG | RMA | TAGGED | ATOMIC | MULTICAST | COLLECTIVE | NAMED_RX_CTX
+            | DIRECTED_RECV | VARIABLE_MSG | HMEM | READ | WRITE | SEND | RECV | REMOTE_READ | REMOTE_WRITE
+            | LOCAL_COMM | REMOTE_COMM;
+    /** Caps a provider may add on its own: libfabric's OFI_SECONDARY_CAPS plus FI_AV_USER_ID. */
     public static final long SECONDARY = MULTI_RECV | SOURCE | RMA_EVENT | SHARED_AV | TRIGGER | FENCE
-            | LOCAL_COMM | REMOTE_COMM | SOURCE_ERR | RMA_PMEM | AV_USER_ID;
+            | SOURCE_ERR | RMA_PMEM | AV_USER_ID;
     /** Direction modifiers of MSG/TAGGED/ATOMIC. */
     public static final long MSG_DIRECTIONS = SEND | RECV;
     /** Direction modifiers of RMA/ATOMIC. */

@@ -179,6 +179,17 @@ public final class InfoPrinter {
         return (a[2] & 0xFF) << 8 | (a[3] & 0xFF);
     }
 
+    /**
+     * inet_ntop(AF_INET6) text of a 16-byte address ("fe80::1", "::1"), which is how libfabric prints
+     * IPv6 addresses and fabric names; Java's Inet6Address.getHostAddress does not compress zeros.
+     */
+    public static String inet6(byte[] addr16) {
+        if (addr16 == null || addr16.length != 16) {
+            throw new IllegalArgumentException("an IPv6 address has 16 bytes");
+        }
+        return ipv6(addr16, 0);
+    }
+
     /** inet_ntop(AF_INET6) text: lower-case hex, the longest run (>1) of zero groups as "::". */
     static String ipv6(byte[] a, int off) {
         int[] g = new int[8];

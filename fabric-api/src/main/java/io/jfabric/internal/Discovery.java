@@ -200,7 +200,9 @@ public final class Discovery {
         }
         List<FabricInfo> out = new ArrayList<>(infos == null ? 0 : infos.size());
         if (infos != null) {
-            for (FabricInfo i : infos) {
+            for (FabricInfo provided : infos) {
+                // a copy: the provider may hand out infos it keeps
+                FabricInfo i = provided.copy();
                 if (i.fabricAttr.provName == null) {
                     i.fabricAttr.provName = p.name();
                 }
@@ -212,6 +214,16 @@ public final class Discovery {
             }
         }
         return out;
+    }
+
+    /** Why a provider's getInfo fails for this query, or null when it does not throw. */
+    String failure(FabricProvider p, FabricInfo hints, Query q) {
+        try {
+            p.getInfo(q.version(), q.node(), q.service(), q.flags(), hints);
+            return null;
+        } catch (RuntimeException e) {
+            return describe(e);
+        }
     }
 
     /** The cores a utility may layer over for this query, in order. */

@@ -98,6 +98,10 @@ final class NoMatchExplainer {
 
     private String coreReason(FabricProvider p, FabricInfo hints, String prefix) {
         List<FabricInfo> all = discovery.coreInfos(p, q, null);
+        String failure = discovery.failure(p, hints, q);
+        if (failure != null) {
+            return prefix + "getInfo failed: " + failure;
+        }
         if (all.isEmpty()) {
             return prefix + "offers nothing on this machine for node=" + q.node() + " service=" + q.service();
         }
@@ -120,8 +124,12 @@ final class NoMatchExplainer {
     private String utilityReason(UtilityProvider u) {
         List<FabricProvider> cores = discovery.coresFor(u, q);
         if (cores.isEmpty()) {
-            return "no core provider to layer over (it skips shm, sockets and other utilities unless "
-                    + "prov_name names them, e.g. \"shm;" + u.name() + "\")";
+            String why = q.filter().active() && !q.filter().negated()
+                    ? "the provider filter '" + q.filter().spec() + "' names no core it may layer over (name one, "
+                    + "e.g. 'tcp')"
+                    : "it skips shm, sockets and other utilities unless prov_name names them, e.g. \"shm;"
+                    + u.name() + "\"";
+            return "no core provider to layer over (" + why + ")";
         }
         FabricInfo ch = discovery.coreHints(u, q);
         if (ch == null) {

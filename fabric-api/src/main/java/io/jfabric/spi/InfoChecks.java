@@ -31,13 +31,10 @@ final class InfoChecks {
     static final long SECONDARY_TX = Caps.TRIGGER | Caps.FENCE | Caps.RMA_PMEM;
     static final long SECONDARY_RX = Caps.MULTI_RECV | Caps.TRIGGER | Caps.RMA_PMEM | Caps.SOURCE
             | Caps.RMA_EVENT | Caps.SOURCE_ERR;
-    /**
-     * OFI_PRIMARY_CAPS. Unlike {@link Caps#PRIMARY} it holds the direction bits and LOCAL/REMOTE_COMM,
-     * which is what makes a caps hint drop LOCAL_COMM/REMOTE_COMM from the output, as libfabric does.
-     */
-    static final long PRIMARY = PRIMARY_TX | PRIMARY_RX | Caps.LOCAL_COMM | Caps.REMOTE_COMM;
-    /** OFI_SECONDARY_CAPS, plus FI_AV_USER_ID (newer than 1.17; a provider may add it). */
-    static final long SECONDARY = SECONDARY_TX | SECONDARY_RX | Caps.SHARED_AV | Caps.AV_USER_ID;
+    /** OFI_PRIMARY_CAPS: a caps hint drops every other primary cap (LOCAL_COMM too) from the output. */
+    static final long PRIMARY = Caps.PRIMARY;
+    /** OFI_SECONDARY_CAPS plus FI_AV_USER_ID. */
+    static final long SECONDARY = Caps.SECONDARY;
     /** Rx caps of old applications that tx_attr checks ignore (OFI_IGNORED_TX_CAPS). */
     static final long IGNORED_TX = Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.RECV | Caps.DIRECTED_RECV
             | Caps.VARIABLE_MSG | Caps.MULTI_RECV | Caps.SOURCE | Caps.RMA_EVENT | Caps.SOURCE_ERR;

@@ -151,7 +151,7 @@ class ProviderSelectionTest {
     @Test
     void provAttrOnlyListsEachUsableProviderInOrder() {
         List<FabricInfo> infos = d.getInfo(Fabrics.API_VERSION, null, null, Fabrics.PROV_ATTR_ONLY, null, "tcp");
-        assertEquals("ofi_rxm shm tcp", names(infos));
+        assertEquals("ofi_rxm shm udp tcp", names(infos));
         for (FabricInfo i : infos) {
             assertEquals(Fabrics.version(117, 0), i.fabricAttr.provVersion);
             assertEquals(EndpointType.UNSPEC, i.epAttr.type);
@@ -167,7 +167,7 @@ class ProviderSelectionTest {
                 .findFirst().orElseThrow();
         assertTrue(broken.unavailableReason().contains(BrokenProvider.MESSAGE), broken.unavailableReason());
         // the default order: verbs before ofi_rxm before shm before tcp; load failures last
-        assertEquals(List.of("verbs", "ofi_rxm", "shm", "tcp", BrokenProvider.class.getName()),
+        assertEquals(List.of("verbs", "ofi_rxm", "shm", "udp", "tcp", BrokenProvider.class.getName()),
                 all.stream().map(ProviderStatus::name).toList());
         assertTrue(all.stream().filter(ProviderStatus::utility).allMatch(s -> s.name().equals("ofi_rxm")));
     }
@@ -188,9 +188,12 @@ class ProviderSelectionTest {
         String m = e.getMessage();
         assertTrue(m.contains("\n  tcp: ep_type FI_EP_RDM not supported (offers FI_EP_MSG)"), m);
         assertTrue(m.contains("\n  shm: caps FI_COLLECTIVE not supported"), m);
-        assertTrue(m.contains("\n  ofi_rxm: over tcp: caps FI_COLLECTIVE not supported"), m);
+        assertTrue(m.contains("\n  ofi_rxm: over udp: ") && m.contains("; over tcp: caps FI_COLLECTIVE not supported\n"), m);
         assertTrue(m.contains("\n  verbs: unavailable: " + UnavailableVerbsProvider.REASON), m);
         assertTrue(m.contains("jfabric info -l --verbose"), m);
+        // a provider whose getInfo throws is skipped, and the message says what it threw
+        assertTrue(m.contains("\n  udp: getInfo failed: IllegalStateException: "
+                + io.jfabric.testprov.FailingUdpProvider.MESSAGE), m);
     }
 
     @Test
@@ -199,7 +202,7 @@ class ProviderSelectionTest {
         h.fabricAttr.provName = "nosuch";
         String m = assertThrows(FabricException.class,
                 () -> d.getInfo(Fabrics.API_VERSION, null, null, 0, h, "^shm")).getMessage();
-        assertTrue(m.contains("names no known provider: nosuch (known: verbs, ofi_rxm, shm, tcp"), m);
+        assertTrue(m.contains("names no known provider: nosuch (known: verbs, ofi_rxm, shm, udp, tcp"), m);
         assertTrue(m.contains("\n  shm: excluded by the provider filter '^shm'"), m);
         assertTrue(m.contains("\n  tcp: not selected by hints prov_name 'nosuch'"), m);
 
@@ -208,6 +211,14 @@ class ProviderSelectionTest {
         String m2 = assertThrows(FabricException.class,
                 () -> d.getInfo(Fabrics.API_VERSION, null, null, 0, shmRxm, null)).getMessage();
         assertTrue(m2.contains("ofi_rxm: over shm: the core offers nothing it needs: ep_type FI_EP_MSG not supported"), m2);
+    }
+
+    @Test
+    void bareUtilityFilterExplainsThatNoCoreIsLeft() {
+        String m = assertThrows(FabricException.class,
+                () -> d.getInfo(Fabrics.API_VERSION, null, null, 0, null, "ofi_rxm")).getMessage();
+        assertTrue(m.contains("\n  ofi_rxm: no core provider to layer over (the provider filter 'ofi_rxm' names no core"), m);
+        assertTrue(m.contains("\n  tcp: excluded by the provider filter 'ofi_rxm'"), m);
     }
 
     @Test

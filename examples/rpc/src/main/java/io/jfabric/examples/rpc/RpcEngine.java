@@ -1,0 +1,897 @@
+package io.jfabric.examples.rpc;
+
+import io.jfabric.Access;
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A Mercury-style RPC engine over one jfabric RDM endpoint (Mercury's hg_class_t plus hg_context_t).
+ *
+ * <ul>
+ * <li>{@link #register}: an RPC id with input/output {@link Codec}s and, on a server, a handler (HG_Register).</li>
+ * <li>{@link #lookup}: a peer by its endpoint address (HG_Addr_lookup); a hello exchange tells each side how
+ *     the other names it, so no provider needs FI_SOURCE.</li>
+ * <li>{@link #forward}: a request with a timeout (HG_Forward); {@link #cancel} (HG_Cancel). Requests are
+ *     tagged sends; the tag carries the RPC id and the request id, and the response comes back as a
+ *     tagged message matched exactly on it.</li>
+ * <li>{@link #bulkRegister}/{@link #bulkTransfer}: RMA read (pull) or write (push) of a peer's
+ *     registered memory (HG_Bulk_create/HG_Bulk_transfer).</li>
+ * <li>{@link #progress} reads the CQ and makes callbacks ready; {@link #trigger} runs them
+ *     (HG_Progress/HG_Trigger). With {@link EngineOptions#progressThread} a background thread does the
+ *     progress and the caller only triggers.</li>
+ * </ul>
+ *
+ * <p>Failure: a request ends with ETIMEDOUT at its deadline, ECANCELED on cancel, or EHOSTDOWN when its
+ * target stops answering the engine's pings (sent only while requests to it are outstanding) or a send
+ * to it fails. An ended request's receive is cancelled and an attached bulk handle is released, so a
+ * late server can no longer touch that memory. Differences from Mercury: one endpoint per engine,
+ * payloads beyond {@link EngineOptions#maxPayload} must go as bulk (no automatic overflow), and
+ * lookup is synchronous.
+ *
+ * <p>Threading: without a progress thread the engine is single-threaded (no locks); with one, a
+ * reentrant lock serialises endpoint and queue access, and callbacks still run on the thread that
+ * calls trigger.
+ */
+public final class RpcEngine implements AutoCloseable {
+    static final int HEADER = 8;
+    static final int RPC_HELLO = 0xFFFE;
+    static final int RPC_PING = 0xFFFD;
+    /** Highest id applications may register. */
+    public static final int MAX_RPC_ID = 0xFF00;
+
+    private static final System.Logger LOG = System.getLogger("jfabric.examples.rpc");
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final long POST_RETRY_NANOS = 2_000_000_000L;
+    private static final long SCAN_INTERVAL_NANOS = 1_000_000L;
+
+    private final FabricResources res;
+    private final EngineOptions options;
+    private final ReentrantLock lock;
+    private final Arena arena = Arena.ofShared();
+    private final MemoryRegion poolMr;
+    private final MemoryRegion poolDesc;
+    private final byte[] selfAddress;
+    private final long maxRma;
+
+    private final RequestSlot[] slots;
+    private final int[] freeSlots;
+    private int freeSlotCount;
+    private final Incoming<?, ?>[] incomings;
+    private final BulkTransfer[] bulks;
+    private final int[] freeBulks;
+    private int freeBulkCount;
+    @SuppressWarnings("unchecked")
+    private final Rpc<Object, Object>[] rpcs = new Rpc[0x10000];
+    private final ReadyQueue ready = new ReadyQueue();
+    private final Map<String, Target> targets = new HashMap<>();
+    private final List<Target> targetList = new ArrayList<>();
+    private final Map<String, Long> peerIds = new HashMap<>();
+    private final CqEntry[] entries = CqEntry.array(16);
+    private final CqErrEntry errEntry = new CqErrEntry();
+    private final long pingIntervalNanos;
+    private long nextScanNanos;
+    private volatile boolean running = true;
+    private Thread progressThread;
+
+    private RpcEngine(FabricResources res, EngineOptions options) {
+        this.res = res;
+        this.options = options;
+        this.lock = options.progressThread ? new ReentrantLock() : null;
+        this.selfAddress = res.ep.getName();
+        this.maxRma = res.maxMessageSize();
+        this.pingIntervalNanos = Math.max(1, options.peerTimeoutMillis / 4) * 1_000_000L;
+        int bufSize = HEADER + options.maxPayload;
+        long poolSize = (long) bufSize * 2 * (options.requestSlots + options.incomingSlots);
+        MemorySegment pool = arena.allocate(poolSize, 4096);
+        this.poolMr = res.register(pool, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
+        this.poolDesc = res.localDesc(poolMr);
+        long off = 0;
+        slots = new RequestSlot[options.requestSlots];
+        freeSlots = new int[options.requestSlots];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new RequestSlot(this, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize));
+            off += 2L * bufSize;
+        }
+        for (int i = slots.length - 1; i >= 0; i--) {
+            freeSlots[freeSlotCount++] = i;
+        }
+        incomings = new Incoming<?, ?>[options.incomingSlots];
+        for (int i = 0; i < incomings.length; i++) {
+            incomings[i] = new Incoming<>(this, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize));
+            off += 2L * bufSize;
+        }
+        bulks = new BulkTransfer[options.bulkSlots];
+        freeBulks = new int[options.bulkSlots];
+        for (int i = 0; i < bulks.length; i++) {
+            bulks[i] = new BulkTransfer(this, i);
+            freeBulks[freeBulkCount++] = i;
+        }
+        for (Incoming<?, ?> in : incomings) {
+            int rc = postIncoming(in);
+            if (rc < 0) {
+                throw new FabricException(-rc, "posting the server's receive buffers on " + res.providerName()
+                        + " failed; lower EngineOptions.incomingSlots");
+            }
+        }
+        nextScanNanos = System.nanoTime();
+        if (options.progressThread) {
+            progressThread = Thread.ofPlatform().daemon().name("rpc-progress").start(this::progressLoop);
+        }
+    }
+
+    /** Opens an engine on an RDM endpoint of {@code provider} ("libfabric:shm", "tcp;ofi_rxm" ...). */
+    public static RpcEngine open(String provider, EngineOptions options) {
+        FabricResources res = FabricResources.open(provider);
+        try {
+            return new RpcEngine(res, options);
+        } catch (RuntimeException e) {
+            res.close();
+            throw e;
+        }
+    }
+
+    FabricResources resources() {
+        return res;
+    }
+
+    /** This engine's endpoint address; give it to peers (file, command line) for {@link #lookup}. */
+    public byte[] selfAddress() {
+        return selfAddress.clone();
+    }
+
+    /** The provider the engine runs on, as discovery named it. */
+    public String providerName() {
+        return res.providerName();
+    }
+
+    /** fi_av_straddr of an address, for messages. */
+    public String describeAddress(byte[] address) {
+        return res.av.straddr(address);
+    }
+
+    // ---- registration -----------------------------------------------------------------------------
+
+    /**
+     * HG_Register: {@code handler} may be null on a pure client. Throws IllegalArgumentException for an id
+     * outside 0..{@link #MAX_RPC_ID} or one already registered.
+     */
+    @SuppressWarnings("unchecked")
+    public <I, O> Rpc<I, O> register(int id, String name, Codec<I> input, Codec<O> output, RpcHandler<I, O> handler) {
+        if (id < 0 || id > MAX_RPC_ID) {
+            throw new IllegalArgumentException("RPC id " + id + " outside 0.." + MAX_RPC_ID);
+        }
+        lock();
+        try {
+            if (rpcs[id] != null) {
+                throw new IllegalArgumentException("RPC id " + id + " is already registered as " + rpcs[id].name);
+            }
+            Rpc<I, O> rpc = new Rpc<>(id, name, input, output, handler);
+            rpcs[id] = (Rpc<Object, Object>) (Rpc<?, ?>) rpc;
+            return rpc;
+        } finally {
+            unlock();
+        }
+    }
+
+    // ---- peers --------------------------------------------------------------------------------------
+
+    /**
+     * HG_Addr_lookup: the target at {@code address}, after a hello exchange bounded by {@code timeoutMillis}.
+     * Throws FabricException (ETIMEDOUT, or the send's error) when the peer does not answer.
+     */
+    public Target lookup(byte[] address, long timeoutMillis) {
+        String key = HexFormat.of().formatHex(address);
+        Target t;
+        lock();
+        try {
+            t = targets.get(key);
+            if (t != null && t.helloStatus == 0 && !t.isDead()) {
+                return t;
+            }
+            long fi = peerIdLocked(address);
+            t = new Target(address, fi);
+            t.lastHeardNanos = System.nanoTime();
+            int rc = startInternal(t, RequestSlot.INTERNAL_HELLO, timeoutMillis);
+            if (rc < 0) {
+                throw new FabricException(-rc, "could not send a hello to " + res.av.straddr(address));
+            }
+        } finally {
+            unlock();
+        }
+        long deadline = System.nanoTime() + (timeoutMillis + 1000) * 1_000_000L;
+        while (t.helloStatus == 1 && System.nanoTime() < deadline) {
+            if (progressThread == null) {
+                progress(1);
+            } else {
+                LockSupport.parkNanos(100_000);
+            }
+        }
+        lock();
+        try {
+            if (t.helloStatus != 0) {
+                int err = t.helloStatus == 1 ? Errno.ETIMEDOUT : -t.helloStatus;
+                throw new FabricException(err, "no answer from " + res.av.straddr(address) + " within "
+                        + timeoutMillis + " ms; check the server runs and uses the same provider ("
+                        + res.providerName() + ")");
+            }
+            targets.put(key, t);
+            targetList.removeIf(o -> HexFormat.of().formatHex(o.address).equals(key));
+            targetList.add(t);
+            return t;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** Our fi_addr for a peer address, inserting it into the AV the first time (control path). */
+    private long peerIdLocked(byte[] address) {
+        String key = HexFormat.of().formatHex(address);
+        Long fi = peerIds.get(key);
+        if (fi == null) {
+            fi = res.av.insert(address);
+            peerIds.put(key, fi);
+        }
+        return fi;
+    }
+
+    // ---- client: forward / cancel -------------------------------------------------------------------
+
+    /**
+     * HG_Forward: sends {@code input} to {@code target}; {@code callback} runs from trigger with the output
+     * or an error. Returns the request id (&ge; 0, for {@link #cancel}) or a negative errno: EAGAIN when all
+     * request slots are in use, EMSGSIZE when the input does not fit, EHOSTDOWN for a dead target.
+     *
+     * @param attached a bulk handle the request exposes; released by the engine if the request ends in
+     *                 error (timeout, cancel, dead target), so the peer cannot reach the memory any more
+     */
+    @SuppressWarnings("unchecked")
+    public <I, O> long forward(Target target, Rpc<I, O> rpc, I input, BulkHandle attached, long timeoutMillis,
+                               ResponseCallback<O> callback, Object arg) {
+        lock();
+        try {
+            if (target.isDead()) {
+                return -target.deadStatus;
+            }
+            if (freeSlotCount == 0) {
+                return -Errno.EAGAIN;
+            }
+            RequestSlot s = takeSlot();
+            s.rpc = (Rpc<Object, Object>) (Rpc<?, ?>) rpc;
+            s.target = target;
+            s.callback = (ResponseCallback<Object>) (ResponseCallback<?>) callback;
+            s.arg = arg;
+            s.attached = attached;
+            long n;
+            try {
+                n = rpc.input.encode(input, s.sendPayload);
+            } catch (RuntimeException e) {
+                n = -1;
+            }
+            if (n < 0) {
+                freeSlot(s);
+                return -Errno.EMSGSIZE;
+            }
+            int rc = launch(s, n, timeoutMillis);
+            return rc < 0 ? rc : s.requestId();
+        } finally {
+            unlock();
+        }
+    }
+
+    /** HG_Cancel: ends request {@code requestId} with ECANCELED (its callback still runs). Returns 0, or -ENOENT if it already ended. */
+    public int cancel(long requestId) {
+        lock();
+        try {
+            int index = (int) (requestId & 0xFFFF);
+            if (requestId < 0 || index >= slots.length) {
+                return -Errno.EINVAL;
+            }
+            RequestSlot s = slots[index];
+            if (!s.active || s.finished || s.requestId() != (int) requestId) {
+                return -Errno.ENOENT;
+            }
+            finish(s, -Errno.ECANCELED);
+            return 0;
+        } finally {
+            unlock();
+        }
+    }
+
+    private RequestSlot takeSlot() {
+        RequestSlot s = slots[freeSlots[--freeSlotCount]];
+        s.generation = (s.generation + 1) & 0x7FFF;
+        s.active = true;
+        s.sendDone = false;
+        s.recvDone = false;
+        s.finished = false;
+        s.callbackDone = false;
+        s.status = 0;
+        s.internal = RequestSlot.INTERNAL_NONE;
+        return s;
+    }
+
+    private void freeSlot(RequestSlot s) {
+        s.active = false;
+        s.rpc = null;
+        s.target = null;
+        s.callback = null;
+        s.arg = null;
+        s.attached = null;
+        freeSlots[freeSlotCount++] = s.index;
+    }
+
+    /** Posts the response receive, then the request send, of a slot whose payload is encoded. */
+    private int launch(RequestSlot s, long payload, long timeoutMillis) {
+        Target t = s.target;
+        int rpcId = s.internal == RequestSlot.INTERNAL_HELLO ? RPC_HELLO
+                : s.internal == RequestSlot.INTERNAL_PING ? RPC_PING : s.rpc.id;
+        s.sendBuf.set(LONG, 0, s.internal == RequestSlot.INTERNAL_HELLO ? -1 : t.idAtPeer);
+        long tag = Tags.response(rpcId, s.requestId());
+        long until = System.nanoTime() + POST_RETRY_NANOS;
+        int rc;
+        while ((rc = res.ep.trecv(s.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, tag, 0, s.recvCtx)) == -Errno.EAGAIN
+                && drainUntil(until)) {
+            // the receive queue is full: completions free it
+        }
+        if (rc < 0) {
+            freeSlot(s);
+            return rc;
+        }
+        MemorySegment msg = s.sendBuf.asSlice(0, HEADER + payload);
+        until = System.nanoTime() + POST_RETRY_NANOS;
+        while ((rc = res.ep.tsend(msg, poolDesc, t.fiAddr, Tags.request(rpcId, s.requestId()), s.sendCtx))
+                == -Errno.EAGAIN && drainUntil(until)) {
+            // the transmit queue is full: completions free it
+        }
+        if (t.outstanding++ == 0) {
+            t.lastHeardNanos = System.nanoTime();
+        }
+        s.deadlineNanos = System.nanoTime() + timeoutMillis * 1_000_000L;
+        if (rc < 0) {
+            // the receive is posted: it must be cancelled and complete before the slot is reused; no callback
+            s.sendDone = true;
+            s.callback = null;
+            s.attached = null;
+            finish(s, rc);
+            return rc;
+        }
+        return 0;
+    }
+
+    private int startInternal(Target t, int kind, long timeoutMillis) {
+        if (freeSlotCount == 0) {
+            return -Errno.EAGAIN;
+        }
+        RequestSlot s = takeSlot();
+        s.internal = kind;
+        s.target = t;
+        long n = 0;
+        if (kind == RequestSlot.INTERNAL_HELLO) {
+            MemorySegment.copy(selfAddress, 0, s.sendPayload, ValueLayout.JAVA_BYTE, 0, selfAddress.length);
+            n = selfAddress.length;
+        } else {
+            t.pingInFlight = true;
+        }
+        return launch(s, n, timeoutMillis);
+    }
+
+    /** Ends a request: status decided, receive cancelled if still posted, bulk released on error, callback queued. */
+    private void finish(RequestSlot s, int status) {
+        s.finished = true;
+        s.status = status;
+        Target t = s.target;
+        t.outstanding--;
+        if (status < 0 && s.attached != null) {
+            s.attached.release();
+        }
+        if (!s.recvDone) {
+            res.ep.cancel(s.recvCtx);
+        }
+        if (s.internal != RequestSlot.INTERNAL_NONE) {
+            finishInternal(s);
+            s.callbackDone = true;
+            maybeFree(s);
+        } else if (s.callback != null) {
+            ready.add(s);
+        } else {
+            s.callbackDone = true;
+            maybeFree(s);
+        }
+    }
+
+    private void finishInternal(RequestSlot s) {
+        Target t = s.target;
+        if (s.internal == RequestSlot.INTERNAL_HELLO) {
+            if (s.status == 0 && s.recvLength >= HEADER + 8) {
+                t.idAtPeer = s.recvBuf.get(LONG, HEADER);
+                t.helloStatus = 0;
+            } else {
+                t.helloStatus = s.status < 0 ? s.status : -Errno.EIO;
+            }
+        } else {
+            t.pingInFlight = false;
+            if (s.status == 0) {
+                t.lastHeardNanos = System.nanoTime();
+            } else if (!t.isDead()) {
+                LOG.log(System.Logger.Level.WARNING, "{0} did not answer a ping ({1}); failing its requests",
+                        t, Errno.name(-s.status));
+                markDead(t, -Errno.EHOSTDOWN);
+            }
+        }
+    }
+
+    private void markDead(Target t, int status) {
+        t.deadStatus = -status;
+        for (RequestSlot s : slots) {
+            if (s.active && !s.finished && s.target == t) {
+                finish(s, status);
+            }
+        }
+    }
+
+    private void maybeFree(RequestSlot s) {
+        if (s.finished && s.sendDone && s.recvDone && s.callbackDone) {
+            freeSlot(s);
+        }
+    }
+
+    void onRequestSent(RequestSlot s, int err) {
+        s.sendDone = true;
+        if (err != 0 && !s.finished) {
+            if (s.internal == RequestSlot.INTERNAL_NONE) {
+                LOG.log(System.Logger.Level.WARNING, "send to {0} failed ({1}); failing its requests", s.target,
+                        Errno.name(err));
+            }
+            Target t = s.target;
+            finish(s, -err);
+            if (t.helloStatus == 0) {
+                markDead(t, -Errno.EHOSTDOWN);
+            }
+        }
+        maybeFree(s);
+    }
+
+    void onResponseReceived(RequestSlot s, CqEntry e, int err) {
+        s.recvDone = true;
+        if (!s.finished) {
+            if (err != 0) {
+                finish(s, -err);
+            } else {
+                s.recvLength = e.len;
+                s.target.lastHeardNanos = System.nanoTime();
+                int status = e.len >= HEADER ? s.recvBuf.get(INT, 0) : -Errno.EIO;
+                finish(s, status);
+            }
+        }
+        maybeFree(s);
+    }
+
+    @SuppressWarnings("unchecked")
+    void runResponseCallback(RequestSlot s) {
+        // runs outside the lock: the callback may forward or respond
+        int status = s.status;
+        Object out = null;
+        if (status == 0) {
+            try {
+                out = s.rpc.output.decode(s.recvBuf.asSlice(HEADER, s.recvLength - HEADER), s.outputReuse);
+                s.outputReuse = out;
+            } catch (RuntimeException e) {
+                status = -Errno.EIO;
+            }
+        }
+        try {
+            s.callback.onResponse(s.requestId(), status, out, s.arg);
+        } finally {
+            lock();
+            try {
+                s.callbackDone = true;
+                maybeFree(s);
+            } finally {
+                unlock();
+            }
+        }
+    }
+
+    // ---- server: incoming requests ------------------------------------------------------------------
+
+    private int postIncoming(Incoming<?, ?> in) {
+        in.responded = false;
+        in.input = null;
+        long until = System.nanoTime() + POST_RETRY_NANOS;
+        int rc;
+        while ((rc = res.ep.trecv(in.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, 0, Tags.REQUEST_IGNORE, in.recvCtx))
+                == -Errno.EAGAIN && drainUntil(until)) {
+            // receive queue full
+        }
+        if (rc < 0 && running) {
+            LOG.log(System.Logger.Level.ERROR, "re-posting a request buffer failed ({0}); the server has one fewer",
+                    Errno.name(-rc));
+        }
+        return rc;
+    }
+
+    @SuppressWarnings("unchecked")
+    void onRequestReceived(Incoming<?, ?> in, CqEntry e, int err) {
+        if (err != 0) {
+            if (err != Errno.ECANCELED && running) {
+                LOG.log(System.Logger.Level.WARNING, "a request receive failed ({0})", Errno.name(err));
+                postIncoming(in);
+            }
+            return;
+        }
+        Incoming<Object, Object> req = (Incoming<Object, Object>) in;
+        req.rpcId = Tags.rpcId(e.tag);
+        req.requestId = Tags.requestId(e.tag);
+        req.length = e.len;
+        req.origin = e.len >= HEADER ? in.recvBuf.get(LONG, 0) : -1;
+        if (req.rpcId == RPC_HELLO) {
+            byte[] addr = new byte[(int) (e.len - HEADER)]; // once per client: control path
+            MemorySegment.copy(in.recvBuf, ValueLayout.JAVA_BYTE, HEADER, addr, 0, addr.length);
+            try {
+                req.origin = peerIdLocked(addr);
+            } catch (FabricException ex) {
+                LOG.log(System.Logger.Level.WARNING, "hello from an address the AV refused: {0}", ex.getMessage());
+                postIncoming(in);
+                return;
+            }
+            in.respPayload.set(LONG, 0, req.origin);
+            sendResponse(req, 0, 8);
+            return;
+        }
+        if (req.origin < 0) {
+            postIncoming(in); // no hello before it: nowhere to answer
+            return;
+        }
+        if (req.rpcId == RPC_PING) {
+            sendResponse(req, 0, 0);
+            return;
+        }
+        Rpc<Object, Object> rpc = rpcs[req.rpcId];
+        if (rpc == null || rpc.handler == null) {
+            sendResponse(req, -Errno.ENOSYS, 0);
+            return;
+        }
+        req.rpc = rpc;
+        ready.add(req);
+    }
+
+    @SuppressWarnings("unchecked")
+    void runHandler(Incoming<?, ?> in) {
+        Incoming<Object, Object> req = (Incoming<Object, Object>) in;
+        Rpc<Object, Object> rpc = req.rpc;
+        try {
+            Object reuse = req.inputReuseRpcId == rpc.id ? req.inputReuse : null;
+            req.input = rpc.input.decode(req.recvBuf.asSlice(HEADER, req.length - HEADER), reuse);
+            req.inputReuse = req.input;
+            req.inputReuseRpcId = rpc.id;
+        } catch (RuntimeException e) {
+            req.respondError(Errno.EINVAL);
+            return;
+        }
+        rpc.handler.handle(req);
+    }
+
+    <O> int respond(Incoming<?, O> in, O output) {
+        lock();
+        try {
+            if (in.responded) {
+                return -Errno.EALREADY;
+            }
+            long n;
+            try {
+                n = in.rpc.output.encode(output, in.respPayload);
+            } catch (RuntimeException e) {
+                n = -1;
+            }
+            if (n < 0) {
+                return -Errno.EMSGSIZE;
+            }
+            return sendResponse(in, 0, n);
+        } finally {
+            unlock();
+        }
+    }
+
+    int respondError(Incoming<?, ?> in, int status) {
+        lock();
+        try {
+            if (in.responded) {
+                return -Errno.EALREADY;
+            }
+            return sendResponse(in, status, 0);
+        } finally {
+            unlock();
+        }
+    }
+
+    private int sendResponse(Incoming<?, ?> in, int status, long payload) {
+        in.responded = true;
+        in.respBuf.set(INT, 0, status);
+        in.respBuf.set(INT, 4, 0);
+        MemorySegment msg = in.respBuf.asSlice(0, HEADER + payload);
+        long until = System.nanoTime() + POST_RETRY_NANOS;
+        int rc;
+        while ((rc = res.ep.tsend(msg, poolDesc, in.origin, Tags.response(in.rpcId, in.requestId), in.respCtx))
+                == -Errno.EAGAIN && drainUntil(until)) {
+            // transmit queue full
+        }
+        if (rc < 0) {
+            postIncoming(in);
+        }
+        return rc;
+    }
+
+    void onResponseSent(Incoming<?, ?> in, int err) {
+        if (err != 0 && running) {
+            LOG.log(System.Logger.Level.DEBUG, "a response was not delivered ({0})", Errno.name(err));
+        }
+        if (running) {
+            postIncoming(in);
+        }
+    }
+
+    // ---- bulk ---------------------------------------------------------------------------------------
+
+    /** HG_Bulk_create over one native segment: registered for local and remote read and write. */
+    public BulkHandle bulkRegister(MemorySegment segment) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("bulk memory must be native (Arena.allocate), not a heap segment");
+        }
+        MemoryRegion mr = res.register(segment, Access.READ | Access.WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE
+                | Access.SEND | Access.RECV);
+        return new BulkHandle(this, segment, mr);
+    }
+
+    /**
+     * HG_Bulk_transfer: {@code length} bytes between {@code remote} (at {@code remoteOffset}, owned by the
+     * peer {@code origin}) and {@code local} (at {@code localOffset}). Returns 0 and later runs
+     * {@code callback} from trigger, or a negative errno now (EINVAL for a range outside either side,
+     * EAGAIN when all transfer slots are busy).
+     */
+    public int bulkTransfer(BulkOp op, long origin, BulkDescriptor remote, long remoteOffset, BulkHandle local,
+                            long localOffset, long length, BulkCallback callback, Object arg) {
+        MemoryRegion mr = local.region();
+        if (mr == null || length < 0 || remoteOffset < 0 || localOffset < 0
+                || remoteOffset + length > remote.length() || localOffset + length > local.length()) {
+            return -Errno.EINVAL;
+        }
+        lock();
+        try {
+            if (freeBulkCount == 0) {
+                return -Errno.EAGAIN;
+            }
+            BulkTransfer bt = bulks[freeBulks[--freeBulkCount]];
+            bt.outstanding = 0;
+            bt.allPosted = false;
+            bt.status = 0;
+            bt.callback = callback;
+            bt.arg = arg;
+            MemoryRegion desc = res.localDesc(mr);
+            for (long done = 0; done < length; ) {
+                long n = Math.min(maxRma, length - done);
+                MemorySegment buf = local.segment().asSlice(localOffset + done, n);
+                long raddr = remote.address() + remoteOffset + done;
+                long until = System.nanoTime() + POST_RETRY_NANOS;
+                int rc;
+                while ((rc = op == BulkOp.PULL
+                        ? res.ep.read(buf, desc, origin, raddr, remote.key(), bt)
+                        : res.ep.write(buf, desc, origin, raddr, remote.key(), bt)) == -Errno.EAGAIN
+                        && drainUntil(until)) {
+                    // transmit queue full
+                }
+                if (rc < 0) {
+                    if (bt.outstanding == 0) {
+                        freeBulks[freeBulkCount++] = bt.index;
+                        return rc;
+                    }
+                    bt.status = rc; // what is posted completes; the callback reports the failure
+                    break;
+                }
+                bt.outstanding++;
+                done += n;
+            }
+            bt.allPosted = true;
+            if (bt.outstanding == 0) {
+                ready.add(bt);
+            }
+            return 0;
+        } finally {
+            unlock();
+        }
+    }
+
+    void onBulkChunkDone(BulkTransfer bt, int err) {
+        bt.outstanding--;
+        if (err != 0 && bt.status == 0) {
+            bt.status = -err;
+        }
+        if (bt.outstanding == 0 && bt.allPosted) {
+            ready.add(bt);
+        }
+    }
+
+    void runBulkCallback(BulkTransfer bt) {
+        BulkCallback cb = bt.callback;
+        Object arg = bt.arg;
+        int status = bt.status;
+        lock();
+        try {
+            bt.callback = null;
+            bt.arg = null;
+            freeBulks[freeBulkCount++] = bt.index;
+        } finally {
+            unlock();
+        }
+        cb.onTransfer(status, arg);
+    }
+
+    // ---- progress / trigger -------------------------------------------------------------------------
+
+    /**
+     * HG_Progress: drives the endpoint until some callback is ready or {@code timeoutMillis} passes.
+     * Returns how many callbacks are ready. With a progress thread it only waits.
+     */
+    public int progress(long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        int idle = 0;
+        while (true) {
+            lock();
+            try {
+                if (progressThread == null) {
+                    progressOnce();
+                }
+                if (!ready.isEmpty()) {
+                    return ready.size();
+                }
+            } finally {
+                unlock();
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return 0;
+            }
+            idle = idleWait(idle);
+        }
+    }
+
+    /** HG_Trigger: runs up to {@code max} ready callbacks on this thread; returns how many ran. */
+    public int trigger(int max) {
+        int n = 0;
+        while (n < max) {
+            Triggerable t;
+            lock();
+            try {
+                t = ready.poll();
+            } finally {
+                unlock();
+            }
+            if (t == null) {
+                break;
+            }
+            t.fire();
+            n++;
+        }
+        return n;
+    }
+
+    /** One pass: read the CQ, dispatch completions, check deadlines and liveness. Caller holds the lock. */
+    private int progressOnce() {
+        int total = 0;
+        int rc;
+        while ((rc = res.cq.read(entries, entries.length)) > 0 || rc == -Errno.EAVAIL) {
+            if (rc == -Errno.EAVAIL) {
+                if (res.cq.readError(errEntry, 0) == 1 && errEntry.context instanceof OpContext ctx) {
+                    ctx.complete(errEntry, errEntry.err == 0 ? Errno.EIO : errEntry.err);
+                }
+                total++;
+                continue;
+            }
+            for (int i = 0; i < rc; i++) {
+                CqEntry e = entries[i];
+                if (e.context instanceof OpContext ctx) {
+                    ctx.complete(e, 0);
+                }
+                e.context = null;
+            }
+            total += rc;
+        }
+        long now = System.nanoTime();
+        if (now - nextScanNanos >= 0) {
+            nextScanNanos = now + SCAN_INTERVAL_NANOS;
+            scanDeadlines(now);
+        }
+        return total;
+    }
+
+    private void scanDeadlines(long now) {
+        for (RequestSlot s : slots) {
+            if (s.active && !s.finished && now - s.deadlineNanos >= 0) {
+                finish(s, -Errno.ETIMEDOUT);
+            }
+        }
+        for (int i = 0; i < targetList.size(); i++) {
+            Target t = targetList.get(i);
+            if (t.outstanding > 0 && !t.isDead() && !t.pingInFlight && now - t.lastHeardNanos > pingIntervalNanos) {
+                startInternal(t, RequestSlot.INTERNAL_PING, options.peerTimeoutMillis);
+            }
+        }
+    }
+
+    /** Drives completions (no callbacks) while a post is refused with EAGAIN; false once {@code until} passed. */
+    private boolean drainUntil(long until) {
+        progressOnce();
+        if (System.nanoTime() - until >= 0) {
+            return false;
+        }
+        Thread.onSpinWait();
+        return true;
+    }
+
+    private void progressLoop() {
+        int idle = 0;
+        while (running) {
+            int n;
+            lock.lock();
+            try {
+                n = progressOnce();
+            } finally {
+                lock.unlock();
+            }
+            idle = n > 0 ? 0 : idleWait(idle);
+        }
+    }
+
+    /** Spin briefly, then yield, then sleep a little: the machine may have fewer cores than busy threads. */
+    private static int idleWait(int idle) {
+        if (idle < 64) {
+            Thread.onSpinWait();
+        } else if (idle < 256) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(50_000);
+        }
+        return idle + 1;
+    }
+
+    private void lock() {
+        if (lock != null) {
+            lock.lock();
+        }
+    }
+
+    private void unlock() {
+        if (lock != null) {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the progress thread and closes the endpoint and everything under it; outstanding requests are dropped. */
+    @Override
+    public void close() {
+        running = false;
+        if (progressThread != null) {
+            try {
+                progressThread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        res.closeWith(poolMr);
+        arena.close();
+    }
+}

@@ -1,0 +1,31 @@
+package io.jfabric.examples.rpc;
+
+/**
+ * How the 64-bit tag carries an RPC: bit 63 says response, bits 32..47 the RPC id, bits 0..31 the
+ * request id (slot index in the low 16 bits, the slot's generation above it, so a late response to a
+ * slot that has since been reused never matches the new request's receive).
+ */
+final class Tags {
+    static final long RESPONSE = 1L << 63;
+    /** Receives of requests take every tag without the response bit. */
+    static final long REQUEST_IGNORE = ~RESPONSE;
+
+    private Tags() {
+    }
+
+    static long request(int rpcId, int requestId) {
+        return ((long) (rpcId & 0xFFFF) << 32) | (requestId & 0xFFFF_FFFFL);
+    }
+
+    static long response(int rpcId, int requestId) {
+        return RESPONSE | request(rpcId, requestId);
+    }
+
+    static int rpcId(long tag) {
+        return (int) (tag >>> 32) & 0xFFFF;
+    }
+
+    static int requestId(long tag) {
+        return (int) tag;
+    }
+}
