@@ -7,6 +7,7 @@ module io.jfabric.bench {
     requires io.jfabric;
     requires io.jfabric.util;
     requires io.jfabric.provider.tcp;
+    requires io.jfabric.provider.shm;
     requires jmh.core;
     requires java.desktop;
     // the allocation test (compiled into this module) reads per-thread allocated bytes
