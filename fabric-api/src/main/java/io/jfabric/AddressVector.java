@@ -21,11 +21,11 @@ public interface AddressVector extends FabricObject {
     /** Convenience: inserts one address and returns its fi_addr, or throws FabricException. */
     default long insert(byte[] addr) {
         long[] out = new long[1];
-        int[] errs = new int[1];
-        int n = insert(new byte[][] {addr}, out, Fabrics.SYNC_ERR, errs);
-        if (n != 1) {
-            throw new FabricException(errs[0] == 0 ? Errno.EINVAL : errs[0],
-                    "address vector refused address " + straddr(addr));
+        // no FI_SYNC_ERR: not every provider supports it, and one address needs no per-address detail
+        int n = insert(new byte[][] {addr}, out, 0, null);
+        if (n != 1 || out[0] == Fabrics.ADDR_NOTAVAIL) {
+            throw new FabricException(Errno.EINVAL, "address vector refused address " + straddr(addr)
+                    + "; check it is in the info's addr_format");
         }
         return out[0];
     }

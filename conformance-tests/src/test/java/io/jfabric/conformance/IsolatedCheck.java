@@ -24,7 +24,9 @@ final class IsolatedCheck {
             String log = Files.readString(child.log());
             String why = rc > 128 ? "the child JVM died of signal " + (rc - 128) + " (a crash: the process must never crash)"
                     : "the check failed in the child JVM (exit " + rc + ")";
-            fail(c.id() + " " + check + ": " + why + "; its stderr:\n" + log);
+            java.nio.file.Path hsErr = child.log().resolveSibling("hs_err_pid" + child.pid() + ".log");
+            fail(c.id() + " " + check + ": " + why + (Files.exists(hsErr) ? "; JVM crash report " + hsErr.toAbsolutePath() : "")
+                    + "; its stderr:\n" + log);
         }
     }
 

@@ -180,6 +180,11 @@ public final class PeerMain {
                 int rc = me.rxCq.read(ce);
                 if (rc == -Errno.EAVAIL) {
                     me.rxCq.readError(cerr, 0);
+                    if (me.eq != null && awaitShutdown(ee)) {
+                        // the parent's fi_shutdown flushed the posted receive before the event was read
+                        say("SHUTDOWN");
+                        return 0;
+                    }
                     System.err.println("peer: receive failed " + cerr);
                     return 6;
                 }
@@ -206,6 +211,21 @@ public final class PeerMain {
         }
         System.err.println("peer: lifetime over while echoing");
         return 8;
+    }
+
+    private boolean awaitShutdown(EqEntry ee) {
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() < until) {
+            int ev = me.eq.read(ee, 0);
+            if (ev == EqEvent.SHUTDOWN) {
+                return true;
+            }
+            if (ev >= 0 || ev == -Errno.EAVAIL) {
+                return false;
+            }
+            poller.drive();
+        }
+        return false;
     }
 
     /** Drives progress but never receives: the parent's sends back up until it kills this process. */

@@ -52,6 +52,8 @@ final class PeerProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        // a native crash's report goes next to the peer's stderr, not into the source tree
+        cmd.add("-XX:ErrorFile=" + dir.toAbsolutePath().resolve("hs_err_pid%p.log"));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         for (String prop : new String[] {"jfabric.provider"}) {

@@ -45,6 +45,12 @@ class RmaTest {
             CqEntry we = p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "fi_write");
             assertSame("w", we.context);
             assertTrue((we.flags & OpFlags.WRITE) != 0 && (we.flags & OpFlags.RMA) != 0, "FI_RMA|FI_WRITE: " + we);
+            // a (transmit-complete) write's completion does not promise the data has landed yet: give the
+            // target's progress a bounded time to apply it
+            long until = System.nanoTime() + T * 1_000_000L;
+            while (Mem.mismatch(target, 101) != -1 && System.nanoTime() < until) {
+                p.poller.drive();
+            }
             assertEquals(-1, Mem.mismatch(target, 101), "target after fi_write");
 
             MemorySegment back = Mem.alloc(arena, LEN / 2);

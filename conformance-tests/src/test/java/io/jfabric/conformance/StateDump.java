@@ -67,9 +67,13 @@ public final class StateDump implements TestExecutionExceptionHandler, BeforeEac
     /** Names each test on stderr before it starts, so a crash of the whole JVM (a native bug) still says where. */
     @Override
     public void beforeEach(ExtensionContext context) {
-        System.err.println("[conformance] " + context.getRequiredTestClass().getSimpleName() + "."
-                + context.getRequiredTestMethod().getName() + " " + context.getDisplayName());
+        String test = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
+        System.err.println("[conformance] " + test + " " + context.getDisplayName());
         System.err.flush();
+        String crash = KnownCrashes.reason(context.getDisplayName(), test);
+        if (crash != null) {
+            org.junit.jupiter.api.Assumptions.abort("not run: known native crash (known-native-crashes.txt): " + crash);
+        }
     }
 
     @Override

@@ -18,6 +18,8 @@ public final class Main implements Callable<Integer> {
     static final Class<?>[] SUBCOMMANDS = {
         InfoCommand.class,
         io.jfabric.cli.pingpong.PingPongCommand.class,
+        io.jfabric.cli.bw.BwCommand.class,
+        io.jfabric.cli.bw.RmaBwCommand.class,
     };
 
     @CommandLine.Spec

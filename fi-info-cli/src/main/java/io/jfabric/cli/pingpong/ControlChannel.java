@@ -27,10 +27,11 @@ import java.util.Arrays;
  * <li>sync: the client sends "q\0", the server answers "a\0";</li>
  * <li>count: the client sends its ack count in decimal, NUL-padded to 10 bytes, the server answers "cnt ok\0".</li>
  * </ul>
- * Reads wait at most {@link #RECV_TIMEOUT_MS} (fi_pingpong's SO_RCVTIMEO of 5 s).
+ * Reads wait at most {@link #RECV_TIMEOUT_MS} (fi_pingpong's SO_RCVTIMEO of 5 s). Public because
+ * {@code jfabric bw} and {@code rma-bw} set up over the same channel.
  */
-final class ControlChannel implements Closeable {
-    static final int DEFAULT_PORT = 47592;
+public final class ControlChannel implements Closeable {
+    public static final int DEFAULT_PORT = 47592;
     static final int RECV_TIMEOUT_MS = 5_000;
     static final int MAX_ADDRLEN = 1024;
     private static final byte[] SYNC_Q = {'q', 0};
@@ -56,7 +57,7 @@ final class ControlChannel implements Closeable {
      * Server side: listens on {@code srcPort} (any address) and takes one connection. {@code acceptTimeoutMs}
      * bounds the wait for the client (0 waits forever, as fi_pingpong does).
      */
-    static ControlChannel serve(int srcPort, boolean ipv6, int acceptTimeoutMs) throws IOException {
+    public static ControlChannel serve(int srcPort, boolean ipv6, int acceptTimeoutMs) throws IOException {
         InetAddress any = InetAddress.getByName(ipv6 ? "::" : "0.0.0.0");
         try (ServerSocket listener = new ServerSocket()) {
             listener.setReuseAddress(true);
@@ -72,7 +73,7 @@ final class ControlChannel implements Closeable {
     }
 
     /** Client side: connects to {@code host:dstPort}, from {@code srcPort} when it is not 0. */
-    static ControlChannel connect(String host, int dstPort, int srcPort, boolean ipv6) throws IOException {
+    public static ControlChannel connect(String host, int dstPort, int srcPort, boolean ipv6) throws IOException {
         IOException last = null;
         for (InetAddress a : InetAddress.getAllByName(host)) {
             if (ipv6 ? !(a instanceof Inet6Address) : !(a instanceof Inet4Address)) {
@@ -95,12 +96,12 @@ final class ControlChannel implements Closeable {
                 + (last == null ? ": no " + (ipv6 ? "IPv6" : "IPv4") + " address" : ": " + last.getMessage()), last);
     }
 
-    boolean isClient() {
+    public boolean isClient() {
         return client;
     }
 
     /** pp_send_name. */
-    void sendName(byte[] name, int addrFormat) throws IOException {
+    public void sendName(byte[] name, int addrFormat) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(8 + name.length);
         b.order(ByteOrder.BIG_ENDIAN).putInt(name.length);
         b.order(ByteOrder.nativeOrder()).putInt(addrFormat);
@@ -110,7 +111,7 @@ final class ControlChannel implements Closeable {
     }
 
     /** pp_recv_name: the peer's address format and name. */
-    Name recvName() throws IOException {
+    public Name recvName() throws IOException {
         byte[] len = readExactly(4, "name length");
         int n = ByteBuffer.wrap(len).order(ByteOrder.BIG_ENDIAN).getInt();
         if (n < 0 || n > MAX_ADDRLEN) {
@@ -121,11 +122,11 @@ final class ControlChannel implements Closeable {
     }
 
     /** A peer's endpoint name and its fi_addr_format value. */
-    record Name(int addrFormat, byte[] bytes) {
+    public record Name(int addrFormat, byte[] bytes) {
     }
 
     /** pp_ctrl_sync. */
-    void sync() throws IOException {
+    public void sync() throws IOException {
         if (client) {
             send(SYNC_Q);
             expect(SYNC_A, "sync answer");
@@ -139,7 +140,7 @@ final class ControlChannel implements Closeable {
      * pp_ctrl_txrx_msg_count: the client tells the server how many messages it received; returns the
      * count the server will print (the client's) on both sides.
      */
-    long exchangeCount(long myCount) throws IOException {
+    public long exchangeCount(long myCount) throws IOException {
         if (client) {
             byte[] msg = new byte[LEN_CNT];
             byte[] digits = Long.toString(myCount).getBytes(StandardCharsets.US_ASCII);

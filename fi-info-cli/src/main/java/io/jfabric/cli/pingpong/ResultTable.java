@@ -8,7 +8,7 @@ import java.util.Locale;
  * the acknowledged count, total bytes, time, MB/s, microseconds per transfer and millions of transfers
  * per second, in the same columns and units so the two tools' output can be compared line by line.
  */
-final class ResultTable {
+public final class ResultTable {
     private final PrintStream out;
     private boolean headerPrinted;
 
@@ -46,7 +46,7 @@ final class ResultTable {
     }
 
     /** size_str: 1536 → "1.5k", 65536 → "64k", 1048576 → "1m". */
-    static String sizeStr(long size) {
+    public static String sizeStr(long size) {
         long base;
         String mag;
         if (size >= 1L << 30) {
@@ -67,7 +67,7 @@ final class ResultTable {
     }
 
     /** cnt_str: 10000 → "10k". */
-    static String cntStr(long cnt) {
+    public static String cntStr(long cnt) {
         if (cnt >= 1_000_000_000L) {
             return cnt / 1_000_000_000L + "b";
         } else if (cnt >= 1_000_000L) {

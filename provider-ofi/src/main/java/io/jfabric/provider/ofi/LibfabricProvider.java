@@ -6,6 +6,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.provider.ofi.ffi.Fabric_h;
+import io.jfabric.provider.ofi.ffi.LibC;
 import io.jfabric.provider.ofi.ffi.fi_info;
 import io.jfabric.spi.FabricProvider;
 import io.jfabric.spi.ProviderParameter;
@@ -79,6 +80,11 @@ public final class LibfabricProvider implements FabricProvider {
             if (v < MIN_VERSION) {
                 return "libfabric " + Fabrics.major(v) + "." + Fabrics.minor(v)
                         + " is installed; the bridge needs 1.17 or newer (its struct layouts are 1.17's)";
+            }
+            // native libfabric reads FI_PROVIDER on its first fi_getinfo, which comes after this probe
+            String fiProvider = System.getenv("FI_PROVIDER");
+            if (fiProvider != null) {
+                LibC.setenv("FI_PROVIDER", NativeProviderFilter.translate(fiProvider));
             }
             return null;
         } catch (LinkageError | RuntimeException e) {

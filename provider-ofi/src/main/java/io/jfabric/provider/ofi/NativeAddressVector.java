@@ -26,6 +26,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     NativeAddressVector(NativeDomain domain, MemorySegment fid, AvAttr attr) {
         super(domain.fabric, fid);
+        hold(domain);
         this.attr = attr;
         AddressFormat f = domain.info().addrFormat;
         this.format = f == null ? AddressFormat.UNSPEC : f;
@@ -43,8 +44,10 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     @Override
     public void bind(EventQueue eq) {
+        checkOpen();
         NativeErrors.check(FabricInline.fi_bind(fid, fidOf(eq, "event queue"), 0), "fi_av_bind",
                 "bind the AV to an EQ of the same fabric before inserting");
+        hold((NativeFid) eq);
     }
 
     private byte[] wire(byte[] a) {
@@ -53,6 +56,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     @Override
     public int insert(byte[][] addrs, long[] fiAddrOut, long flags, Object context) {
+        checkOpen();
         if (addrs == null || (fiAddrOut != null && fiAddrOut.length < addrs.length)) {
             throw new FabricException(Errno.EINVAL, "fi_av_insert needs an fi_addr array at least as long as the addresses");
         }
@@ -96,6 +100,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     @Override
     public int insertSvc(String node, String service, long[] fiAddrOut, long flags, Object context) {
+        checkOpen();
         MemorySegment fn = FabricInline.op(fid_av.ops(fid), fi_ops_av.insertsvc$offset());
         if (fn.address() == 0) {
             throw NativeErrors.failure(-Errno.ENOSYS, "fi_av_insertsvc", "insert fi_getname addresses instead");
@@ -114,6 +119,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     @Override
     public int remove(long[] fiAddrs, long flags) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment in = a.allocateFrom(ValueLayout.JAVA_LONG, fiAddrs);
             return NativeErrors.check(FabricInline.fi_av_remove(fid, in, fiAddrs.length, flags), "fi_av_remove",
@@ -123,6 +129,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     @Override
     public byte[] lookup(long fiAddr) {
+        checkOpen();
         long size = 256;
         for (int attempt = 0; attempt < 3; attempt++) {
             try (Arena a = Arena.ofConfined()) {
@@ -154,6 +161,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
 
     @Override
     public String straddr(byte[] addr) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             byte[] w = wire(addr);
             MemorySegment in = a.allocate(Math.max(w.length, 1));

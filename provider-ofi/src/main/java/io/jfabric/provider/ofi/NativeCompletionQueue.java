@@ -42,16 +42,17 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     private final MemorySegment srcAddrs;
     private final MemorySegment errEntry;
     private final MemorySegment strerrBuf;
-    private final MemorySegment readFn;
-    private final MemorySegment readfromFn;
-    private final MemorySegment readerrFn;
-    private final MemorySegment sreadFn;
-    private final MemorySegment sreadfromFn;
-    private final MemorySegment signalFn;
-    private final MemorySegment strerrorFn;
+    private MemorySegment readFn;
+    private MemorySegment readfromFn;
+    private MemorySegment readerrFn;
+    private MemorySegment sreadFn;
+    private MemorySegment sreadfromFn;
+    private MemorySegment signalFn;
+    private MemorySegment strerrorFn;
 
     NativeCompletionQueue(NativeDomain domain, MemorySegment fid, CqAttr attr) {
         super(domain.fabric, fid);
+        hold(domain);
         this.attr = attr;
         this.format = attr.format == CqFormat.UNSPEC ? CqFormat.CONTEXT : attr.format;
         this.entrySize = switch (format) {
@@ -81,6 +82,17 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     }
 
     @Override
+    void closed() {
+        // later reads must not reach the provider with a freed fid
+        MemorySegment n = MemorySegment.NULL;
+        readFn = readfromFn = readerrFn = sreadFn = sreadfromFn = signalFn = strerrorFn = n;
+    }
+
+    private int missing() {
+        return isClosed() ? -Errno.EBADF : -Errno.ENOSYS;
+    }
+
+    @Override
     public CqAttr attr() {
         return attr;
     }
@@ -107,7 +119,7 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
 
     private int readOneLocked(CqEntry entry) {
         if (readFn.address() == 0) {
-            return -Errno.ENOSYS;
+            return missing();
         }
         long rc = fi_ops_cq.read.invoke(readFn, fid, entries, 1);
         if (rc > 0) {
@@ -146,14 +158,14 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         if (blocking) {
             MemorySegment fn = from ? sreadfromFn : sreadFn;
             if (fn.address() == 0) {
-                return -Errno.ENOSYS;
+                return missing();
             }
             rc = from ? fi_ops_cq.sreadfrom.invoke(fn, fid, entries, n, srcAddrs, MemorySegment.NULL, timeout)
                     : fi_ops_cq.sread.invoke(fn, fid, entries, n, MemorySegment.NULL, timeout);
         } else {
             MemorySegment fn = from ? readfromFn : readFn;
             if (fn.address() == 0) {
-                return -Errno.ENOSYS;
+                return missing();
             }
             rc = from ? fi_ops_cq.readfrom.invoke(fn, fid, entries, n, srcAddrs)
                     : fi_ops_cq.read.invoke(fn, fid, entries, n);
@@ -193,7 +205,7 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
 
     private int readErrorLocked(CqErrEntry e, long flags) {
         if (readerrFn.address() == 0) {
-            return -Errno.ENOSYS;
+            return missing();
         }
         errEntry.fill((byte) 0);
         long rc = fi_ops_cq.readerr.invoke(readerrFn, fid, errEntry, flags);
@@ -222,6 +234,7 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
 
     @Override
     public void signal() {
+        checkOpen();
         if (signalFn.address() == 0) {
             throw NativeErrors.failure(-Errno.ENOSYS, "fi_cq_signal", "open the CQ with a wait object");
         }

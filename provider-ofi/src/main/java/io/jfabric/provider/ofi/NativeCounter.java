@@ -18,6 +18,7 @@ final class NativeCounter extends NativeFid implements Counter {
 
     NativeCounter(NativeDomain domain, MemorySegment fid) {
         super(domain.fabric, fid);
+        hold(domain);
         readFn = FabricInline.cntrOp(fid, fi_ops_cntr.read$offset());
         readerrFn = FabricInline.cntrOp(fid, fi_ops_cntr.readerr$offset());
         addFn = FabricInline.cntrOp(fid, fi_ops_cntr.add$offset());
@@ -41,36 +42,45 @@ final class NativeCounter extends NativeFid implements Counter {
 
     @Override
     public long read() {
+        checkOpen();
         return fi_ops_cntr.read.invoke(need(readFn, "fi_cntr_read"), fid);
     }
 
     @Override
     public long readError() {
+        checkOpen();
         return fi_ops_cntr.readerr.invoke(need(readerrFn, "fi_cntr_readerr"), fid);
     }
 
     @Override
     public void add(long value) {
+        checkOpen();
         NativeErrors.check(fi_ops_cntr.add.invoke(need(addFn, "fi_cntr_add"), fid, value), "fi_cntr_add", "");
     }
 
     @Override
     public void set(long value) {
+        checkOpen();
         NativeErrors.check(fi_ops_cntr.set.invoke(need(setFn, "fi_cntr_set"), fid, value), "fi_cntr_set", "");
     }
 
     @Override
     public void addError(long value) {
+        checkOpen();
         NativeErrors.check(fi_ops_cntr.adderr.invoke(need(adderrFn, "fi_cntr_adderr"), fid, value), "fi_cntr_adderr", "");
     }
 
     @Override
     public void setError(long value) {
+        checkOpen();
         NativeErrors.check(fi_ops_cntr.seterr.invoke(need(seterrFn, "fi_cntr_seterr"), fid, value), "fi_cntr_seterr", "");
     }
 
     @Override
     public int await(long threshold, int timeoutMillis) {
+        if (isClosed()) {
+            return -io.jfabric.Errno.EBADF;
+        }
         if (waitFn.address() == 0) {
             return -io.jfabric.Errno.ENOSYS;
         }

@@ -37,6 +37,7 @@ final class NativeDomain extends NativeFid implements Domain {
 
     private NativeDomain(NativeFabric fabric, MemorySegment fid, FabricInfo info) {
         super(fabric, fid);
+        hold(fabric);
         this.info = info.copy();
         this.slots = new ContextSlots(arena, fabric.contextSlots);
         this.threadSafe = info.domainAttr == null || info.domainAttr.threading == Threading.SAFE
@@ -72,11 +73,13 @@ final class NativeDomain extends NativeFid implements Domain {
 
     @Override
     public Endpoint openEndpoint(FabricInfo info) {
+        checkOpen();
         return openEndpoint(info, null);
     }
 
     @Override
     public Endpoint openEndpoint(FabricInfo info, Object context) {
+        checkOpen();
         MemorySegment n = InfoMapper.toNative(info, fabric.nativeName(info));
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
@@ -90,6 +93,7 @@ final class NativeDomain extends NativeFid implements Domain {
 
     @Override
     public AddressVector openAv(AvAttr attr) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_av_attr.allocate(a);
             fi_av_attr.type(na, attr.type.value());
@@ -107,6 +111,7 @@ final class NativeDomain extends NativeFid implements Domain {
 
     @Override
     public CompletionQueue openCq(CqAttr attr) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_cq_attr.allocate(a);
             fi_cq_attr.size(na, attr.size);
@@ -122,6 +127,7 @@ final class NativeDomain extends NativeFid implements Domain {
 
     @Override
     public Counter openCounter(CounterAttr attr) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_cntr_attr.allocate(a);
             fi_cntr_attr.events(na, Fabric_h.FI_CNTR_EVENTS_COMP());
@@ -136,6 +142,7 @@ final class NativeDomain extends NativeFid implements Domain {
 
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
+        checkOpen();
         if (!segment.isNative()) {
             throw new FabricException(Errno.EINVAL, "libfabric registers native memory only; allocate the buffer "
                     + "from an Arena (a heap segment can move under the NIC)");

@@ -57,6 +57,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     NativeEndpoint(NativeDomain domain, MemorySegment fid, FabricInfo info, Object context) {
         super(domain.fabric, fid);
+        hold(domain);
         this.domain = domain;
         this.slots = domain.slots;
         this.info = info.copy();
@@ -109,36 +110,57 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         return fn.address() == 0;
     }
 
+    /** What a missing function means: the endpoint is closed (-EBADF) or the provider lacks it (-ENOSYS). */
+    private int missing() {
+        return isClosed() ? -Errno.EBADF : ENOSYS;
+    }
+
+    @Override
+    void closed() {
+        // later calls must not reach the provider with a freed fid: every pointer reads as missing
+        MemorySegment n = MemorySegment.NULL;
+        recv = recvv = recvmsg = send = sendv = sendmsg = inject = senddata = injectdata = n;
+        trecv = trecvv = trecvmsg = tsend = tsendv = tsendmsg = tinject = tsenddata = tinjectdata = n;
+        read = readv = readmsg = write = writev = writemsg = rinject = writedata = rinjectdata = n;
+        cancelFn = n;
+    }
+
     // ============================================================== control path
 
     @Override
     public void bind(CompletionQueue cq, long flags) {
-        bindFid(fidOf(cq, "completion queue"), flags, "completion queue");
+        checkOpen();
+        bindFid(cq, flags, "completion queue");
     }
 
     @Override
     public void bind(EventQueue eq) {
-        bindFid(fidOf(eq, "event queue"), 0, "event queue");
+        checkOpen();
+        bindFid(eq, 0, "event queue");
     }
 
     @Override
     public void bind(AddressVector av) {
-        bindFid(fidOf(av, "address vector"), 0, "address vector");
+        checkOpen();
+        bindFid(av, 0, "address vector");
     }
 
     @Override
     public void bind(Counter counter, long flags) {
-        bindFid(fidOf(counter, "counter"), flags, "counter");
+        checkOpen();
+        bindFid(counter, flags, "counter");
     }
 
-    private void bindFid(MemorySegment target, long flags, String what) {
-        int rc = FabricInline.fi_bind(fid, target, flags);
+    private void bindFid(Object target, long flags, String what) {
+        int rc = FabricInline.fi_bind(fid, fidOf(target, what), flags);
         NativeErrors.check(rc, "fi_ep_bind of a " + what, "bind before fi_enable, with flags the provider accepts");
+        hold((NativeFid) target);
         loadOps();
     }
 
     @Override
     public void enable() {
+        checkOpen();
         int rc = FabricInline.fi_enable(fid);
         NativeErrors.check(rc, "fi_enable", "bind the completion queues (and the AV or EQ the endpoint type needs) first");
         loadOps();
@@ -146,6 +168,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     @Override
     public void connect(byte[] addr, byte[] data) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             int rc = FabricInline.fi_connect(fid, bytes(a, addr), bytes(a, data), data == null ? 0 : data.length);
             NativeErrors.check(rc, "fi_connect", "bind an event queue and enable the endpoint first; CM data must fit "
@@ -155,6 +178,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     @Override
     public void accept(byte[] data) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             int rc = FabricInline.fi_accept(fid, bytes(a, data), data == null ? 0 : data.length);
             NativeErrors.check(rc, "fi_accept", "open the endpoint from the CONNREQ's info, bind an EQ and enable it first");
@@ -163,16 +187,19 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     @Override
     public void shutdown(long flags) {
+        checkOpen();
         NativeErrors.check(FabricInline.fi_shutdown(fid, flags), "fi_shutdown", "shut down a connected endpoint");
     }
 
     @Override
     public byte[] getName() {
+        checkOpen();
         return NativeNames.get(fid, false, "fi_getname");
     }
 
     @Override
     public void setName(byte[] addr) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             NativeErrors.check(FabricInline.fi_setname(fid, bytes(a, addr), addr.length), "fi_setname",
                     "pass an address in the info's addr_format");
@@ -181,11 +208,13 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     @Override
     public byte[] getPeer() {
+        checkOpen();
         return NativeNames.get(fid, true, "fi_getpeer");
     }
 
     @Override
     public long getOpt(EndpointOption option) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
             MemorySegment len = a.allocate(ValueLayout.JAVA_LONG);
@@ -199,6 +228,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     @Override
     public void setOpt(EndpointOption option, long value) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
             v.set(ValueLayout.JAVA_LONG, 0, value);
@@ -215,7 +245,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return -Errno.ENOENT;
         }
         if (absent(cancelFn)) {
-            return ENOSYS;
+            return missing();
         }
         return (int) fi_ops_ep.cancel.invoke(cancelFn, fid, slots.segment(slot));
     }
@@ -231,7 +261,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (mr == null) {
             return MemorySegment.NULL;
         }
-        return mr instanceof NativeMemoryRegion n ? n.desc : null;
+        return mr instanceof NativeMemoryRegion n && !n.isClosed() ? n.desc : null;
     }
 
     private int post(long rc, int slot) {
@@ -262,7 +292,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(send)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -278,7 +308,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(senddata)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -291,7 +321,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int inject(MemorySegment buf, long destAddr) {
         if (absent(inject)) {
-            return ENOSYS;
+            return missing();
         }
         if (domain.threadSafe && !buf.isNative()) {
             synchronized (bounce) {
@@ -309,7 +339,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int injectdata(MemorySegment buf, long data, long destAddr) {
         if (absent(injectdata)) {
-            return ENOSYS;
+            return missing();
         }
         if (domain.threadSafe && !buf.isNative()) {
             synchronized (bounce) {
@@ -332,7 +362,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(recv)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -344,7 +374,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int sendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, Object context) {
         if (absent(sendv)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = txScratch;
         if (domain.threadSafe) {
@@ -370,7 +400,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int recvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, Object context) {
         if (absent(recvv)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = rxScratch;
         if (domain.threadSafe) {
@@ -396,7 +426,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int sendmsg(Msg msg, long flags) {
         if (absent(sendmsg)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = txScratch;
         if (domain.threadSafe) {
@@ -410,7 +440,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int recvmsg(Msg msg, long flags) {
         if (absent(recvmsg)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = rxScratch;
         if (domain.threadSafe) {
@@ -442,7 +472,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(tsend)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -459,7 +489,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(tsenddata)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -472,7 +502,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int tinject(MemorySegment buf, long destAddr, long tag) {
         if (absent(tinject)) {
-            return ENOSYS;
+            return missing();
         }
         if (domain.threadSafe && !buf.isNative()) {
             synchronized (bounce) {
@@ -491,7 +521,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
         if (absent(tinjectdata)) {
-            return ENOSYS;
+            return missing();
         }
         if (domain.threadSafe && !buf.isNative()) {
             synchronized (bounce) {
@@ -514,7 +544,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(trecv)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -527,7 +557,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int tsendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long tag, Object context) {
         if (absent(tsendv)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = txScratch;
         if (domain.threadSafe) {
@@ -555,7 +585,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     public int trecvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long tag, long ignore,
                       Object context) {
         if (absent(trecvv)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = rxScratch;
         if (domain.threadSafe) {
@@ -582,7 +612,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int tsendmsg(TaggedMsg msg, long flags) {
         if (absent(tsendmsg)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = txScratch;
         if (domain.threadSafe) {
@@ -596,7 +626,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int trecvmsg(TaggedMsg msg, long flags) {
         if (absent(trecvmsg)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = rxScratch;
         if (domain.threadSafe) {
@@ -628,7 +658,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(read)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -645,7 +675,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(write)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -663,7 +693,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EINVAL;
         }
         if (absent(writedata)) {
-            return ENOSYS;
+            return missing();
         }
         int slot = slots.acquire(context, false);
         if (slot < 0) {
@@ -676,7 +706,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int injectWrite(MemorySegment buf, long destAddr, long addr, long key) {
         if (absent(rinject)) {
-            return ENOSYS;
+            return missing();
         }
         if (domain.threadSafe && !buf.isNative()) {
             synchronized (bounce) {
@@ -695,7 +725,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public int injectWritedata(MemorySegment buf, long data, long destAddr, long addr, long key) {
         if (absent(rinjectdata)) {
-            return ENOSYS;
+            return missing();
         }
         if (domain.threadSafe && !buf.isNative()) {
             synchronized (bounce) {
@@ -726,7 +756,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private int rmav(MemorySegment fn, MemorySegment[] iov, MemoryRegion[] desc, int count, long peer, long addr,
                      long key, Object context) {
         if (absent(fn)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = txScratch;
         if (domain.threadSafe) {
@@ -763,7 +793,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     private int rmamsg(MemorySegment fn, RmaMsg msg, long flags) {
         if (absent(fn)) {
-            return ENOSYS;
+            return missing();
         }
         IovScratch s = txScratch;
         if (domain.threadSafe) {

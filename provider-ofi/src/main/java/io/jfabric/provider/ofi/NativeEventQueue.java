@@ -47,6 +47,7 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     NativeEventQueue(NativeFabric fabric, MemorySegment fid, EqAttr attr) {
         super(fabric, fid);
+        hold(fabric);
         this.attr = attr;
         this.event = arena.allocate(ValueLayout.JAVA_INT);
         this.buf = arena.allocate(BUF_SIZE, 8);
@@ -69,20 +70,29 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     @Override
     public synchronized int read(EqEntry entry, long flags) {
+        if (isClosed()) {
+            return -Errno.EBADF;
+        }
         if (readFn.address() == 0) {
             return -Errno.ENOSYS;
         }
+        // providers write only part of an entry for some events; stale bytes must never look like a pointer
+        buf.asSlice(0, fi_eq_err_entry.sizeof()).fill((byte) 0);
         long rc = fi_ops_eq.read.invoke(readFn, fid, event, buf, BUF_SIZE, flags);
         return rc < 0 ? (int) rc : decode(entry, rc, flags);
     }
 
     @Override
     public int sread(EqEntry entry, int timeoutMillis, long flags) {
+        if (isClosed()) {
+            return -Errno.EBADF;
+        }
         if (sreadFn.address() == 0) {
             return -Errno.ENOSYS;
         }
         // holds the lock while blocked: the event buffers are shared; sread is a control-path call
         synchronized (this) {
+            buf.asSlice(0, fi_eq_err_entry.sizeof()).fill((byte) 0);
             long rc = fi_ops_eq.sread.invoke(sreadFn, fid, event, buf, BUF_SIZE, timeoutMillis, flags);
             return rc < 0 ? (int) rc : decode(entry, rc, flags);
         }
@@ -93,7 +103,9 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
         boolean peek = (flags & OpFlags.PEEK) != 0;
         if (ev == EqEvent.CONNREQ || ev == EqEvent.CONNECTED || ev == EqEvent.SHUTDOWN) {
             Object fidObj = fabric.lookup(fi_eq_cm_entry.fid(buf).address());
-            MemorySegment ni = fi_eq_cm_entry.info(buf);
+            // only a CONNREQ carries an info (fi_eq(3)); whatever else sits there is not ours to free
+            MemorySegment ni = ev == EqEvent.CONNREQ && len >= fi_eq_cm_entry.data$offset()
+                    ? fi_eq_cm_entry.info(buf) : MemorySegment.NULL;
             FabricInfo info = null;
             if (ni.address() != 0) {
                 info = InfoMapper.toJava(ni);
@@ -117,6 +129,9 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     @Override
     public synchronized int readError(EqErrEntry e, long flags) {
+        if (isClosed()) {
+            return -Errno.EBADF;
+        }
         if (readerrFn.address() == 0) {
             return -Errno.ENOSYS;
         }
@@ -139,6 +154,7 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
 
     @Override
     public synchronized void write(EqEntry entry, long flags) {
+        checkOpen();
         if (writeFn.address() == 0) {
             throw NativeErrors.failure(-Errno.ENOSYS, "fi_eq_write", "this native provider's EQ is read-only");
         }

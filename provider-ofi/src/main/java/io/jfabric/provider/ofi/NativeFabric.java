@@ -80,11 +80,13 @@ final class NativeFabric extends NativeFid implements Fabric {
 
     @Override
     public Domain openDomain(FabricInfo info) {
+        checkOpen();
         return NativeDomain.open(this, info);
     }
 
     @Override
     public PassiveEndpoint openPassiveEndpoint(FabricInfo info) {
+        checkOpen();
         MemorySegment n = InfoMapper.toNative(info, nativeName(info));
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
@@ -98,6 +100,7 @@ final class NativeFabric extends NativeFid implements Fabric {
 
     @Override
     public EventQueue openEq(EqAttr attr) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_eq_attr.allocate(a);
             fi_eq_attr.size(na, attr.size);

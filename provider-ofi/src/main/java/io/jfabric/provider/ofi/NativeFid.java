@@ -19,6 +19,10 @@ abstract class NativeFid implements FabricObject {
     final Arena arena = Arena.ofShared();
     final NativeFabric fabric;
     private volatile boolean closed;
+    /** Open objects created from this one or bound to it; close refuses while there are any. */
+    private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
+    /** The objects this one was created from or bound to, released when it closes. */
+    private final java.util.List<NativeFid> holds = new java.util.ArrayList<>();
 
     NativeFid(NativeFabric fabric, MemorySegment fid) {
         this.fabric = fabric;
@@ -35,6 +39,25 @@ abstract class NativeFid implements FabricObject {
         return closed;
     }
 
+    /**
+     * Records that this object uses {@code other} (its parent, or an object bound to it). Native
+     * libfabric is not trusted to refuse closing a used object: several 1.17 providers free it anyway
+     * and crash on the child's close later, so the bridge refuses first, as jfabric promises.
+     */
+    void hold(NativeFid other) {
+        other.users.incrementAndGet();
+        synchronized (holds) {
+            holds.add(other);
+        }
+    }
+
+    /** Control calls on a closed object fail here instead of handing libfabric a freed fid. */
+    void checkOpen() {
+        if (closed) {
+            throw new io.jfabric.FabricException(Errno.EBADF, "the " + kind() + " is closed; open a new one");
+        }
+    }
+
     /** Hook for subclasses: native close succeeded; release Java-side state. */
     void closed() {
     }
@@ -48,6 +71,11 @@ abstract class NativeFid implements FabricObject {
             if (closed) {
                 return;
             }
+            int inUse = users.get();
+            if (inUse > 0) {
+                throw new io.jfabric.FabricException(Errno.EBUSY, "cannot close the " + kind() + ": " + inUse
+                        + " open object(s) were opened from it or are bound to it; close those first");
+            }
             int rc = FabricInline.fi_close(fid);
             if (rc == -Errno.EBUSY) {
                 throw NativeErrors.failure(rc, "fi_close of the " + kind(),
@@ -57,6 +85,12 @@ abstract class NativeFid implements FabricObject {
             closed = true;
             if (fabric != null) {
                 fabric.unregister(fid.address());
+            }
+            synchronized (holds) {
+                for (NativeFid h : holds) {
+                    h.users.decrementAndGet();
+                }
+                holds.clear();
             }
             closed();
             arena.close();

@@ -19,6 +19,7 @@ final class NativeMemoryRegion extends NativeFid implements MemoryRegion {
 
     NativeMemoryRegion(NativeDomain domain, MemorySegment fid, MemorySegment segment, long access, long offset) {
         super(domain.fabric, fid);
+        hold(domain);
         this.desc = FabricInline.fi_mr_desc(fid);
         this.key = FabricInline.fi_mr_key(fid);
         this.segment = segment;

@@ -16,6 +16,7 @@ final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
 
     NativePassiveEndpoint(NativeFabric fabric, MemorySegment fid) {
         super(fabric, fid);
+        hold(fabric);
     }
 
     @Override
@@ -25,18 +26,22 @@ final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
 
     @Override
     public void bind(EventQueue eq) {
+        checkOpen();
         NativeErrors.check(FabricInline.fi_bind(fid, fidOf(eq, "event queue"), 0), "fi_pep_bind",
                 "bind an EQ of the same fabric before listening");
+        hold((NativeFid) eq);
     }
 
     @Override
     public void listen() {
+        checkOpen();
         NativeErrors.check(FabricInline.fi_listen(fid), "fi_listen",
                 "bind an EQ first; the address may be in use (set another source address)");
     }
 
     @Override
     public void reject(Object handle, byte[] data) {
+        checkOpen();
         if (!(handle instanceof InfoMapper.ConnectionRequest r)) {
             throw new FabricException(Errno.EINVAL, "reject needs the handle of a CONNREQ info from this bridge");
         }
@@ -50,11 +55,13 @@ final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
 
     @Override
     public byte[] getName() {
+        checkOpen();
         return NativeNames.get(fid, false, "fi_getname");
     }
 
     @Override
     public void setName(byte[] addr) {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             NativeErrors.check(FabricInline.fi_setname(fid, a.allocateFrom(ValueLayout.JAVA_BYTE, addr), addr.length),
                     "fi_setname", "pass an address in the info's addr_format");
@@ -63,6 +70,7 @@ final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
 
     @Override
     public long cmDataSize() {
+        checkOpen();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
             MemorySegment len = a.allocate(ValueLayout.JAVA_LONG);

@@ -34,7 +34,7 @@ class DataPathTest {
     private static final long CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA;
 
     @ParameterizedTest
-    @ValueSource(strings = {"libfabric:tcp;ofi_rxm", "libfabric:shm"})
+    @ValueSource(strings = {"libfabric:tcp;ofi_rxm", "libfabric:shm", "libfabric:udp;ofi_rxd"})
     void sendRecvAndTagged(String prov) {
         try (NativePair p = new NativePair(prov, CAPS); Arena arena = Arena.ofShared()) {
             MemorySegment src = arena.allocate(4096, 64);
@@ -114,7 +114,7 @@ class DataPathTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"libfabric:tcp;ofi_rxm", "libfabric:shm"})
+    @ValueSource(strings = {"libfabric:tcp;ofi_rxm", "libfabric:shm", "libfabric:udp;ofi_rxd"})
     void rmaWriteThenRead(String prov) {
         try (NativePair p = new NativePair(prov, CAPS); Arena arena = Arena.ofShared()) {
             MemorySegment local = arena.allocate(1024, 64);
@@ -147,7 +147,7 @@ class DataPathTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"libfabric:tcp;ofi_rxm", "libfabric:shm"})
+    @ValueSource(strings = {"libfabric:tcp;ofi_rxm", "libfabric:shm", "libfabric:udp;ofi_rxd"})
     void truncationAndCancelComeBackAsErrorCompletions(String prov) {
         try (NativePair p = new NativePair(prov, CAPS); Arena arena = Arena.ofShared()) {
             MemorySegment src = arena.allocate(512, 64);
@@ -159,6 +159,15 @@ class DataPathTest {
             p.post(() -> p.b.recv(small, mrSmall, p.addrA, recvCtx), "fi_recv");
             p.post(() -> p.a.send(src, mrSrc, p.addrB, "big send"), "fi_send");
             p.await(1, 1);
+            if (KnownLibfabricDeviations.TRUNCATION_SILENT.contains(prov)) {
+                assertEquals(1, p.doneB.size(), "known deviation fixed? remove " + prov + " from TRUNCATION_SILENT");
+                assertEquals(100, p.doneB.get(0).len);
+                assertSame(recvCtx, p.doneB.get(0).context);
+                cancelComesBackAsAnError(p, small, mrSmall);
+                mrSrc.close();
+                mrSmall.close();
+                return;
+            }
             assertEquals(1, p.errB.size(), "the receive failed: " + p.doneB);
             CqErrEntry err = p.errB.get(0);
             assertEquals(Errno.ETRUNC, err.err, err.toString());
@@ -169,17 +178,22 @@ class DataPathTest {
                 assertEquals(412, err.olen, "olen counts the bytes cut off");
             }
 
-            p.clear();
-            Object cancelled = "cancel me";
-            p.post(() -> p.b.trecv(small, mrSmall, p.addrA, 0x99, 0, cancelled), "fi_trecv");
-            assertEquals(0, p.b.cancel(cancelled));
-            p.await(0, 1);
-            assertEquals(1, p.errB.size());
-            assertEquals(Errno.ECANCELED, p.errB.get(0).err);
-            assertSame(cancelled, p.errB.get(0).context);
-            assertNotEquals(0, p.errB.get(0).flags & OpFlags.RECV);
+            cancelComesBackAsAnError(p, small, mrSmall);
             mrSrc.close();
             mrSmall.close();
         }
+    }
+
+    private static void cancelComesBackAsAnError(NativePair p, MemorySegment buf, MemoryRegion mr) {
+        p.clear();
+        Object cancelled = "cancel me";
+        p.post(() -> p.b.trecv(buf, mr, p.addrA, 0x99, 0, cancelled), "fi_trecv");
+        assertEquals(0, p.b.cancel(cancelled));
+        p.await(0, 1);
+        assertEquals(1, p.errB.size());
+        assertEquals(Errno.ECANCELED, p.errB.get(0).err);
+        assertSame(cancelled, p.errB.get(0).context);
+        assertNotEquals(0, p.errB.get(0).flags & OpFlags.RECV);
+        assertEquals(-Errno.ENOENT, p.b.cancel(cancelled), "a completed operation is no longer cancellable");
     }
 }

@@ -52,7 +52,7 @@ final class NativePair implements AutoCloseable {
     NativePair(String provName, long caps) {
         Hints h = Hints.create().provider(provName).caps(caps).epType(EndpointType.RDM)
                 .mrMode(MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY);
-        if (provName.contains("tcp")) {
+        if (provName.contains("tcp") || provName.contains("udp")) {
             h.domain("lo").addrFormat(AddressFormat.SOCKADDR_IN);
         }
         List<FabricInfo> infos = new LibfabricProvider().getInfo(Fabrics.API_VERSION, null, null, 0, h.build());

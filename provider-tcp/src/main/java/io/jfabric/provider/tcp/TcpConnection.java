@@ -7,7 +7,6 @@ import io.jfabric.provider.tcp.wire.WireOrder;
 import io.jfabric.provider.tcp.wire.WireStatus;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -70,6 +69,7 @@ final class TcpConnection {
     private final ByteBuffer[] rxBufs = new ByteBuffer[DataHeader.IOV_LIMIT];
     private final SegmentView[] targetViews = new SegmentView[DataHeader.IOV_LIMIT];
     private int rxBufCount;
+    private int rxIdx;
     private long rxLeft;
     private long discardLeft;
     private long rxLen;
@@ -82,6 +82,8 @@ final class TcpConnection {
     private RxEntry rxFree;
 
     // ---- transmit side
+    /** Header and a medium payload are copied here and sent with one write (libfabric's staging sbuf). */
+    private final ByteBuffer txStage;
     private TxEntry txCur;
     private TxEntry prioHead;
     private TxEntry prioTail;
@@ -98,21 +100,23 @@ final class TcpConnection {
     private SelectionKey key;
     private int interest = -1;
 
-    TcpConnection(ConnectionListener listener, RmaTarget rmaTarget, Arena arena,
+    TcpConnection(ConnectionListener listener, RmaTarget rmaTarget,
                   int txSize, int rxSize, int prefetch, long maxPayload) {
         this.listener = listener;
         this.rmaTarget = rmaTarget;
         this.maxPayload = maxPayload;
-        this.stage = arena.allocate(Math.max(prefetch, 1024), 64).asByteBuffer();
+        // plain direct buffers: no memory session, so NIO adds no per-call bookkeeping (or garbage)
+        this.stage = ByteBuffer.allocateDirect(Math.max(prefetch, 1024));
         this.stage.limit(0);
-        this.rxHdr = arena.allocate(DataHeader.MAX_HDR_SIZE, 8);
-        this.rxHdrView = rxHdr.asByteBuffer();
+        this.txStage = ByteBuffer.allocateDirect(Math.max(prefetch, DataHeader.MAX_HDR_SIZE + TxEntry.INLINE_LIMIT));
+        this.rxHdrView = ByteBuffer.allocateDirect(DataHeader.MAX_HDR_SIZE);
+        this.rxHdr = MemorySegment.ofBuffer(rxHdrView);
         this.rxHdrView.limit(DataHeader.BASE_SIZE);
         for (int i = 0; i < targetViews.length; i++) {
             targetViews[i] = new SegmentView();
         }
         for (int i = 0; i < txSize + INTERNAL_RESERVE; i++) {
-            TxEntry e = new TxEntry(arena);
+            TxEntry e = new TxEntry();
             e.next = txFree;
             txFree = e;
             txFreeCount++;
@@ -285,6 +289,10 @@ final class TcpConnection {
         if (open) {
             work += progressRx();
         }
+        if (open && (prioHead != null || txHead != null) && txCur == null) {
+            // ACKs and read responses queued by this receive go out now, not at the next progress call
+            work += progressTx();
+        }
         if (open) {
             updateInterest();
         }
@@ -316,12 +324,18 @@ final class TcpConnection {
                     }
                     e.next = null;
                     txCur = e;
+                    stageIfSmall(e);
                 }
-                long n = e.bufCount == 1 ? ch.write(e.bufs[0]) : ch.write(e.bufs, 0, e.bufCount);
-                e.remaining -= n;
-                if (e.remaining > 0) {
-                    writeBlocked = true;
-                    return work;
+                // one buffer per write: NIO's gathering write allocates for buffers of arena-backed
+                // segments, and a payload big enough to need its own write dwarfs one more system call
+                while (e.bufIndex < e.bufCount) {
+                    ByteBuffer b = e.bufs[e.bufIndex];
+                    e.remaining -= ch.write(b);
+                    if (b.hasRemaining()) {
+                        writeBlocked = true;
+                        return work;
+                    }
+                    e.bufIndex++;
                 }
                 txCur = null;
                 work++;
@@ -331,6 +345,23 @@ final class TcpConnection {
             fail(Errno.ECONNRESET, "send failed: " + ex.getMessage());
         }
         return work;
+    }
+
+    /** Copies header and payload into the staging buffer when they fit, so they leave in one write. */
+    private void stageIfSmall(TxEntry e) {
+        if (e.bufCount == 1 || e.remaining > txStage.capacity()) {
+            return;
+        }
+        txStage.clear();
+        for (int i = 0; i < e.bufCount; i++) {
+            txStage.put(e.bufs[i]);
+        }
+        txStage.flip();
+        for (int i = 1; i < e.bufCount; i++) {
+            e.bufs[i] = null;
+        }
+        e.bufs[0] = txStage;
+        e.bufCount = 1;
     }
 
     private void sent(TxEntry e) {
@@ -540,6 +571,7 @@ final class TcpConnection {
                 }
                 rxKind = KIND_WRITE;
                 rxBufCount = cnt;
+                rxIdx = 0;
                 rxLen = payload;
                 rxLeft = payload;
                 discardLeft = 0;
@@ -589,6 +621,7 @@ final class TcpConnection {
                 }
                 rxKind = KIND_READ_RSP;
                 rxBufCount = rd.readIovCount;
+                rxIdx = 0;
                 rxLen = payload;
                 rxLeft = payload;
                 discardLeft = 0;
@@ -621,6 +654,7 @@ final class TcpConnection {
             rxBufs[n++] = v;
         }
         rxBufCount = n;
+        rxIdx = 0;
         rxLeft = rxLen - left;
         discardLeft = left;
         rxState = RX_PAYLOAD;
@@ -629,8 +663,11 @@ final class TcpConnection {
     /** Fills rxBufs with the next rxLeft bytes; true when done. */
     private boolean readPayload() throws IOException {
         while (rxLeft > 0) {
+            while (!rxBufs[rxIdx].hasRemaining()) {
+                rxIdx++;
+            }
             if (stage.hasRemaining()) {
-                for (int i = 0; i < rxBufCount && stage.hasRemaining(); i++) {
+                for (int i = rxIdx; i < rxBufCount && stage.hasRemaining(); i++) {
                     int before = rxBufs[i].remaining();
                     copyFromStage(rxBufs[i]);
                     rxLeft -= before - rxBufs[i].remaining();
@@ -639,7 +676,8 @@ final class TcpConnection {
             }
             long n;
             if (rxLeft >= DIRECT_READ_MIN) {
-                n = ch.read(rxBufs, 0, rxBufCount);
+                // straight into the posted buffer, one buffer per read (see progressTx)
+                n = ch.read(rxBufs[rxIdx]);
             } else {
                 n = fillStage();
                 if (n > 0) {
@@ -727,6 +765,7 @@ final class TcpConnection {
             rxBufs[i] = null;
         }
         rxBufCount = 0;
+        rxIdx = 0;
         rxLeft = 0;
         discardLeft = 0;
         curHasData = false;

@@ -20,7 +20,6 @@ import io.jfabric.provider.tcp.wire.CmMessage;
 import io.jfabric.provider.tcp.wire.DataHeader;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -68,7 +67,6 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     private final FabricInfo info;
     private final Object context;
     private final Lock lock;
-    private final Arena arena = Arena.ofShared();
     private final TcpConnection conn;
     private final long maxMsgSize;
     private final long txOpFlags;
@@ -115,7 +113,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         this.maxMsgSize = max;
         this.txOpFlags = info.txAttr == null ? 0 : info.txAttr.opFlags;
         this.rxOpFlags = info.rxAttr == null ? 0 : info.rxAttr.opFlags;
-        this.conn = new TcpConnection(this, new EndpointRmaTarget(domain.mrs), arena, txSize,
+        this.conn = new TcpConnection(this, new EndpointRmaTarget(domain.mrs), txSize,
                 rxSize, (int) TcpParams.PREFETCH.get(), max);
         if (info.handle instanceof ConnRequest r) {
             if (r.consumed) {
@@ -985,7 +983,6 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             lock.unlock();
         }
         domain.childClosed(this);
-        arena.close();
     }
 
     private void unbindAll() {

@@ -2,7 +2,6 @@ package io.jfabric.provider.tcp;
 
 import io.jfabric.provider.tcp.wire.DataHeader;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
@@ -36,15 +35,18 @@ final class TxEntry {
     final ByteBuffer[] bufs = new ByteBuffer[1 + DataHeader.IOV_LIMIT];
     final SegmentView[] views = new SegmentView[DataHeader.IOV_LIMIT];
     int bufCount;
+    /** The buffer being written: buffers go out one write at a time (see TcpConnection#progressTx). */
+    int bufIndex;
     long remaining;
 
     /** Local buffers a read response scatters into. */
     final MemorySegment[] readIov = new MemorySegment[DataHeader.IOV_LIMIT];
     int readIovCount;
 
-    TxEntry(Arena arena) {
-        hdr = arena.allocate(DataHeader.MAX_HDR_SIZE + INLINE_LIMIT, 8);
-        hdrView = hdr.asByteBuffer();
+    TxEntry() {
+        // a plain direct buffer has no memory session, so NIO does no per-call session bookkeeping on it
+        hdrView = ByteBuffer.allocateDirect(DataHeader.MAX_HDR_SIZE + INLINE_LIMIT);
+        hdr = MemorySegment.ofBuffer(hdrView);
         for (int i = 0; i < views.length; i++) {
             views[i] = new SegmentView();
         }
@@ -62,6 +64,7 @@ final class TxEntry {
         }
         readIovCount = 0;
         bufCount = 0;
+        bufIndex = 0;
         remaining = 0;
         needAck = false;
         completion = false;

@@ -149,6 +149,7 @@ class FailureTest {
     private Socket rawPeer() throws Exception {
         InetSocketAddress addr = SockAddr.decode(pep.getName());
         Socket s = new Socket("127.0.0.1", addr.getPort());
+        s.setSoTimeout(10_000);
         MemorySegment req = arena.allocate(CmMessage.MAX_SIZE);
         int n = CmMessage.encode(req, CmMessage.TYPE_CONNREQ, null, 0);
         s.getOutputStream().write(req.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE));

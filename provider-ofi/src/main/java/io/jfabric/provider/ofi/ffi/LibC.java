@@ -29,6 +29,27 @@ public final class LibC {
             LINKER.defaultLookup().findOrThrow("free"),
             FunctionDescriptor.ofVoid(Fabric_h.C_POINTER));
 
+    private static final MethodHandle SETENV = LINKER.downcallHandle(
+            LINKER.defaultLookup().findOrThrow("setenv"),
+            FunctionDescriptor.of(Fabric_h.C_INT, Fabric_h.C_POINTER, Fabric_h.C_POINTER, Fabric_h.C_INT));
+
+    private static final MethodHandle UNSETENV = LINKER.downcallHandle(
+            LINKER.defaultLookup().findOrThrow("unsetenv"),
+            FunctionDescriptor.of(Fabric_h.C_INT, Fabric_h.C_POINTER));
+
+    /**
+     * setenv(name, value, 1), or unsetenv(name) when {@code value} is null: the process environment
+     * that native libraries read with getenv (Java's System.getenv keeps its startup copy).
+     */
+    public static int setenv(String name, String value) {
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            return value == null ? (int) UNSETENV.invokeExact(a.allocateFrom(name))
+                    : (int) SETENV.invokeExact(a.allocateFrom(name), a.allocateFrom(value), 1);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
     /** strdup(s): a malloc'd copy of the NUL-terminated string {@code s}. */
     public static MemorySegment strdup(MemorySegment s) {
         try {

@@ -1,0 +1,135 @@
+/*
+ * Raw floors for bench/compare: what the kernel and the hardware cost with no fabric library on top.
+ *
+ *   floors sock <size> <iterations>   blocking TCP round trips over 127.0.0.1 (TCP_NODELAY), two processes
+ *   floors shm <iterations>           a cache-line ping-pong between two processes over shared memory
+ *
+ * Prints one line "usec_per_xfer=<one-way microseconds> mb_per_sec=<MB/s>", in fi_pingpong's units
+ * (one-way time is the round trip / 2; MB/s counts both directions, 10^6 bytes).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int full_io(int fd, char *buf, size_t len, int writing) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = writing ? write(fd, buf + done, len - done) : read(fd, buf + done, len - done);
+        if (n <= 0) {
+            return -1;
+        }
+        done += (size_t) n;
+    }
+    return 0;
+}
+
+static int sock_floor(size_t size, long iters) {
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK), .sin_port = 0};
+    socklen_t alen = sizeof a;
+    if (lfd < 0 || bind(lfd, (struct sockaddr *) &a, sizeof a) || listen(lfd, 1) ||
+        getsockname(lfd, (struct sockaddr *) &a, &alen)) {
+        perror("floors: listen on 127.0.0.1");
+        return 1;
+    }
+    char *buf = malloc(size ? size : 1);
+    memset(buf, 'x', size);
+    int one = 1;
+    pid_t child = fork();
+    if (child == 0) { /* echo side */
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (connect(fd, (struct sockaddr *) &a, sizeof a)) {
+            _exit(1);
+        }
+        for (long i = 0; i < iters + 1; i++) {
+            if (full_io(fd, buf, size, 0) || full_io(fd, buf, size, 1)) {
+                _exit(1);
+            }
+        }
+        _exit(0);
+    }
+    int fd = accept(lfd, NULL, NULL);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* one untimed round trip so the connection is warm */
+    if (full_io(fd, buf, size, 1) || full_io(fd, buf, size, 0)) {
+        fprintf(stderr, "floors: socket round trip failed\n");
+        return 1;
+    }
+    double t0 = now_us();
+    for (long i = 0; i < iters; i++) {
+        if (full_io(fd, buf, size, 1) || full_io(fd, buf, size, 0)) {
+            fprintf(stderr, "floors: socket round trip failed\n");
+            return 1;
+        }
+    }
+    double us = now_us() - t0;
+    int status;
+    waitpid(child, &status, 0);
+    printf("usec_per_xfer=%.3f mb_per_sec=%.2f\n", us / iters / 2, (double) size * iters * 2 / us);
+    return 0;
+}
+
+static int shm_floor(long iters) {
+    /* two processes, one shared 64-byte line: the parent writes odd values, the child answers with even ones */
+    _Atomic long *line = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (line == MAP_FAILED) {
+        perror("floors: mmap");
+        return 1;
+    }
+    atomic_store(line, 0);
+    pid_t child = fork();
+    if (child == 0) {
+        for (long i = 0; i < iters + 1000; i++) {
+            long want = 2 * i + 1;
+            while (atomic_load_explicit(line, memory_order_acquire) != want) {
+                __builtin_ia32_pause();
+            }
+            atomic_store_explicit(line, want + 1, memory_order_release);
+        }
+        _exit(0);
+    }
+    double t0 = 0;
+    for (long i = 0; i < iters + 1000; i++) {
+        if (i == 1000) { /* the first thousand are warm-up */
+            t0 = now_us();
+        }
+        atomic_store_explicit(line, 2 * i + 1, memory_order_release);
+        while (atomic_load_explicit(line, memory_order_acquire) != 2 * i + 2) {
+            __builtin_ia32_pause();
+        }
+    }
+    double us = now_us() - t0;
+    int status;
+    waitpid(child, &status, 0);
+    printf("usec_per_xfer=%.3f mb_per_sec=%.2f\n", us / iters / 2, 64.0 * iters * 2 / us);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "sock") == 0) {
+        return sock_floor((size_t) atol(argv[2]), atol(argv[3]));
+    }
+    if (argc == 3 && strcmp(argv[1], "shm") == 0) {
+        return shm_floor(atol(argv[2]));
+    }
+    fprintf(stderr, "usage: floors sock <size> <iterations> | floors shm <iterations>\n");
+    return 2;
+}

@@ -1,0 +1,313 @@
+package io.jfabric.bench;
+
+import java.awt.Color;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The engine of {@code bench/compare}: jfabric's {@code pingpong} against libfabric's C {@code fi_pingpong}
+ * on the same transport in one run, interleaved A B A B (at least 5 pairs per size), each pair followed by
+ * the raw floor of that transport (a blocking loopback socket round trip for tcp and tcp;ofi_rxm, a
+ * cache-line ping-pong between two processes for shm). Prints the medians and the ratios jfabric ÷
+ * libfabric and floor ÷ libfabric per size, and writes runs.csv, summary.csv and one PNG per transport.
+ *
+ * <p>Options: {@code --transports tcp,rxm,shm}, {@code --sizes 64,4k,64k,1m}, {@code --pairs 5},
+ * {@code --iters-scale 1.0}, {@code --full} (1 B to 16 MiB, 7 pairs), {@code --out DIR}, {@code --jar},
+ * {@code --fi-pingpong}, {@code --floors}, {@code --timeout MS}.
+ */
+public final class Compare {
+    private static final List<Long> DEFAULT_SIZES = List.of(64L, 4096L, 65536L, 1L << 20);
+    private static final List<Long> FULL_SIZES = List.of(1L, 64L, 256L, 1024L, 4096L, 16384L, 65536L, 262144L,
+            1L << 20, 4L << 20, 16L << 20);
+
+    private List<Transport> transports = Transport.ALL;
+    private List<Long> sizes = DEFAULT_SIZES;
+    private int pairs = 5;
+    private double itersScale = 1.0;
+    private Path out;
+    private String jar = "fi-info-cli/target/jfabric.jar";
+    private String fiPingpong = "fi_pingpong";
+    private String floors = "bench/target/floors";
+    private long timeoutMs = 180_000;
+    private int nextPort = 48_100 + (int) (ProcessHandle.current().pid() % 500) * 2;
+    private final PrintStream log = System.out;
+
+    /** Measurements of one (transport, size). */
+    private static final class Cell {
+        final List<Double> jfLat = new ArrayList<>();
+        final List<Double> jfBw = new ArrayList<>();
+        final List<Double> lfLat = new ArrayList<>();
+        final List<Double> lfBw = new ArrayList<>();
+        final List<Double> floorLat = new ArrayList<>();
+        final List<Double> floorBw = new ArrayList<>();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Compare c = new Compare();
+        try {
+            c.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bench/compare: " + e.getMessage());
+            System.exit(2);
+        }
+        System.exit(c.run());
+    }
+
+    private void parse(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--transports" -> {
+                    List<Transport> t = new ArrayList<>();
+                    for (String k : value(args, ++i, a).split(",")) {
+                        t.add(Transport.byKey(k.trim()));
+                    }
+                    transports = t;
+                }
+                case "--sizes" -> {
+                    List<Long> s = new ArrayList<>();
+                    for (String k : value(args, ++i, a).split(",")) {
+                        s.add(PingPongResult.parseSize(k.trim()));
+                    }
+                    sizes = s;
+                }
+                case "--full" -> {
+                    sizes = FULL_SIZES;
+                    pairs = Math.max(pairs, 7);
+                }
+                case "--pairs" -> pairs = Integer.parseInt(value(args, ++i, a));
+                case "--iters-scale" -> itersScale = Double.parseDouble(value(args, ++i, a));
+                case "--out" -> out = Path.of(value(args, ++i, a));
+                case "--jar" -> jar = value(args, ++i, a);
+                case "--fi-pingpong" -> fiPingpong = value(args, ++i, a);
+                case "--floors" -> floors = value(args, ++i, a);
+                case "--timeout" -> timeoutMs = Long.parseLong(value(args, ++i, a));
+                default -> throw new IllegalArgumentException("unknown option " + a + " (see bench/compare --help)");
+            }
+        }
+        if (pairs < 5) {
+            throw new IllegalArgumentException("--pairs " + pairs + ": at least 5 pairs per size");
+        }
+        if (out == null) {
+            out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        }
+    }
+
+    private static String value(String[] args, int i, String opt) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(opt + " needs a value");
+        }
+        return args[i];
+    }
+
+    /** fi_pingpong's iteration count for a size: enough for a stable number, scaled by --iters-scale. */
+    long iterations(long size) {
+        long base = size <= 4096 ? 10_000 : Math.max(100, 200_000_000L / size);
+        return Math.max(20, Math.round(base * itersScale));
+    }
+
+    private int run() throws IOException, InterruptedException {
+        Files.createDirectories(out);
+        ProcessRunner runner = new ProcessRunner(timeoutMs);
+        String java = ProcessHandle.current().info().command().orElse("java");
+        StringBuilder runsCsv = new StringBuilder("transport,impl,bytes,pair,iterations,usec_per_xfer,mb_per_sec\n");
+        StringBuilder summaryCsv = new StringBuilder("transport,bytes,jfabric_usec,libfabric_usec,latency_ratio,"
+                + "jfabric_mbps,libfabric_mbps,bandwidth_ratio,floor,floor_usec,floor_mbps,floor_latency_ratio,"
+                + "floor_bandwidth_ratio,status\n");
+        log.printf("bench/compare: %s, sizes %s, %d pairs per size; results in %s%n", transportKeys(), sizes, pairs, out);
+        for (Transport t : transports) {
+            String jfMissing = available(runner, List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar,
+                    "info", "-p", t.jfabricProv(), "-t", epTypeName(t)), "jfabric provider " + t.jfabricProv());
+            String lfMissing = available(runner, List.of("fi_info", "-p", t.libfabricProv(), "-t", epTypeName(t)),
+                    "libfabric provider " + t.libfabricProv());
+            log.printf("%n== %s: jfabric %s, libfabric %s ==%n", t.title(), jfMissing == null ? "present" : jfMissing,
+                    lfMissing == null ? "present" : lfMissing);
+            Map<Long, Cell> cells = new LinkedHashMap<>();
+            for (long size : sizes) {
+                Cell cell = new Cell();
+                cells.put(size, cell);
+                long iters = iterations(size);
+                for (int pair = 1; pair <= pairs; pair++) {
+                    if (jfMissing == null) {
+                        List<String> base = List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar, "pingpong",
+                                "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size), "-I", Long.toString(iters));
+                        record(runner, "jfabric", t, size, pair, iters, base, cell.jfLat, cell.jfBw, runsCsv);
+                    }
+                    if (lfMissing == null) {
+                        List<String> base = List.of(fiPingpong, "-p", t.libfabricProv(), "-e", t.epType(), "-S",
+                                Long.toString(size), "-I", Long.toString(iters));
+                        record(runner, "libfabric", t, size, pair, iters, base, cell.lfLat, cell.lfBw, runsCsv);
+                    }
+                    floor(runner, t, size, pair, iters, cell, runsCsv);
+                }
+                String status = jfMissing != null ? "not run: provider missing" : lfMissing != null ? "not run: " + lfMissing : "ok";
+                summaryRow(t, size, cell, status, summaryCsv);
+            }
+            plot(t, cells);
+        }
+        Files.writeString(out.resolve("runs.csv"), runsCsv);
+        Files.writeString(out.resolve("summary.csv"), summaryCsv);
+        log.printf("%nwrote %s, %s and the plots %s/<transport>.png%n", out.resolve("runs.csv"),
+                out.resolve("summary.csv"), out);
+        return 0;
+    }
+
+    private static String epTypeName(Transport t) {
+        return "FI_EP_" + t.epType().toUpperCase(Locale.ROOT);
+    }
+
+    private String transportKeys() {
+        List<String> k = new ArrayList<>();
+        for (Transport t : transports) {
+            k.add(t.jfabricProv());
+        }
+        return String.join(", ", k);
+    }
+
+    /** Null when {@code cmd} (an info query) finds the provider, else why not. */
+    private String available(ProcessRunner runner, List<String> cmd, String what) throws InterruptedException {
+        try {
+            ProcessRunner.Result r = runner.run(cmd);
+            return r.ok() && r.stdout().contains("provider:") ? null : "missing (" + what + ")";
+        } catch (IOException e) {
+            return "missing (" + what + ": " + e.getMessage() + ")";
+        }
+    }
+
+    private void record(ProcessRunner runner, String impl, Transport t, long size, int pair, long iters,
+                        List<String> base, List<Double> lat, List<Double> bw, StringBuilder csv)
+            throws IOException, InterruptedException {
+        int port = freePort();
+        List<String> server = new ArrayList<>(base);
+        server.addAll(List.of("-B", Integer.toString(port)));
+        List<String> client = new ArrayList<>(base);
+        client.addAll(List.of("-P", Integer.toString(port), "127.0.0.1"));
+        ProcessRunner.Result r = runner.runPair(server, client, port);
+        PingPongResult p = r.ok() ? PingPongResult.parse(r.stdout()) : null;
+        if (p == null) {
+            log.printf("  %-9s %8s pair %d: FAILED (exit %d) %s%n", impl, Plot.sizeLabel(size), pair, r.exitCode(),
+                    firstLine(r.stderr() + " " + r.stdout()));
+            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,,%n", t.key(), impl, size, pair, iters));
+            return;
+        }
+        lat.add(p.usecPerXfer());
+        bw.add(p.mbPerSec());
+        log.printf(Locale.ROOT, "  %-9s %8s pair %d: %10.2f usec/xfer %10.2f MB/s%n", impl, Plot.sizeLabel(size), pair,
+                p.usecPerXfer(), p.mbPerSec());
+        csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%.3f%n", t.key(), impl, size, pair, iters,
+                p.usecPerXfer(), p.mbPerSec()));
+    }
+
+    /** The transport's raw floor: the socket at every size; the cache line once per pair at the smallest size. */
+    private void floor(ProcessRunner runner, Transport t, long size, int pair, long iters, Cell cell, StringBuilder csv)
+            throws IOException, InterruptedException {
+        List<String> cmd;
+        if (t.floor().equals("sock")) {
+            cmd = List.of(floors, "sock", Long.toString(size), Long.toString(iters));
+        } else if (size == sizes.getFirst()) {
+            cmd = List.of(floors, "shm", Long.toString(Math.max(10_000, iters * 10)));
+        } else {
+            return;
+        }
+        ProcessRunner.Result r = runner.run(cmd);
+        double lat = field(r.stdout(), "usec_per_xfer=");
+        double bw = field(r.stdout(), "mb_per_sec=");
+        if (!r.ok() || Double.isNaN(lat)) {
+            log.printf("  floor-%s %8s pair %d: FAILED %s%n", t.floor(), Plot.sizeLabel(size), pair, firstLine(r.stderr()));
+            return;
+        }
+        cell.floorLat.add(lat);
+        cell.floorBw.add(bw);
+        log.printf(Locale.ROOT, "  floor-%-4s%8s pair %d: %10.2f usec/xfer %10.2f MB/s%n", t.floor(), Plot.sizeLabel(size),
+                pair, lat, bw);
+        csv.append(String.format(Locale.ROOT, "%s,floor-%s,%d,%d,%d,%.3f,%.3f%n", t.key(), t.floor(), size, pair, iters,
+                lat, bw));
+    }
+
+    private void summaryRow(Transport t, long size, Cell c, String status, StringBuilder csv) {
+        double jl = Stats.median(c.jfLat);
+        double ll = Stats.median(c.lfLat);
+        double jb = Stats.median(c.jfBw);
+        double lb = Stats.median(c.lfBw);
+        double fl = Stats.median(c.floorLat);
+        double fb = Stats.median(c.floorBw);
+        log.printf(Locale.ROOT, "  %-12s %8s  median latency jfabric %s libfabric %s ratio %s | bandwidth jfabric %s "
+                        + "libfabric %s ratio %s | floor-%s %s usec (÷ libfabric %s)%s%n",
+                t.jfabricProv(), Plot.sizeLabel(size), num(jl), num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb),
+                t.floor(), num(fl), num(fl / ll), status.equals("ok") ? "" : "  [" + status + "]");
+        csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", t.key(), size, num(jl),
+                num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb), t.floor(), num(fl), num(fb), num(fl / ll),
+                num(fb / lb), status));
+    }
+
+    private void plot(Transport t, Map<Long, Cell> cells) throws IOException {
+        long[] s = new long[cells.size()];
+        int n = s.length;
+        double[][] v = new double[6][n];
+        int i = 0;
+        for (Map.Entry<Long, Cell> e : cells.entrySet()) {
+            s[i] = e.getKey();
+            Cell c = e.getValue();
+            v[0][i] = Stats.median(c.jfLat);
+            v[1][i] = Stats.median(c.jfBw);
+            v[2][i] = Stats.median(c.lfLat);
+            v[3][i] = Stats.median(c.lfBw);
+            v[4][i] = Stats.median(c.floorLat);
+            v[5][i] = Stats.median(c.floorBw);
+            i++;
+        }
+        List<Plot.Series> series = new ArrayList<>();
+        series.add(new Plot.Series("jfabric " + t.jfabricProv(), new Color(200, 40, 40), false, v[0], v[1]));
+        series.add(new Plot.Series("libfabric " + t.libfabricProv() + " (fi_pingpong)", new Color(30, 90, 200), false,
+                v[2], v[3]));
+        series.add(new Plot.Series(t.floor().equals("sock") ? "floor: blocking loopback socket" : "floor: cache-line ping-pong",
+                new Color(90, 90, 90), true, v[4], v[5]));
+        String title = "jfabric vs libfabric, " + t.title() + " (median of " + pairs + " interleaved pairs)";
+        Plot.render(out.resolve(t.key() + ".png"), title, s, series);
+    }
+
+    private int freePort() throws IOException {
+        for (int tries = 0; tries < 1000; tries++) {
+            int p = nextPort;
+            nextPort = nextPort >= 49_900 ? 48_100 : nextPort + 1;
+            if (!ProcessRunner.listening(p)) {
+                return p;
+            }
+        }
+        throw new IOException("no free control port between 48100 and 49900");
+    }
+
+    private static double field(String text, String key) {
+        int at = text.indexOf(key);
+        if (at < 0) {
+            return Double.NaN;
+        }
+        int end = at + key.length();
+        while (end < text.length() && !Character.isWhitespace(text.charAt(end))) {
+            end++;
+        }
+        return Double.parseDouble(text.substring(at + key.length(), end));
+    }
+
+    private static String num(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return "n/a";
+        }
+        return String.format(Locale.ROOT, v >= 100 ? "%.1f" : v >= 1 ? "%.2f" : "%.3f", v);
+    }
+
+    private static String firstLine(String s) {
+        String t = s.strip();
+        int nl = t.indexOf('\n');
+        return nl < 0 ? t : t.substring(0, nl);
+    }
+}

@@ -1,0 +1,15 @@
+/**
+ * jfabric's performance tooling: JMH benchmarks of the hot paths ({@code io.jfabric.bench.jmh}), and
+ * {@link io.jfabric.bench.Compare}, the engine of {@code bench/compare} (jfabric against libfabric's
+ * fi_pingpong, raw floors, CSV and PNG plots).
+ */
+module io.jfabric.bench {
+    requires io.jfabric;
+    requires io.jfabric.util;
+    requires io.jfabric.provider.tcp;
+    requires jmh.core;
+    requires java.desktop;
+
+    exports io.jfabric.bench;
+    exports io.jfabric.bench.jmh;
+}

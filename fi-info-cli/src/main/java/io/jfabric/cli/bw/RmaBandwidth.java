@@ -1,0 +1,221 @@
+package io.jfabric.cli.bw;
+
+import io.jfabric.CqEntry;
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+import io.jfabric.OpFlags;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * fabtests' {@code bandwidth_rma()} (fi_rma_bw -o read|write|writedata) on jfabric: the server registers a
+ * target area and sends its address and key over the control channel; per size the client issues
+ * {@code warmup + iterations} windows of RMA operations at it and waits for each window's completions,
+ * then sends a "done" message; the server, which drives its own progress meanwhile (and counts the
+ * remote CQ data completions of writedata), answers with an ack that stops the client's clock. With -c the
+ * client writes a per-size pattern that the server checks when "done" arrives, and the server fills the
+ * area with it before a read run, which the client checks after every read.
+ */
+final class RmaBandwidth {
+    enum Op { READ, WRITE, WRITEDATA }
+
+    private final BenchSession s;
+    private final BenchOptions o;
+    private final Op op;
+    private final BenchReport report;
+    private final Progress progress;
+    private final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
+    private final SlotContext[] contexts;
+    private final SlotContext control = new SlotContext(-1);
+    private CompletionPoller tx;
+    private CompletionPoller rx;
+
+    RmaBandwidth(BenchSession session, Op op, BenchReport report, Progress progress) {
+        this.s = session;
+        this.o = session.opts;
+        this.op = op;
+        this.report = report;
+        this.progress = progress;
+        this.contexts = SlotContext.array(o.window());
+    }
+
+    void run() throws IOException {
+        tx = new CompletionPoller(s.txCq, 64, "RMA", o.timeoutMs());
+        rx = new CompletionPoller(s.rxCq, 64, "receive", o.timeoutMs());
+        String name = op.name().toLowerCase(java.util.Locale.ROOT);
+        for (long size : o.sizes()) {
+            int window = Math.min(o.window(), s.slotsFor(size));
+            MemorySegment[] slots = new MemorySegment[window];
+            for (int i = 0; i < window; i++) {
+                slots[i] = s.txSlot(i, size).asSlice(s.txPrefix, size);
+            }
+            long total = (long) (o.warmup() + o.iterations()) * window;
+            histogram.reset();
+            progress.start(size);
+            postRecv(); // "done" on the server, the ack on the client
+            if (o.isClient()) {
+                if (o.verify() && op != Op.READ) {
+                    for (MemorySegment slot : slots) {
+                        fill(slot, size);
+                    }
+                }
+                s.ctrl.sync();
+                long elapsed = initiate(size, window, total, slots);
+                report.add(BenchRow.of(name, size, (long) o.iterations() * window, elapsed, histogram));
+            } else {
+                if (o.verify() && op == Op.READ) {
+                    fill(s.rmaArea.asSlice(0, size), size);
+                }
+                s.ctrl.sync();
+                long elapsed = serve(size, total);
+                report.add(BenchRow.of(name + "-target", size, (long) o.iterations() * window, elapsed, histogram));
+            }
+        }
+    }
+
+    private long initiate(long size, int window, long total, MemorySegment[] slots) {
+        long start = System.nanoTime();
+        long done = 0;
+        for (int it = 0; it < o.warmup() + o.iterations(); it++) {
+            boolean timed = it >= o.warmup();
+            if (it == o.warmup()) {
+                start = System.nanoTime();
+            }
+            for (int j = 0; j < window; j++) {
+                SlotContext c = contexts[j];
+                c.postedAt = System.nanoTime();
+                post(slots[j], size, c, done + j);
+            }
+            int outstanding = window;
+            while (outstanding > 0) {
+                long deadline = tx.deadline();
+                int n;
+                while ((n = tx.poll()) == 0) {
+                    tx.checkDeadline(deadline, op.name().toLowerCase(java.util.Locale.ROOT) + " completion");
+                }
+                long now = System.nanoTime();
+                for (int k = 0; k < n; k++) {
+                    SlotContext c = (SlotContext) tx.entries[k].context;
+                    if (timed) {
+                        histogram.recordValue(now - c.postedAt);
+                    }
+                    if (o.verify() && op == Op.READ) {
+                        check(slots[c.slot], size, "read into slot " + c.slot);
+                        slots[c.slot].fill((byte) 0);
+                    }
+                }
+                outstanding -= n;
+            }
+            done += window;
+            progress.update(done, total);
+        }
+        sendControl();
+        awaitRecv("ack from the target");
+        return System.nanoTime() - start;
+    }
+
+    private long serve(long size, long total) {
+        long start = System.nanoTime();
+        long cqData = 0;
+        long deadline = rx.deadline();
+        boolean done = false;
+        while (!done) {
+            int n = rx.poll();
+            tx.poll();
+            if (n == 0) {
+                rx.checkDeadline(deadline, "\"done\" from the initiator");
+                continue;
+            }
+            deadline = rx.deadline();
+            for (int k = 0; k < n; k++) {
+                CqEntry e = rx.entries[k];
+                if ((e.flags & OpFlags.REMOTE_CQ_DATA) != 0 && (e.flags & OpFlags.RECV) == 0) {
+                    cqData++;
+                } else {
+                    done = true;
+                }
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        if (op == Op.WRITEDATA && cqData != total) {
+            throw new FabricException(Errno.EIO, "the target saw " + cqData + " remote CQ data completions for "
+                    + total + " writedata operations");
+        }
+        if (o.verify() && op != Op.READ) {
+            check(s.rmaArea.asSlice(0, size), size, "target area after the writes");
+        }
+        sendControl();
+        long d = tx.deadline();
+        while (tx.poll() == 0) {
+            tx.checkDeadline(d, "ack completion");
+        }
+        return elapsed;
+    }
+
+    private void post(MemorySegment buf, long size, SlotContext c, long seq) {
+        long deadline = tx.deadline();
+        while (true) {
+            int rc = switch (op) {
+                case READ -> s.ep.read(buf, s.mr, s.peer, s.remoteAddr, s.remoteKey, c);
+                case WRITE -> s.ep.write(buf, s.mr, s.peer, s.remoteAddr, s.remoteKey, c);
+                case WRITEDATA -> s.ep.writedata(buf, s.mr, seq, s.peer, s.remoteAddr, s.remoteKey, c);
+            };
+            if (rc == 0) {
+                return;
+            }
+            if (rc != -Errno.EAGAIN) {
+                throw new FabricException(-rc, "fi_" + op.name().toLowerCase(java.util.Locale.ROOT) + " of " + size
+                        + " bytes failed");
+            }
+            s.rxCq.read(rx.entries, 0);
+            tx.checkDeadline(deadline, "room in the transmit queue");
+        }
+    }
+
+    private void postRecv() {
+        int rc = s.ep.recv(s.rxSlot(0, 64), s.mr, s.peer, control);
+        if (rc != 0) {
+            throw new FabricException(-rc, "fi_recv of the control message failed");
+        }
+    }
+
+    private void sendControl() {
+        MemorySegment m = s.txSlot(0, 4);
+        long deadline = tx.deadline();
+        int rc;
+        while ((rc = s.ep.send(m, s.mr, s.peer, control)) == -Errno.EAGAIN) {
+            tx.poll();
+            tx.checkDeadline(deadline, "room in the transmit queue");
+        }
+        if (rc != 0) {
+            throw new FabricException(-rc, "fi_send of the control message failed");
+        }
+    }
+
+    private void awaitRecv(String what) {
+        long deadline = rx.deadline();
+        while (rx.poll() == 0) {
+            tx.poll();
+            rx.checkDeadline(deadline, what);
+        }
+    }
+
+    /** A pattern that depends on the size, so a stale area from the previous size never passes. */
+    private static void fill(MemorySegment seg, long size) {
+        for (long i = 0; i < size; i++) {
+            seg.set(ValueLayout.JAVA_BYTE, i, (byte) ((i * 7 + size * 31) % 251));
+        }
+    }
+
+    private static void check(MemorySegment seg, long size, String what) {
+        for (long i = 0; i < size; i++) {
+            if (seg.get(ValueLayout.JAVA_BYTE, i) != (byte) ((i * 7 + size * 31) % 251)) {
+                throw new FabricException(Errno.EIO, "data check failed: " + what + " differs at byte " + i
+                        + " (size " + size + ")");
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.BindFlags;
+import io.jfabric.Endpoint;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.provider.rxm.conn.CoreCm;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+
+/**
+ * {@link CoreCm} over the core provider (rxm_open_conn, rxm_send_connect, rxm_accept_connreq): each
+ * connection gets its own core FI_EP_MSG endpoint, bound to the rxm endpoint's core EQ and CQ, with
+ * receive buffers preposted before the handshake so nothing the peer sends first is missed.
+ */
+final class CoreCmAdapter implements CoreCm<Endpoint> {
+    private final RxmEndpoint ep;
+
+    CoreCmAdapter(RxmEndpoint ep) {
+        this.ep = ep;
+    }
+
+    @Override
+    public Endpoint connect(RxmConnection<Endpoint> conn, byte[] peerAddr, byte[] cmData) {
+        FabricInfo info = ep.domain.coreInfo.copy();
+        info.destAddr = peerAddr.clone();
+        info.handle = null;
+        Endpoint core = open(conn, info);
+        try {
+            core.connect(peerAddr, cmData);
+        } catch (RuntimeException e) {
+            closeQuietly(core);
+            throw e;
+        }
+        return core;
+    }
+
+    @Override
+    public Endpoint accept(RxmConnection<Endpoint> conn, FabricInfo connreq, byte[] cmData) {
+        Endpoint core = open(conn, connreq);
+        try {
+            core.accept(cmData);
+        } catch (RuntimeException e) {
+            closeQuietly(core);
+            throw e;
+        }
+        return core;
+    }
+
+    private Endpoint open(RxmConnection<Endpoint> conn, FabricInfo info) {
+        Endpoint core = ep.domain.core.openEndpoint(info, conn);
+        try {
+            core.bind(ep.coreEq);
+            core.bind(ep.coreCq, BindFlags.TRANSMIT | BindFlags.RECV);
+            core.enable();
+            ep.prepostReceives(conn, core);
+        } catch (RuntimeException e) {
+            closeQuietly(core);
+            throw e;
+        }
+        return core;
+    }
+
+    @Override
+    public void reject(FabricInfo connreq, byte[] cmData) {
+        ep.pep.reject(connreq.handle, cmData);
+    }
+
+    @Override
+    public void close(Endpoint core) {
+        closeQuietly(core);
+    }
+
+    private static void closeQuietly(Endpoint core) {
+        try {
+            core.close();
+        } catch (FabricException e) {
+            io.jfabric.util.FabricLog.logger("ofi_rxm").log(System.Logger.Level.DEBUG, "closing a core endpoint: {0}",
+                    e.getMessage());
+        }
+    }
+}

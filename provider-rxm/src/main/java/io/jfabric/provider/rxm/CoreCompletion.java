@@ -1,0 +1,14 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+
+/**
+ * The context rxm hands to every core operation: its completion (or error completion) is dispatched back
+ * through it, so progress needs no lookup and no allocation.
+ */
+interface CoreCompletion {
+    void complete(RxmEndpoint ep, CqEntry e);
+
+    void fail(RxmEndpoint ep, CqErrEntry e);
+}

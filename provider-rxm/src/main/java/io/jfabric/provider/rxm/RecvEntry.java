@@ -1,0 +1,112 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Endpoint;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A posted receive (libfabric's rxm_recv_entry), and the state of the message landing in it: SAR
+ * reassembly progress or the rendezvous reads. It is the core context of those reads.
+ */
+final class RecvEntry implements CoreCompletion {
+    final MemorySegment[] iov = new MemorySegment[4];
+    final MemoryRegion[] desc = new MemoryRegion[4];
+    int count;
+    long capacity;
+    long srcAddr = Fabrics.ADDR_UNSPEC;
+    long tag;
+    long ignore;
+    Object context;
+    long opFlags;
+    boolean tagged;
+    boolean multi;
+    /** Multi-receive: bytes of the buffer handed out so far. */
+    long multiUsed;
+    /** A multi-receive slice: the buffer it was carved from, and whether it is the slice that releases it. */
+    RecvEntry parent;
+    boolean releasesParent;
+    boolean queued;
+
+    // ---- the message being received into it
+    long msgSize;
+    long received;
+    long msgTag;
+    long msgData;
+    boolean msgHasData;
+    long msgSrc;
+    long msgId;
+    RxmConnection<Endpoint> conn;
+    ConnData cd;
+    int generation;
+    int error;
+    /** Rendezvous: the request buffer (holds the sender's iovs) and reads outstanding. */
+    RxBuf rndvReq;
+    int pendingReads;
+    int readIov;
+    long readOffset;
+    final MemoryRegion[] mrs = new MemoryRegion[4];
+    int mrCount;
+    boolean waitingWrDone;
+    boolean orphan;
+
+    RecvEntry prev;
+    RecvEntry next;
+    RecvEntry nextActive;
+
+    void clearMessage() {
+        msgSize = 0;
+        received = 0;
+        msgTag = 0;
+        msgData = 0;
+        msgHasData = false;
+        msgSrc = Fabrics.ADDR_NOTAVAIL;
+        msgId = 0;
+        conn = null;
+        cd = null;
+        error = 0;
+        rndvReq = null;
+        pendingReads = 0;
+        readIov = 0;
+        readOffset = 0;
+        mrCount = 0;
+        waitingWrDone = false;
+        parent = null;
+        releasesParent = false;
+        multiUsed = 0;
+        queued = false;
+        nextActive = null;
+    }
+
+    /** Copies {@code len} bytes of {@code src} at {@code srcOff} into this receive's buffers at {@code at}. */
+    long copyIn(MemorySegment src, long srcOff, long at, long len) {
+        long done = 0;
+        long skip = at;
+        for (int i = 0; i < count && done < len; i++) {
+            long size = iov[i].byteSize();
+            if (skip >= size) {
+                skip -= size;
+                continue;
+            }
+            long n = Math.min(size - skip, len - done);
+            MemorySegment.copy(src, srcOff + done, iov[i], skip, n);
+            done += n;
+            skip = 0;
+        }
+        return done;
+    }
+
+    @Override
+    public void complete(RxmEndpoint ep, CqEntry e) {
+        ep.rndvReadDone(this, 0);
+    }
+
+    @Override
+    public void fail(RxmEndpoint ep, CqErrEntry e) {
+        ep.rndvReadDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    }
+}

@@ -1,0 +1,52 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Endpoint;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.provider.rxm.wire.RxmPacket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A receive bounce buffer posted on one connection's core endpoint: room for the rxm header plus the
+ * eager limit. Tagged ones are posted with the core's trecv (match-anything) to take the headerless
+ * tagged messages of libfabric 1.13-1.17 (dyn_rbuf); the others take rxm packets. An unexpected message
+ * keeps its buffer until a receive claims it.
+ */
+final class RxBuf implements CoreCompletion {
+    final MemorySegment mem;
+    final boolean tagged;
+    RxmConnection<Endpoint> conn;
+    ConnData cd;
+    int generation;
+    /** The core endpoint it is posted on; a completion from another one is stale. */
+    Endpoint coreEp;
+    /** Bytes received (from the core completion). */
+    long len;
+    long coreFlags;
+    long coreTag;
+    long coreData;
+    boolean orphan;
+    RxBuf next;
+
+    RxBuf(long eagerLimit, boolean tagged) {
+        this.mem = Arena.ofAuto().allocate(RxmPacket.SIZE + eagerLimit, 64);
+        this.tagged = tagged;
+    }
+
+    @Override
+    public void complete(RxmEndpoint ep, CqEntry e) {
+        len = e.len;
+        coreFlags = e.flags;
+        coreTag = e.tag;
+        coreData = e.data;
+        ep.received(this);
+    }
+
+    @Override
+    public void fail(RxmEndpoint ep, CqErrEntry e) {
+        ep.receiveFailed(this, e.err);
+    }
+}

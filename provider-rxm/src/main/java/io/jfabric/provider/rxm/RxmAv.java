@@ -1,0 +1,192 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
+import io.jfabric.EqEntry;
+import io.jfabric.EqEvent;
+import io.jfabric.Errno;
+import io.jfabric.EventQueue;
+import io.jfabric.FabricException;
+import io.jfabric.Fabrics;
+import io.jfabric.provider.rxm.conn.SockAddr;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * ofi_rxm's address vector ({@code struct rxm_av} over util_av): peer listening addresses (raw sockaddr
+ * bytes) indexed by fi_addr. TABLE and MAP both hand out insertion indexes, as libfabric's util AV does.
+ * Endpoints look addresses up here when they first send to an fi_addr.
+ */
+final class RxmAv implements AddressVector {
+    private final RxmDomain domain;
+    private final AvAttr attr;
+    private final List<byte[]> addrs = new ArrayList<>();
+    private EventQueue eq;
+    private int boundEndpoints;
+    private boolean closed;
+    private volatile long version;
+
+    RxmAv(RxmDomain domain, AvAttr attr) {
+        this.domain = domain;
+        this.attr = attr == null ? new AvAttr() : attr;
+    }
+
+    @Override
+    public AvAttr attr() {
+        return attr;
+    }
+
+    @Override
+    public void bind(EventQueue eq) {
+        this.eq = eq;
+    }
+
+    /** Changes on every insert and remove. */
+    long version() {
+        return version;
+    }
+
+    /** The address of {@code fiAddr}, or null if it was never inserted or has been removed. */
+    byte[] addr(long fiAddr) {
+        synchronized (addrs) {
+            return fiAddr >= 0 && fiAddr < addrs.size() ? addrs.get((int) fiAddr) : null;
+        }
+    }
+
+    /** The fi_addr of {@code addr}, or FI_ADDR_NOTAVAIL; for FI_SOURCE on peers that connected first. */
+    long fiAddrOf(byte[] addr) {
+        String k = SockAddr.key(addr);
+        synchronized (addrs) {
+            for (int i = 0; i < addrs.size(); i++) {
+                byte[] a = addrs.get(i);
+                if (a != null && SockAddr.key(a).equals(k)) {
+                    return i;
+                }
+            }
+        }
+        return Fabrics.ADDR_NOTAVAIL;
+    }
+
+    @Override
+    public int insert(byte[][] in, long[] fiAddrOut, long flags, Object context) {
+        if ((attr.flags & AvAttr.EVENT) != 0 && eq == null) {
+            throw new FabricException(Errno.ENOEQ, "this AV was opened with FI_EVENT; bind an EQ before inserting");
+        }
+        int[] errs = (flags & Fabrics.SYNC_ERR) != 0 && context instanceof int[] e ? e : null;
+        int ok = 0;
+        synchronized (addrs) {
+            for (int i = 0; i < in.length; i++) {
+                byte[] a = in[i];
+                long fi = Fabrics.ADDR_NOTAVAIL;
+                int err = 0;
+                if (a == null || a.length < 8 || (a.length != SockAddr.IN_SIZE && a.length < SockAddr.IN6_SIZE)) {
+                    err = Errno.EINVAL;
+                } else {
+                    fi = addrs.size();
+                    addrs.add(a.clone());
+                    ok++;
+                    version++;
+                }
+                if (fiAddrOut != null && i < fiAddrOut.length) {
+                    fiAddrOut[i] = fi;
+                }
+                if (errs != null && i < errs.length) {
+                    errs[i] = err;
+                }
+            }
+        }
+        if ((attr.flags & AvAttr.EVENT) != 0) {
+            eq.write(new EqEntry().set(EqEvent.AV_COMPLETE, this, context, ok, null, null), 0);
+            return 0;
+        }
+        return ok;
+    }
+
+    @Override
+    public int insertSvc(String node, String service, long[] fiAddrOut, long flags, Object context) {
+        byte[] a;
+        try {
+            a = sockaddr(InetAddress.getByName(node), Integer.parseInt(service));
+        } catch (UnknownHostException | NumberFormatException e) {
+            throw new FabricException(Errno.EINVAL, "cannot resolve " + node + ":" + service
+                    + "; give a host name or IP address and a numeric port");
+        }
+        return insert(new byte[][] {a}, fiAddrOut, flags, context);
+    }
+
+    /** The raw sockaddr_in / sockaddr_in6 bytes of {@code ip:port}, family in host (little-endian) order. */
+    static byte[] sockaddr(InetAddress ip, int port) {
+        if (ip instanceof Inet4Address) {
+            byte[] a = new byte[SockAddr.IN_SIZE];
+            a[0] = 2;
+            System.arraycopy(ip.getAddress(), 0, a, 4, 4);
+            return SockAddr.withPort(a, port);
+        }
+        if (ip instanceof Inet6Address) {
+            byte[] a = new byte[SockAddr.IN6_SIZE];
+            a[0] = 10;
+            System.arraycopy(ip.getAddress(), 0, a, 8, 16);
+            return SockAddr.withPort(a, port);
+        }
+        throw new FabricException(Errno.EINVAL, "unsupported address " + ip);
+    }
+
+    @Override
+    public int remove(long[] fiAddrs, long flags) {
+        synchronized (addrs) {
+            for (long f : fiAddrs) {
+                if (f < 0 || f >= addrs.size() || addrs.get((int) f) == null) {
+                    return -Errno.EINVAL;
+                }
+            }
+            for (long f : fiAddrs) {
+                addrs.set((int) f, null);
+            }
+            version++;
+        }
+        return 0;
+    }
+
+    @Override
+    public byte[] lookup(long fiAddr) {
+        byte[] a = addr(fiAddr);
+        if (a == null) {
+            throw new FabricException(Errno.ENOENT, "fi_addr " + fiAddr + " is not in this AV");
+        }
+        return a.clone();
+    }
+
+    @Override
+    public String straddr(byte[] addr) {
+        if (addr == null) {
+            return "(null)";
+        }
+        return (SockAddr.isIn6(addr) ? "fi_sockaddr_in6://" : "fi_sockaddr_in://") + SockAddr.toString(addr);
+    }
+
+    synchronized void bindEndpoint() {
+        boundEndpoints++;
+    }
+
+    synchronized void unbindEndpoint() {
+        boundEndpoints--;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        if (boundEndpoints > 0) {
+            throw new FabricException(Errno.EBUSY, "close the " + boundEndpoints
+                    + " endpoint(s) bound to this AV first");
+        }
+        closed = true;
+        domain.release();
+    }
+}

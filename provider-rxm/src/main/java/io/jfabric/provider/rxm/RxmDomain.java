@@ -1,0 +1,128 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
+import io.jfabric.Caps;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.CounterAttr;
+import io.jfabric.CqAttr;
+import io.jfabric.Domain;
+import io.jfabric.Endpoint;
+import io.jfabric.EndpointType;
+import io.jfabric.Errno;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * ofi_rxm's domain ({@code struct rxm_domain}): wraps one core domain. Memory registration is the core's
+ * (RMA and rendezvous run on core endpoints, so the core checks keys). One lock per domain serializes the
+ * endpoints, CQs and progress of this domain, which is what FI_THREAD_SAFE requires and what an
+ * uncontended single-threaded user pays almost nothing for.
+ */
+final class RxmDomain implements Domain {
+    final RxmFabric fabric;
+    final FabricInfo info;
+    final FabricInfo coreInfo;
+    final Domain core;
+    final Object lock = new Object();
+    /** Whether the core carries tagged messages on FI_EP_MSG (libfabric's dyn_rbuf precondition). */
+    final boolean coreTagged;
+    /** Keys for rendezvous registrations, from the top of the key space so they avoid application keys. */
+    private final AtomicLong nextKey = new AtomicLong(0x7F00_0000_0000_0000L);
+    private int children;
+
+    RxmDomain(RxmFabric fabric, FabricInfo info, FabricInfo coreInfo) {
+        this.fabric = fabric;
+        this.info = info.copy();
+        this.coreInfo = coreInfo;
+        this.core = fabric.core.openDomain(coreInfo);
+        this.coreTagged = (coreInfo.caps & Caps.TAGGED) != 0 || probeCoreTagged(coreInfo);
+    }
+
+    private static boolean probeCoreTagged(FabricInfo coreInfo) {
+        FabricInfo h = FabricInfo.hints();
+        h.caps = Caps.MSG | Caps.TAGGED;
+        h.epAttr.type = EndpointType.MSG;
+        h.fabricAttr.provName = coreInfo.providerName();
+        try {
+            return !Fabrics.getInfo(h).isEmpty();
+        } catch (FabricException e) {
+            return false;
+        }
+    }
+
+    long nextRndvKey() {
+        return nextKey.getAndIncrement();
+    }
+
+    @Override
+    public FabricInfo info() {
+        return info;
+    }
+
+    @Override
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    @Override
+    public Endpoint openEndpoint(FabricInfo info) {
+        if (info.epAttr != null && info.epAttr.type != EndpointType.RDM && info.epAttr.type != EndpointType.UNSPEC) {
+            throw new FabricException(Errno.EINVAL, "ofi_rxm opens FI_EP_RDM endpoints only, not "
+                    + info.epAttr.type.cName());
+        }
+        RxmEndpoint ep = new RxmEndpoint(this, info);
+        adopt();
+        return ep;
+    }
+
+    @Override
+    public AddressVector openAv(AvAttr attr) {
+        RxmAv av = new RxmAv(this, attr);
+        adopt();
+        return av;
+    }
+
+    @Override
+    public CompletionQueue openCq(CqAttr attr) {
+        RxmCq cq = RxmCq.open(this, attr);
+        adopt();
+        return cq;
+    }
+
+    @Override
+    public Counter openCounter(CounterAttr attr) {
+        throw new FabricException(Errno.ENOSYS, "ofi_rxm counters are not implemented yet; use completion queues");
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey,
+                                       long flags) {
+        return core.registerMemory(segment, access, offset, requestedKey, flags);
+    }
+
+    synchronized void adopt() {
+        children++;
+    }
+
+    synchronized void release() {
+        children--;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (children > 0) {
+            throw new FabricException(Errno.EBUSY, "close the " + children
+                    + " endpoint(s), AV(s) and CQ(s) of this ofi_rxm domain first");
+        }
+        core.close();
+        fabric.domainClosed();
+    }
+}

@@ -1,0 +1,127 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.AddressFormat;
+import io.jfabric.Caps;
+import io.jfabric.EndpointType;
+import io.jfabric.Errno;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MsgOrder;
+import io.jfabric.Progress;
+import io.jfabric.Protocol;
+import io.jfabric.Threading;
+import io.jfabric.spi.ProviderParameter;
+import io.jfabric.spi.UtilityProvider;
+import io.jfabric.provider.rxm.wire.RxmPacket;
+
+import java.util.List;
+
+/**
+ * The {@code ofi_rxm} utility provider: libfabric's RxM (prov/rxm, v1.17), which turns any core provider
+ * offering FI_EP_MSG with FI_MSG and FI_RMA into FI_EP_RDM with tagged messaging, RMA, directed receive,
+ * FI_SOURCE and multi-receive. Layered infos are named {@code <core>;ofi_rxm}.
+ *
+ * <p>Differences from libfabric: no atomics, counters or shared contexts yet; receive buffers are posted
+ * per connection (no shared receive context); data progress is manual, driven by CQ reads.
+ */
+public final class RxmProvider implements UtilityProvider {
+    public static final String NAME = "ofi_rxm";
+    /** Caps of a layered info. */
+    static final long CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.SEND | Caps.RECV | Caps.READ | Caps.WRITE
+            | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.DIRECTED_RECV | Caps.SOURCE | Caps.MULTI_RECV
+            | Caps.LOCAL_COMM | Caps.REMOTE_COMM;
+    /** 0xaaaa...: 64 unstructured tag bits, as libfabric's rxm reports. */
+    static final long MEM_TAG_FORMAT = 0xAAAA_AAAA_AAAA_AAAAL;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int version() {
+        return Fabrics.version(1, 17);
+    }
+
+    @Override
+    public List<ProviderParameter> parameters() {
+        return RxmParams.ALL;
+    }
+
+    /** rxm_info_to_core: a connected endpoint with messages and RMA (rendezvous reads the sender's buffer). */
+    @Override
+    public FabricInfo coreHints(FabricInfo userHints) {
+        FabricInfo h = FabricInfo.hints();
+        h.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.RECV | Caps.READ | Caps.WRITE | Caps.REMOTE_READ
+                | Caps.REMOTE_WRITE;
+        h.epAttr.type = EndpointType.MSG;
+        // discovery adds the user's addresses, fabric/domain names and the core-name selection
+        return h;
+    }
+
+    @Override
+    public FabricInfo layer(FabricInfo coreInfo, FabricInfo userHints) {
+        if (coreInfo.epAttr == null || coreInfo.epAttr.type != EndpointType.MSG
+                || (coreInfo.caps & (Caps.MSG | Caps.RMA)) != (Caps.MSG | Caps.RMA)) {
+            return null;
+        }
+        // discovery checks the result against the user's hints and alters it (ofi_check_info/ofi_alter_info)
+        return template(coreInfo);
+    }
+
+    /** rxm_info_to_rxm: the RDM info over one core info. */
+    static FabricInfo template(FabricInfo core) {
+        FabricInfo t = new FabricInfo();
+        t.caps = CAPS;
+        t.mode = 0;
+        t.addrFormat = core.addrFormat == null ? AddressFormat.UNSPEC : core.addrFormat;
+        t.srcAddr = core.srcAddr == null ? null : core.srcAddr.clone();
+        t.destAddr = core.destAddr == null ? null : core.destAddr.clone();
+        t.nicName = core.nicName;
+        t.txAttr.caps = CAPS & ~(Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.DIRECTED_RECV
+                | Caps.MULTI_RECV | Caps.SOURCE);
+        t.txAttr.msgOrder = MsgOrder.SAS | MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAR
+                | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAR | MsgOrder.SAW;
+        t.txAttr.compOrder = MsgOrder.NONE;
+        long coreInject = core.txAttr == null ? 128 : core.txAttr.injectSize;
+        t.txAttr.injectSize = Math.max(0, coreInject - RxmPacket.SIZE);
+        t.txAttr.size = RxmParams.defaults().txSize();
+        t.txAttr.iovLimit = 4;
+        t.txAttr.rmaIovLimit = 4;
+        t.rxAttr.caps = CAPS & ~(Caps.SEND | Caps.READ | Caps.WRITE);
+        t.rxAttr.msgOrder = t.txAttr.msgOrder;
+        t.rxAttr.compOrder = MsgOrder.NONE;
+        t.rxAttr.size = RxmParams.defaults().rxSize();
+        t.rxAttr.iovLimit = 4;
+        t.epAttr.type = EndpointType.RDM;
+        t.epAttr.protocol = Protocol.RXM;
+        t.epAttr.protocolVersion = 1;
+        t.epAttr.maxMsgSize = Long.MAX_VALUE;
+        t.epAttr.memTagFormat = MEM_TAG_FORMAT;
+        t.epAttr.txCtxCnt = 1;
+        t.epAttr.rxCtxCnt = 1;
+        t.domainAttr = core.domainAttr.copy();
+        t.domainAttr.threading = Threading.SAFE;
+        t.domainAttr.controlProgress = Progress.MANUAL;
+        t.domainAttr.dataProgress = Progress.MANUAL;
+        t.domainAttr.maxEpStxCtx = 0;
+        t.domainAttr.maxEpSrxCtx = 0;
+        t.domainAttr.cntrCnt = 0;
+        t.fabricAttr = core.fabricAttr.copy();
+        t.fabricAttr.provName = core.fabricAttr.provName + ";" + NAME;
+        t.fabricAttr.provVersion = Fabrics.version(1, 17);
+        t.providerData = core;
+        return t;
+    }
+
+    @Override
+    public Fabric openFabric(FabricInfo info) {
+        if (!(info.providerData instanceof FabricInfo core)) {
+            throw new FabricException(Errno.EINVAL, "this info was not made by ofi_rxm (" + info.providerName()
+                    + "); pass an info returned by Fabrics.getInfo for a '<core>;ofi_rxm' provider");
+        }
+        return new RxmFabric(this, info, core, RxmParams.fromEnvironment());
+    }
+}

@@ -1,0 +1,53 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Endpoint;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.provider.rxm.wire.RndvHeader;
+import io.jfabric.provider.rxm.wire.RxmPacket;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A transmit bounce buffer: the 64-byte rxm header followed by up to buffer_size bytes of payload, in
+ * native memory. Carries eager packets, SAR segments, rendezvous requests and control packets. Its
+ * fixed-size views are made once so the data path slices nothing for them.
+ */
+final class TxBuf implements CoreCompletion {
+    final MemorySegment mem;
+    final MemorySegment hdr;
+    final MemorySegment rndvPkt;
+    final MemorySegment payload;
+    /** header + application iovs, for direct send. */
+    final MemorySegment[] directIov = new MemorySegment[5];
+    TxOp op;
+    /** Control packet owner on the receive side (rd_done / wr_data for a RecvEntry), else null. */
+    RecvEntry recv;
+    RxmConnection<Endpoint> conn;
+    ConnData cd;
+    int generation;
+    /** What to post when deferred: the packet view and the iov count (0 = single segment). */
+    MemorySegment pending;
+    int directCount;
+    boolean orphan;
+    TxBuf nextFree;
+
+    TxBuf(long bufferSize) {
+        mem = Arena.ofAuto().allocate(RxmPacket.SIZE + Math.max(bufferSize, RndvHeader.SIZE), 64);
+        hdr = mem.asSlice(0, RxmPacket.SIZE);
+        rndvPkt = mem.asSlice(0, RxmPacket.SIZE + RndvHeader.SIZE);
+        payload = mem.asSlice(RxmPacket.SIZE);
+    }
+
+    @Override
+    public void complete(RxmEndpoint ep, CqEntry e) {
+        ep.txBufDone(this, 0);
+    }
+
+    @Override
+    public void fail(RxmEndpoint ep, CqErrEntry e) {
+        ep.txBufDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    }
+}

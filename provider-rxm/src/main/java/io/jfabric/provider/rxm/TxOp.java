@@ -1,0 +1,69 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Endpoint;
+import io.jfabric.MemoryRegion;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One application transmit (send, tagged send, RMA) in flight: libfabric's rxm_tx_buf as the op state.
+ * Its pool index is the msg_id the peer echoes in rndv_rd_done / rndv_wr_data. It is the core
+ * context of sends that carry no rxm buffer (headerless tagged sends, RMA).
+ */
+final class TxOp implements CoreCompletion {
+    static final int FREE = 0;
+    static final int ACTIVE = 1;
+    static final int WAIT_RD_DONE = 2;
+    static final int WAIT_WR_DATA = 3;
+    static final int WRITING = 4;
+    /** Failed with its connection; late core completions for it are ignored and it is never reused. */
+    static final int ORPHAN = 5;
+
+    final int index;
+    int state;
+    Object context;
+    long cqFlags;
+    boolean report;
+    int op;
+    int proto;
+    long tag;
+    long data;
+    int pktFlags;
+    final MemorySegment[] iov = new MemorySegment[4];
+    final MemoryRegion[] desc = new MemoryRegion[4];
+    int iovCount;
+    long length;
+    int pending;
+    int error;
+    RxmConnection<Endpoint> conn;
+    ConnData cd;
+    int generation;
+    long segCount;
+    long nextSeg;
+    final MemoryRegion[] mrs = new MemoryRegion[4];
+    int mrCount;
+    /** Write rendezvous: the receiver's buffers. */
+    final long[] remoteAddr = new long[4];
+    final long[] remoteLen = new long[4];
+    final long[] remoteKey = new long[4];
+    int remoteCount;
+    TxOp prev;
+    TxOp next;
+
+    TxOp(int index) {
+        this.index = index;
+    }
+
+    @Override
+    public void complete(RxmEndpoint ep, CqEntry e) {
+        ep.txOpCoreDone(this, 0);
+    }
+
+    @Override
+    public void fail(RxmEndpoint ep, CqErrEntry e) {
+        ep.txOpCoreDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    }
+}

@@ -1,0 +1,51 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.Endpoint;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+
+/**
+ * A message that arrived before a matching receive (libfabric's rxm_unexp_msg): it keeps the receive
+ * buffer(s) it arrived in until a receive, a claim or a discard takes it. SAR messages keep every
+ * segment; rendezvous messages keep the request.
+ */
+final class Unexpected {
+    static final int EAGER = 0;
+    static final int SAR = 1;
+    static final int RNDV = 2;
+
+    int kind;
+    RxBuf first;
+    long offset;
+    long firstLen;
+    long size;
+    boolean tagged;
+    long tag;
+    long data;
+    boolean hasData;
+    long src;
+    long msgId;
+    RxmConnection<Endpoint> conn;
+    ConnData cd;
+    int generation;
+    /** SAR: later segments, oldest first, and whether the last one has arrived. */
+    RxBuf segHead;
+    RxBuf segTail;
+    boolean complete;
+    int buffers;
+    /** FI_CLAIM: the context that peeked and claimed it, else null. */
+    Object claimedBy;
+    Unexpected prev;
+    Unexpected next;
+    Unexpected nextActive;
+
+    void clear() {
+        first = null;
+        segHead = segTail = null;
+        conn = null;
+        cd = null;
+        claimedBy = null;
+        complete = false;
+        buffers = 0;
+        nextActive = null;
+    }
+}

@@ -1,0 +1,268 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.OpFlags;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** tcp;ofi_rxm between two endpoints in one JVM: every protocol, both queues, data verified. */
+@Timeout(60)
+class RxmTcpTest {
+    RxmNode a;
+    RxmNode b;
+    long aToB;
+    long bToA;
+    Arena arena;
+
+    @BeforeEach
+    void open() {
+        a = new RxmNode();
+        b = new RxmNode();
+        aToB = a.insert(b.name());
+        bToA = b.insert(a.name());
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void close() {
+        if (b != null) {
+            b.close();
+        }
+        if (a != null) {
+            a.close();
+        }
+        arena.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {0, 1, 64, 16384, 16385, 100_000, 131072, 131073, 1 << 20})
+    void taggedSendRecvEverySize(long size) {
+        MemorySegment src = RxmNode.pattern(arena, size, 7);
+        MemorySegment dst = arena.allocate(Math.max(size, 1), 64).asSlice(0, size);
+        Object rctx = new Object();
+        Object sctx = new Object();
+        assertEquals(0, b.ep.trecv(dst, null, bToA, 0x4d2, 0, rctx));
+        assertEquals(0, RxmNode.retry(() -> a.ep.tsend(src, null, aToB, 0x4d2, sctx), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.completionFor(rctx) != null && a.completionFor(sctx) != null, 20_000, a, b),
+                () -> "no completion; a=" + a + " b=" + b + " errors " + a.errors + b.errors);
+        CqEntry rc = b.completionFor(rctx);
+        assertEquals(size, rc.len);
+        assertEquals(0x4d2, rc.tag);
+        assertTrue((rc.flags & OpFlags.TAGGED) != 0 && (rc.flags & OpFlags.RECV) != 0, OpFlags.toString(rc.flags));
+        assertEquals(bToA, rc.srcAddr, "FI_SOURCE names the sender");
+        assertEquals(-1, RxmNode.firstMismatch(src, dst));
+        CqEntry sc = a.completionFor(sctx);
+        assertEquals(OpFlags.SEND | OpFlags.TAGGED, sc.flags);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {64, 16384, 50_000, 200_000})
+    void unexpectedMessagesWaitForTheirReceive(long size) {
+        MemorySegment src1 = RxmNode.pattern(arena, size, 1);
+        MemorySegment src2 = RxmNode.pattern(arena, size, 2);
+        Object s1 = new Object();
+        Object s2 = new Object();
+        assertEquals(0, RxmNode.retry(() -> a.ep.send(src1, null, aToB, s1), 10_000, a, b));
+        assertEquals(0, RxmNode.retry(() -> a.ep.tsend(src2, null, aToB, 99, s2), 10_000, a, b));
+        // let them arrive with nothing posted
+        RxmNode.await(() -> size > 131072 || a.completionFor(s2) != null, 5_000, a, b);
+        MemorySegment d2 = arena.allocate(size, 64);
+        MemorySegment d1 = arena.allocate(size, 64);
+        Object r2 = new Object();
+        Object r1 = new Object();
+        assertEquals(0, b.ep.trecv(d2, null, bToA, 99, 0, r2));
+        assertEquals(0, b.ep.recv(d1, null, bToA, r1));
+        assertTrue(RxmNode.await(() -> b.completionFor(r1) != null && b.completionFor(r2) != null
+                && a.completionFor(s1) != null && a.completionFor(s2) != null, 20_000, a, b), () -> a + "\n" + b
+                + a.errors + b.errors);
+        assertEquals(-1, src1.mismatch(d1));
+        assertEquals(-1, src2.mismatch(d2));
+        assertEquals(OpFlags.RECV | OpFlags.MSG, b.completionFor(r1).flags);
+    }
+
+    @Test
+    void rendezvousOf64MiBIsVerified() {
+        long size = 64L << 20;
+        MemorySegment src = RxmNode.pattern(arena, size, 3);
+        MemorySegment dst = arena.allocate(size, 4096);
+        Object r = new Object();
+        Object s = new Object();
+        assertEquals(0, b.ep.trecv(dst, null, bToA, 5, 0, r));
+        assertEquals(0, RxmNode.retry(() -> a.ep.tsend(src, null, aToB, 5, s), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.completionFor(r) != null && a.completionFor(s) != null, 50_000, a, b),
+                () -> a + "\n" + b + a.errors + b.errors);
+        assertEquals(size, b.completionFor(r).len);
+        assertEquals(-1, src.mismatch(dst));
+    }
+
+    @Test
+    void messagesArriveInOrderAndTagsMatchWithIgnoreBits() {
+        int n = 50;
+        MemorySegment[] dst = new MemorySegment[n];
+        Object[] rctx = new Object[n];
+        for (int i = 0; i < n; i++) {
+            dst[i] = arena.allocate(8);
+            rctx[i] = "r" + i;
+            // matches any tag 0x100..0x1ff
+            assertEquals(0, b.ep.trecv(dst[i], null, -1L, 0x100, 0xff, rctx[i]));
+        }
+        for (int i = 0; i < n; i++) {
+            MemorySegment src = arena.allocate(8);
+            src.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, i);
+            long tag = 0x100 + i;
+            assertEquals(0, RxmNode.retry(() -> a.ep.tsend(src, null, aToB, tag, null), 10_000, a, b));
+        }
+        assertTrue(RxmNode.await(() -> b.completions.size() >= n, 20_000, a, b));
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, dst[i].get(java.lang.foreign.ValueLayout.JAVA_LONG, 0), "posting order = arrival order");
+            assertEquals(0x100 + i, b.completionFor(rctx[i]).tag);
+        }
+    }
+
+    @Test
+    void truncationIsReportedWithOlen() {
+        MemorySegment src = RxmNode.pattern(arena, 1000, 4);
+        MemorySegment dst = arena.allocate(100);
+        Object r = new Object();
+        assertEquals(0, b.ep.recv(dst, null, bToA, r));
+        assertEquals(0, RxmNode.retry(() -> a.ep.send(src, null, aToB, null), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.errorFor(r) != null, 10_000, a, b));
+        assertEquals(io.jfabric.Errno.ETRUNC, b.errorFor(r).err);
+        assertEquals(900, b.errorFor(r).olen);
+        assertEquals(-1, src.asSlice(0, 100).mismatch(dst));
+    }
+
+    @Test
+    void remoteCqDataTravelsWithTheMessage() {
+        MemorySegment src = RxmNode.pattern(arena, 40, 5);
+        MemorySegment dst = arena.allocate(40);
+        Object r = new Object();
+        assertEquals(0, b.ep.trecv(dst, null, bToA, 7, 0, r));
+        assertEquals(0, RxmNode.retry(() -> a.ep.tsenddata(src, null, 0xfeedL, aToB, 7, null), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.completionFor(r) != null, 10_000, a, b));
+        CqEntry c = b.completionFor(r);
+        assertTrue((c.flags & OpFlags.REMOTE_CQ_DATA) != 0);
+        assertEquals(0xfeedL, c.data);
+    }
+
+    @Test
+    void peekClaimAndDiscard() {
+        MemorySegment m1 = RxmNode.pattern(arena, 32, 1);
+        MemorySegment m2 = RxmNode.pattern(arena, 32, 2);
+        io.jfabric.TaggedMsg msg = new io.jfabric.TaggedMsg();
+        Object peekNone = "peek-none";
+        msg.set(arena.allocate(32), null, -1L, peekNone);
+        msg.tag = 11;
+        msg.ignore = 0;
+        assertEquals(0, b.ep.trecvmsg(msg, OpFlags.PEEK));
+        assertTrue(RxmNode.await(() -> b.errorFor(peekNone) != null, 5_000, b));
+        assertEquals(io.jfabric.Errno.ENOMSG, b.errorFor(peekNone).err);
+
+        assertEquals(0, RxmNode.retry(() -> a.ep.tsend(m1, null, aToB, 11, null), 10_000, a, b));
+        assertEquals(0, RxmNode.retry(() -> a.ep.tsend(m2, null, aToB, 12, null), 10_000, a, b));
+        Object claim = "claim";
+        msg.context = claim;
+        assertTrue(RxmNode.await(() -> {
+            b.completions.removeIf(c -> c.context == claim);
+            b.errors.removeIf(c -> c.context == claim);
+            b.ep.trecvmsg(msg, OpFlags.PEEK | OpFlags.CLAIM);
+            b.poll();
+            return b.completionFor(claim) != null;
+        }, 10_000, a, b));
+        assertEquals(32, b.completionFor(claim).len);
+        // a plain receive for tag 11 must not take the claimed message
+        MemorySegment other = arena.allocate(32);
+        Object plain = "plain";
+        assertEquals(0, b.ep.trecv(other, null, -1L, 11, 0, plain));
+        b.completions.clear();
+        MemorySegment into = arena.allocate(32);
+        msg.set(into, null, -1L, claim);
+        assertEquals(0, b.ep.trecvmsg(msg, OpFlags.CLAIM));
+        assertTrue(RxmNode.await(() -> b.completionFor(claim) != null, 5_000, a, b));
+        assertEquals(-1, m1.mismatch(into));
+        assertNull(b.completionFor(plain));
+
+        Object disc = "discard";
+        msg.set(arena.allocate(32), null, -1L, disc);
+        msg.tag = 12;
+        assertTrue(RxmNode.await(() -> {
+            b.completions.removeIf(c -> c.context == disc);
+            b.errors.removeIf(c -> c.context == disc);
+            b.ep.trecvmsg(msg, OpFlags.PEEK | OpFlags.DISCARD);
+            b.poll();
+            return b.completionFor(disc) != null;
+        }, 10_000, a, b));
+        // the discarded message is gone: a peek for it finds nothing
+        Object again = "again";
+        msg.context = again;
+        assertEquals(0, b.ep.trecvmsg(msg, OpFlags.PEEK));
+        assertTrue(RxmNode.await(() -> b.errorFor(again) != null, 5_000, b));
+        assertEquals(0, b.ep.cancel(plain));
+    }
+
+    @Test
+    void multiRecvBufferTakesSeveralMessagesAndIsReleasedOnce() {
+        b.ep.setOpt(io.jfabric.EndpointOption.MIN_MULTI_RECV, 100);
+        MemorySegment buf = arena.allocate(1000);
+        io.jfabric.Msg m = new io.jfabric.Msg();
+        Object ctx = "multi";
+        m.set(buf, null, -1L, ctx);
+        assertEquals(0, b.ep.recvmsg(m, OpFlags.MULTI_RECV));
+        for (int i = 0; i < 4; i++) {
+            MemorySegment s = RxmNode.pattern(arena, 300, i);
+            assertEquals(0, RxmNode.retry(() -> a.ep.send(s, null, aToB, null), 10_000, a, b));
+        }
+        // 3 x 300 fit; the 4th leaves < 100 bytes... 1000 - 900 = 100 is not < 100, so 4th takes the last 100 (truncated)
+        assertTrue(RxmNode.await(() -> b.completions.size() + b.errors.size() >= 4, 10_000, a, b),
+                () -> b.completions + " " + b.errors);
+        long released = b.completions.stream().filter(c -> (c.flags & OpFlags.MULTI_RECV) != 0).count()
+                + b.errors.stream().filter(c -> (c.flags & OpFlags.MULTI_RECV) != 0).count();
+        assertEquals(1, released, "exactly one completion releases the buffer");
+        CqEntry first = b.completions.get(0);
+        assertEquals(300, first.len);
+        assertEquals(buf.address(), first.buf);
+        assertEquals(buf.address() + 300, b.completions.get(1).buf);
+        assertEquals(-1, RxmNode.pattern(arena, 300, 0).mismatch(buf.asSlice(0, 300)));
+    }
+
+    @Test
+    void cancelCompletesAPostedReceiveWithEcanceled() {
+        Object r = "cancel-me";
+        assertEquals(0, b.ep.trecv(arena.allocate(8), null, -1L, 1, 0, r));
+        assertEquals(0, b.ep.cancel(r));
+        assertEquals(-io.jfabric.Errno.ENOENT, b.ep.cancel(r));
+        assertTrue(RxmNode.await(() -> b.errorFor(r) != null, 5_000, b));
+        assertEquals(io.jfabric.Errno.ECANCELED, b.errorFor(r).err);
+    }
+
+    @Test
+    void rmaWriteAndReadThroughTheCore() {
+        MemorySegment target = arena.allocate(4096);
+        io.jfabric.MemoryRegion mr = b.domain.registerMemory(target, io.jfabric.Access.REMOTE_READ
+                | io.jfabric.Access.REMOTE_WRITE, 0x1234);
+        try {
+            MemorySegment src = RxmNode.pattern(arena, 4096, 9);
+            Object w = "write";
+            assertEquals(0, RxmNode.retry(() -> a.ep.write(src, null, aToB, 0, 0x1234, w), 10_000, a, b));
+            assertTrue(RxmNode.await(() -> a.completionFor(w) != null, 10_000, a, b), () -> a.errors.toString());
+            assertEquals(OpFlags.RMA | OpFlags.WRITE, a.completionFor(w).flags);
+            assertEquals(-1, src.mismatch(target));
+            MemorySegment back = arena.allocate(4096);
+            Object r = "read";
+            assertEquals(0, RxmNode.retry(() -> a.ep.read(back, null, aToB, 0, 0x1234, r), 10_000, a, b));
+            assertTrue(RxmNode.await(() -> a.completionFor(r) != null, 10_000, a, b));
+            assertEquals(-1, src.mismatch(back));
+        } finally {
+            mr.close();
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.provider.shm.ffi.Futex;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The wake-up word of a region: its owner sleeps on it (futex) when it has nothing to do, and a
+ * producer that has just committed a record into the owner's ring wakes it. Producers pay one
+ * fence and one load when nobody sleeps, so busy-polling owners lose nothing.
+ *
+ * <p>Protocol (a Dekker handshake): the owner {@linkplain #arm arms} (stores 1, full fence), checks
+ * its ring once more, then {@linkplain #await sleeps} while the word is 1. A producer commits, fences,
+ * and if it sees 1 swaps it to 0 and wakes. Either the owner sees the record, or the producer sees
+ * the armed word.
+ */
+public final class Doorbell {
+
+    private static final VarHandle INT = ShmRegion.intHandle();
+    private static final long OFFSET = RegionLayout.DOORBELL_OFFSET;
+
+    private final MemorySegment segment;
+    private final long address;
+
+    public Doorbell(ShmRegion region) {
+        this.segment = region.segment();
+        this.address = region.doorbellAddress();
+    }
+
+    /** Owner: announce that it is about to sleep. Re-check for work after this and before {@link #await}. */
+    public void arm() {
+        INT.setVolatile(segment, OFFSET, 1);
+    }
+
+    /** Owner: no longer sleeping. */
+    public void disarm() {
+        INT.setOpaque(segment, OFFSET, 0);
+    }
+
+    /**
+     * Owner: sleep until rung or {@code timeoutNanos} pass (negative: no limit).
+     *
+     * @return 0 when woken, or a negative errno (EAGAIN: rung before sleeping; ETIMEDOUT; EINTR)
+     */
+    public int await(Futex futex, long timeoutNanos) {
+        return futex.await(address, 1, timeoutNanos);
+    }
+
+    /** Producer: wake the owner if it sleeps. Call after committing. */
+    public void ring() {
+        VarHandle.fullFence();
+        if ((int) INT.getOpaque(segment, OFFSET) != 0 && INT.compareAndSet(segment, OFFSET, 1, 0)) {
+            Futex.wake(address, Integer.MAX_VALUE);
+        }
+    }
+
+    public boolean armed() {
+        return (int) INT.getVolatile(segment, OFFSET) != 0;
+    }
+}

@@ -1,0 +1,312 @@
+package io.jfabric.provider.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A many-producer, one-consumer ring of variable-length records on a (shared, mapped)
+ * {@link MemorySegment}, lock-free, following Agrona's {@code ManyToOneRingBuffer} layout:
+ * a power-of-two data area followed by a trailer whose tail, cached-head and head positions
+ * each sit on their own pair of cache lines, and records whose length is negative while a
+ * producer is still writing them. A record that would not fit before the end of the data area is
+ * preceded by a padding record that fills the end.
+ *
+ * <p>Difference from Agrona: each record header also carries its 64-bit ring position. The
+ * consumer accepts a header only when that position is the one it expects, so it never needs to
+ * zero consumed memory (a stale header from an earlier lap cannot match), and after a corrupt
+ * header it can find the next genuine record by scanning for a matching position. Every length
+ * is checked against the data area before use, so a corrupt or hostile header is dropped and
+ * never causes an access outside the ring.
+ *
+ * <p>Record header (16 bytes, records aligned to 16): {@code int length} (header included;
+ * negative while claimed), {@code int type}, {@code long position}.
+ */
+public final class MpscRing {
+
+    /** Record type of padding at the end of the data area; producers must not use it. */
+    public static final int PADDING_TYPE = 0;
+    public static final int HEADER_LENGTH = 16;
+    public static final int ALIGNMENT = 16;
+
+    /** Returned by {@link #tryClaim} when the ring lacks space right now. */
+    public static final long FULL = -1;
+
+    static final int TAIL_OFFSET = 128;
+    static final int HEAD_CACHE_OFFSET = 256;
+    static final int HEAD_OFFSET = 384;
+    public static final int TRAILER_LENGTH = 512;
+
+    private static final int LENGTH_FIELD = 0;
+    private static final int TYPE_FIELD = 4;
+    private static final int POSITION_FIELD = 8;
+
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final MemorySegment buffer;
+    private final int capacity;
+    /** Masks a position to a record index; also clears low bits, so a corrupt position can never make a misaligned access. */
+    private final int mask;
+    private final long tailAt;
+    private final long headCacheAt;
+    private final long headAt;
+    private final int maxPayload;
+
+    private long corruptRecords;
+
+    /**
+     * Wraps a segment of {@code capacity + TRAILER_LENGTH} bytes. A fresh region is all zeroes,
+     * which is a valid empty ring.
+     */
+    public MpscRing(MemorySegment buffer) {
+        long size = buffer.byteSize();
+        long cap = size - TRAILER_LENGTH;
+        if (cap < 2 * ALIGNMENT || Long.bitCount(cap) != 1 || cap > (1 << 30)) {
+            throw new IllegalArgumentException("ring capacity must be a power of two between 32 B and 1 GiB "
+                    + "plus a " + TRAILER_LENGTH + " B trailer, got a segment of " + size + " B");
+        }
+        if ((buffer.address() & 7) != 0) {
+            throw new IllegalArgumentException("ring segment must be 8-byte aligned");
+        }
+        this.buffer = buffer;
+        this.capacity = (int) cap;
+        this.mask = (capacity - 1) & -ALIGNMENT;
+        this.tailAt = cap + TAIL_OFFSET;
+        this.headCacheAt = cap + HEAD_CACHE_OFFSET;
+        this.headAt = cap + HEAD_OFFSET;
+        this.maxPayload = capacity / 8 - HEADER_LENGTH;
+    }
+
+    /** The segment size needed for a ring with {@code capacity} data bytes. */
+    public static long segmentSize(int capacity) {
+        return (long) capacity + TRAILER_LENGTH;
+    }
+
+    public MemorySegment buffer() {
+        return buffer;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** The largest payload one record may carry (an eighth of the ring, as Agrona does). */
+    public int maxPayloadLength() {
+        return maxPayload;
+    }
+
+    /**
+     * Claims space for a record of {@code payloadLength} bytes.
+     *
+     * @return the offset of the payload in {@link #buffer()}, to be filled and then passed to
+     *     {@link #commit} or {@link #abort}; or {@link #FULL}
+     * @throws IllegalArgumentException if the payload exceeds {@link #maxPayloadLength()} or the type is padding
+     */
+    public long tryClaim(int type, int payloadLength) {
+        if (type == PADDING_TYPE || payloadLength < 0 || payloadLength > maxPayload) {
+            throw new IllegalArgumentException("bad record type " + type + " or length " + payloadLength);
+        }
+        final int recordLength = HEADER_LENGTH + payloadLength;
+        final int required = align(recordLength);
+        long head = (long) LONG.getOpaque(buffer, headCacheAt);
+        long tail;
+        int padding;
+        do {
+            tail = (long) LONG.getVolatile(buffer, tailAt);
+            if (required > capacity - (tail - head)) {
+                head = (long) LONG.getVolatile(buffer, headAt);
+                if (required > capacity - (tail - head)) {
+                    return FULL;
+                }
+                LONG.setOpaque(buffer, headCacheAt, head);
+            }
+            padding = 0;
+            int tailIndex = (int) tail & mask;
+            int toEnd = capacity - tailIndex;
+            if (required > toEnd) {
+                int headIndex = (int) head & mask;
+                if (required > headIndex) {
+                    head = (long) LONG.getVolatile(buffer, headAt);
+                    headIndex = (int) head & mask;
+                    if (required > headIndex || toEnd + required > capacity - (tail - head)) {
+                        return FULL;
+                    }
+                    LONG.setOpaque(buffer, headCacheAt, head);
+                }
+                padding = toEnd;
+            }
+        } while (!LONG.compareAndSet(buffer, tailAt, tail, tail + required + padding));
+
+        int index = (int) tail & mask;
+        if (padding != 0) {
+            writeHeader(index, padding, PADDING_TYPE, tail);
+            tail += padding;
+            index = 0;
+        }
+        writeHeader(index, -recordLength, type, tail);
+        return index + HEADER_LENGTH;
+    }
+
+    private void writeHeader(int index, int length, int type, long position) {
+        // length and type before the position (release): a consumer that sees this lap's
+        // position is guaranteed to see this lap's length, never a stale one
+        buffer.set(ValueLayout.JAVA_INT, index + LENGTH_FIELD, length);
+        buffer.set(ValueLayout.JAVA_INT, index + TYPE_FIELD, type);
+        LONG.setRelease(buffer, (long) index + POSITION_FIELD, position);
+    }
+
+    /** Publishes a claimed record to the consumer. */
+    public void commit(long payloadOffset) {
+        long at = payloadOffset - HEADER_LENGTH + LENGTH_FIELD;
+        int length = (int) INT.get(buffer, at);
+        INT.setRelease(buffer, at, -length);
+    }
+
+    /** Gives up a claimed record; the consumer skips it as padding. */
+    public void abort(long payloadOffset) {
+        long at = payloadOffset - HEADER_LENGTH;
+        int length = (int) INT.get(buffer, at + LENGTH_FIELD);
+        buffer.set(ValueLayout.JAVA_INT, at + TYPE_FIELD, PADDING_TYPE);
+        INT.setRelease(buffer, at + LENGTH_FIELD, -length);
+    }
+
+    /**
+     * Reads up to {@code limit} committed records, in order, handing each to {@code handler}, then
+     * returns their space to producers. Only one thread may consume.
+     *
+     * @return the number of records handed over (padding and dropped records not counted)
+     */
+    public int read(RecordHandler handler, int limit) {
+        final long head = (long) LONG.get(buffer, headAt);
+        long position = head;
+        int count = 0;
+        try {
+            while (count < limit) {
+                int index = (int) position & mask;
+                if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != position) {
+                    break;
+                }
+                int length = (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD);
+                if (length <= 0) {
+                    break; // claimed, still being written
+                }
+                if (length < HEADER_LENGTH || length > capacity - index) {
+                    corruptRecords++;
+                    handler.onCorruptRecord(position, length);
+                    position = resync(position);
+                    continue;
+                }
+                int type = (int) INT.get(buffer, (long) index + TYPE_FIELD);
+                if (type != PADDING_TYPE) {
+                    if (!handler.onRecord(type, buffer, index + HEADER_LENGTH, length - HEADER_LENGTH)) {
+                        break;
+                    }
+                    count++;
+                }
+                position += align(length);
+            }
+        } finally {
+            if (position != head) {
+                LONG.setRelease(buffer, headAt, position);
+            }
+        }
+        return count;
+    }
+
+    /**
+     * After a corrupt header at {@code bad}: the next position at or before the current tail whose
+     * header carries its own position (a genuine record of this lap), or the tail itself.
+     */
+    private long resync(long bad) {
+        long tail = (long) LONG.getVolatile(buffer, tailAt);
+        long distance = tail - bad;
+        if (distance <= 0 || distance > capacity) {
+            return bad + ALIGNMENT; // the tail itself is garbage: step past the bad header only
+        }
+        for (long p = bad + ALIGNMENT, steps = distance / ALIGNMENT; steps > 0; p += ALIGNMENT, steps--) {
+            int index = (int) p & mask;
+            if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) == p) {
+                return p;
+            }
+        }
+        return tail;
+    }
+
+    /**
+     * Whether a record is waiting at the head that is not yet readable although producers have
+     * claimed space beyond it: a producer is writing it, or died while doing so.
+     */
+    public boolean headBlocked() {
+        long head = (long) LONG.get(buffer, headAt);
+        long tail = (long) LONG.getVolatile(buffer, tailAt);
+        if (tail == head) {
+            return false;
+        }
+        int index = (int) head & mask;
+        return (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != head
+                || (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD) <= 0;
+    }
+
+    /**
+     * Skips a record a producer claimed but never committed, typically because it was killed
+     * (Agrona's {@code unblock}). Call only after {@link #headBlocked()} stayed true for long
+     * enough that a live producer would have finished. Consumer thread only.
+     *
+     * @return whether the head moved
+     */
+    public boolean unblock() {
+        long head = (long) LONG.get(buffer, headAt);
+        long tail = (long) LONG.getVolatile(buffer, tailAt);
+        if (tail - head <= 0 || tail - head > capacity) {
+            return false;
+        }
+        int index = (int) head & mask;
+        long position = (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD);
+        int length = (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD);
+        long next;
+        if (position == head && length < 0 && -length >= HEADER_LENGTH && -length <= capacity - index) {
+            next = head + align(-length);
+        } else if (position != head) {
+            next = resync(head); // died between claiming and writing the header
+        } else {
+            return false;
+        }
+        LONG.setRelease(buffer, headAt, next);
+        return true;
+    }
+
+    /** Bytes claimed but not yet consumed. */
+    public int size() {
+        long head = (long) LONG.getVolatile(buffer, headAt);
+        long tail = (long) LONG.getVolatile(buffer, tailAt);
+        return (int) Math.min(capacity, Math.max(0, tail - head));
+    }
+
+    public boolean isEmpty() {
+        return (long) LONG.getVolatile(buffer, headAt) == (long) LONG.getVolatile(buffer, tailAt);
+    }
+
+    /** Headers dropped as corrupt since this object was created. */
+    public long corruptRecords() {
+        return corruptRecords;
+    }
+
+    public long headPosition() {
+        return (long) LONG.getVolatile(buffer, headAt);
+    }
+
+    public long tailPosition() {
+        return (long) LONG.getVolatile(buffer, tailAt);
+    }
+
+    private static int align(int length) {
+        return (length + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+
+    @Override
+    public String toString() {
+        return "MpscRing[capacity=" + capacity + ", head=" + headPosition() + ", tail=" + tailPosition()
+                + ", corrupt=" + corruptRecords + "]";
+    }
+}

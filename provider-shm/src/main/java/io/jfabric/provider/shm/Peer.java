@@ -1,0 +1,120 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.provider.shm.ffi.Cma;
+import io.jfabric.provider.shm.ffi.Pidfd;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Another endpoint this process talks to: its mapped region (so we can write into its ring, ring
+ * its doorbell and read its bounce slots), its process identity and what CMA can do with it.
+ * libfabric keeps the same per-peer state in {@code smr_peer} / {@code smr_peer_data}.
+ */
+final class Peer {
+
+    final String name;
+    final ShmRegion region;
+    final MpscRing ring;
+    final Doorbell doorbell;
+    final int pid;
+    final long senderId;
+    /** Whether process_vm_readv on this peer worked when it was set up. */
+    final boolean cmaWorks;
+    /** A pidfd on the owner process (allocation-free liveness checks), or negative when unavailable. */
+    private final int pidfd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment callState = arena.allocate(Pidfd.callStateSize(), 8);
+    private volatile boolean dead;
+    private long lastLivenessCheck;
+    private int sendsSinceCheck;
+
+    Peer(String name, ShmRegion region, long senderId, boolean cmaAllowed) {
+        this.name = name;
+        this.region = region;
+        this.ring = region.ring();
+        this.doorbell = new Doorbell(region);
+        this.pid = (int) region.ownerPid();
+        this.senderId = senderId;
+        this.cmaWorks = cmaAllowed && probeCma(region);
+        int fd = Pidfd.open(pid, callState);
+        // the pid could have been recycled between validating the region and opening the pidfd:
+        // re-check the start time now that the fd pins one process
+        if (fd >= 0 && !region.ownerAlive()) {
+            Pidfd.close(fd);
+            fd = -1;
+            dead = true;
+        }
+        this.pidfd = fd;
+    }
+
+    /** Reads the magic of the peer's region through the peer's own address space. */
+    private static boolean probeCma(ShmRegion region) {
+        if (!Cma.linked()) {
+            return false;
+        }
+        try (Cma cma = new Cma(); Arena a = Arena.ofConfined()) {
+            MemorySegment expected = a.allocate(8);
+            expected.set(ValueLayout.JAVA_LONG, 0, RegionLayout.MAGIC);
+            return cma.probe((int) region.ownerPid(), region.ownerBaseAddress() + RegionLayout.MAGIC_OFFSET,
+                    expected) == 0;
+        }
+    }
+
+    /** Whether the peer is known to be gone (closed its endpoint, or its process died). Cheap. */
+    boolean gone() {
+        if (dead) {
+            return true;
+        }
+        if (region.ownerClosed()) {
+            dead = true;
+        }
+        return dead;
+    }
+
+    /**
+     * Data path: whether the peer is gone, looking at its process (not just its closed flag) once
+     * every 1024 calls, so a killed peer is noticed without a /proc read per message.
+     */
+    boolean goneForSend() {
+        if (gone()) {
+            return true;
+        }
+        if ((++sendsSinceCheck & 1023) == 0) {
+            return checkAlive(System.nanoTime(), 0);
+        }
+        return false;
+    }
+
+    /**
+     * Checks the peer's process, at most every {@code intervalNanos} (it reads /proc); returns
+     * whether the peer is gone.
+     */
+    boolean checkAlive(long now, long intervalNanos) {
+        if (gone()) {
+            return true;
+        }
+        if (now - lastLivenessCheck >= intervalNanos) {
+            lastLivenessCheck = now;
+            boolean alive = pidfd >= 0 ? Pidfd.alive(pidfd, callState) == 0 : region.ownerAlive();
+            if (!alive) {
+                dead = true;
+            }
+        }
+        return dead;
+    }
+
+    void close() {
+        if (pidfd >= 0) {
+            Pidfd.close(pidfd);
+        }
+        region.close();
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Peer[" + name + ", pid " + pid + (cmaWorks ? ", cma" : ", no cma") + (dead ? ", DEAD" : "") + "]";
+    }
+}

@@ -1,0 +1,315 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
+import io.jfabric.AvType;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.CounterAttr;
+import io.jfabric.CqAttr;
+import io.jfabric.Domain;
+import io.jfabric.Endpoint;
+import io.jfabric.EndpointType;
+import io.jfabric.Errno;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.MemoryRegion;
+import io.jfabric.Progress;
+import io.jfabric.util.MrMap;
+import io.jfabric.util.ProgressHook;
+import io.jfabric.util.UtilCompletionQueue;
+import io.jfabric.util.UtilFabricObject;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The shm domain ({@code fi_domain}): this process's view of the node. It owns the MR key map that
+ * peers' RMA is checked against, the peers this process has mapped, and progress: manual progress
+ * runs inside CQ reads (and sleeps on the endpoint's futex in sread), auto progress runs a thread.
+ *
+ * <p>Threading is FI_THREAD_DOMAIN: the application serialises its calls, so the data path takes no
+ * lock; with auto progress a domain lock orders the progress thread against application calls.
+ */
+final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
+
+    private static final System.Logger LOG = System.getLogger("jfabric.shm");
+
+    private final ShmFabric fabric;
+    private final FabricInfo info;
+    final MrMap mrMap;
+    final Path directory;
+    final RegionLayout layout;
+    final boolean cmaAllowed;
+    final int inlineSize;
+    final int unexpectedLimit;
+    private final CopyOnWriteArrayList<ShmEndpoint> endpoints = new CopyOnWriteArrayList<>();
+    private volatile ShmEndpoint[] endpointArray = new ShmEndpoint[0];
+    private final Map<String, Peer> peersByName = new HashMap<>();
+    private final Long2ObjectHashMap<Peer> peersBySender = new Long2ObjectHashMap<>();
+    /** Null under manual progress (no lock needed); held by the progress thread and API calls otherwise. */
+    final ReentrantLock lock;
+    private final Thread progressThread;
+    private volatile boolean running = true;
+    /** The endpoint the auto-progress thread sleeps on; a closing endpoint waits until it is not this. */
+    private volatile ShmEndpoint sleepingOn;
+
+    ShmDomain(ShmFabric fabric, FabricInfo info) {
+        super("shm domain");
+        this.fabric = fabric;
+        this.info = info.copy();
+        if (info.epAttr != null && info.epAttr.type != EndpointType.UNSPEC && info.epAttr.type != EndpointType.RDM) {
+            throw new FabricException(Errno.EINVAL, "shm offers FI_EP_RDM only, not " + info.epAttr.type.cName());
+        }
+        this.mrMap = new MrMap(info.domainAttr == null ? 0 : info.domainAttr.mrMode, 8);
+        this.directory = Path.of(ShmParams.DIRECTORY.get());
+        this.layout = ShmParams.layout();
+        this.cmaAllowed = !ShmParams.DISABLE_CMA.get();
+        this.inlineSize = (int) Math.min(ShmParams.INLINE_SIZE.get(), layout.ringCapacity() / 8 - 128);
+        this.unexpectedLimit = ShmParams.UNEXPECTED.get();
+        boolean auto = info.domainAttr != null && info.domainAttr.dataProgress == Progress.AUTO;
+        this.lock = auto ? new ReentrantLock() : null;
+        if (auto) {
+            progressThread = new Thread(this::runProgress, "jfabric-shm-progress");
+            progressThread.setDaemon(true);
+            progressThread.start();
+        } else {
+            progressThread = null;
+        }
+    }
+
+    boolean autoProgress() {
+        return lock != null;
+    }
+
+    @Override
+    public FabricInfo info() {
+        return info;
+    }
+
+    @Override
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    @Override
+    public Endpoint openEndpoint(FabricInfo info) {
+        checkOpen("open an endpoint on");
+        acquire();
+        try {
+            ShmEndpoint ep = new ShmEndpoint(this, info == null ? this.info : info);
+            endpoints.add(ep);
+            endpointArray = endpoints.toArray(new ShmEndpoint[0]);
+            return ep;
+        } catch (RuntimeException e) {
+            release();
+            throw e;
+        }
+    }
+
+    /** Takes a closing endpoint out of progress (before its region goes away). */
+    void detach(ShmEndpoint ep) {
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            endpoints.remove(ep);
+            endpointArray = endpoints.toArray(new ShmEndpoint[0]);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+        // the progress thread may be asleep on this endpoint's futex: wake it until it has left
+        while (sleepingOn == ep) {
+            ep.wakeup();
+            Thread.onSpinWait();
+        }
+    }
+
+    void endpointClosed(ShmEndpoint ep) {
+        release();
+    }
+
+    @Override
+    public AddressVector openAv(AvAttr attr) {
+        checkOpen("open an AV on");
+        if (attr != null && attr.type == AvType.MAP) {
+            LOG.log(System.Logger.Level.DEBUG, "shm AV: FI_AV_MAP requested, fi_addr values are table indexes");
+        }
+        acquire();
+        return new ShmAddressVector(this, attr == null ? AvAttr.of(AvType.TABLE) : attr);
+    }
+
+    @Override
+    public CompletionQueue openCq(CqAttr attr) {
+        checkOpen("open a CQ on");
+        boolean auto = autoProgress();
+        return new UtilCompletionQueue(attr, auto ? ProgressHook.NONE : this, auto, false);
+    }
+
+    @Override
+    public Counter openCounter(CounterAttr attr) {
+        throw new FabricException(Errno.ENOSYS, "shm has no counters yet; use completion queues");
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
+        checkOpen("register memory on");
+        if (segment != null && !segment.isNative()) {
+            throw new FabricException(Errno.EINVAL, "shm registers native memory only (peers reach it with "
+                    + "process_vm_readv/writev); allocate the buffer from an Arena");
+        }
+        return mrMap.register(segment, access, offset, requestedKey, null);
+    }
+
+    // ---- peers ---------------------------------------------------------------------------------
+
+    /** Maps the region called {@code name} (control path); throws ShmException when it cannot. */
+    Peer peerByName(String name) {
+        synchronized (peersByName) {
+            Peer p = peersByName.get(name);
+            if (p != null && !p.gone()) {
+                return p;
+            }
+            long id = ShmEndpoint.senderIdOf(name);
+            ShmRegion region = ShmRegion.open(directory, name);
+            p = new Peer(name, region, id, cmaAllowed);
+            peersByName.put(name, p);
+            if (id != -1) {
+                synchronized (peersBySender) {
+                    peersBySender.put(id, p);
+                }
+            }
+            return p;
+        }
+    }
+
+    /** The peer that sent a command (its region named by the sender id), mapped on first use; null if gone. */
+    Peer peerBySender(long senderId) {
+        Peer p;
+        synchronized (peersBySender) {
+            p = peersBySender.get(senderId);
+        }
+        if (p != null) {
+            return p;
+        }
+        long pid = senderId >>> 32;
+        long start = ProcessIdentity.startTime(pid);
+        if (start == ProcessIdentity.GONE) {
+            return null;
+        }
+        String name = ShmRegion.PREFIX + pid + "-" + start + "-" + (int) senderId;
+        try {
+            return peerByName(name);
+        } catch (ShmException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot map sender {0}: {1}", name, e.getMessage());
+            return null;
+        }
+    }
+
+    // ---- progress --------------------------------------------------------------------------------
+
+    @Override
+    public int progress() {
+        ShmEndpoint[] eps = endpointArray;
+        int work = 0;
+        for (ShmEndpoint ep : eps) {
+            work += ep.progress();
+        }
+        return work;
+    }
+
+    @Override
+    public boolean canBlock() {
+        return endpointArray.length == 1;
+    }
+
+    @Override
+    public void block(long nanos) {
+        ShmEndpoint[] eps = endpointArray;
+        if (eps.length == 1) {
+            eps[0].block(nanos);
+        } else {
+            LockSupport.parkNanos(Math.min(nanos, 50_000));
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        for (ShmEndpoint ep : endpointArray) {
+            ep.wakeup();
+        }
+    }
+
+    /** Auto progress: spin briefly after work (low latency), then sleep on the endpoint's futex. */
+    private void runProgress() {
+        int idle = 0;
+        while (running) {
+            int work;
+            lock.lock();
+            try {
+                work = progress();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "shm progress thread: " + e, e);
+                work = 0;
+            } finally {
+                lock.unlock();
+            }
+            if (work > 0) {
+                idle = 0;
+            } else if (++idle < 1000) {
+                Thread.onSpinWait();
+            } else {
+                ShmEndpoint[] eps = endpointArray;
+                if (eps.length == 1) {
+                    ShmEndpoint ep = eps[0];
+                    sleepingOn = ep;
+                    // re-check after publishing sleepingOn: detach() either sees it or we see the removal
+                    if (endpointArray == eps) {
+                        ep.block(TimeUnit.MILLISECONDS.toNanos(1));
+                    }
+                    sleepingOn = null;
+                } else {
+                    LockSupport.parkNanos(50_000);
+                }
+            }
+        }
+    }
+
+    @Override
+    protected void doClose() {
+        running = false;
+        if (progressThread != null) {
+            wakeup();
+            try {
+                progressThread.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (peersByName) {
+            for (Peer p : peersByName.values()) {
+                p.close();
+            }
+            peersByName.clear();
+        }
+        synchronized (peersBySender) {
+            peersBySender.clear();
+        }
+        fabric.release();
+    }
+
+    @Override
+    public String toString() {
+        return "ShmDomain[endpoints=" + endpoints + ", peers=" + peersByName.keySet() + "]";
+    }
+}

@@ -1,0 +1,1120 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.AddressVector;
+import io.jfabric.BindFlags;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.EndpointOption;
+import io.jfabric.Errno;
+import io.jfabric.EventQueue;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.Msg;
+import io.jfabric.OpFlags;
+import io.jfabric.RmaMsg;
+import io.jfabric.TaggedMsg;
+import io.jfabric.Access;
+import io.jfabric.util.UtilCompletionQueue;
+import io.jfabric.util.UtilFabricObject;
+import io.jfabric.util.UtilMemoryRegion;
+import io.jfabric.provider.shm.ffi.Cma;
+import io.jfabric.provider.shm.ffi.Futex;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An shm RDM endpoint ({@code fi_endpoint}): owns a region whose ring receives every command sent to
+ * it, and writes its own commands into its peers' rings.
+ *
+ * <p>Protocols, chosen per message by size (libfabric's {@code smr_select_proto}):
+ * <ul>
+ * <li>inline (&lt;= inline_size): the bytes travel in the ring command; the send completes at once;</li>
+ * <li>bounce (&lt;= bounce_slot_size): the bytes go to a slot in the sender's own region, the command
+ * names the slot and the receiver hands it back; the send completes at once;</li>
+ * <li>CMA (larger): the command carries the sender's buffer address; the receiver copies it with one
+ * process_vm_readv into the matched receive buffer and ACKs; the send completes on the ACK.</li>
+ * </ul>
+ * RMA commands carry key, target address and the initiator's buffer; the target checks key, access
+ * and bounds against its MR map, copies with process_vm_readv/writev and ACKs with the status.
+ *
+ * <p>Data-path calls return 0 or a negative errno and allocate nothing once warm. FI_THREAD_DOMAIN:
+ * no locks unless the domain runs auto progress.
+ */
+final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint, RecordHandler {
+
+    private static final System.Logger LOG = System.getLogger("jfabric.shm");
+    private static final long LIVENESS_INTERVAL = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long UNBLOCK_AFTER = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final int READ_BATCH = 64;
+    private static final int ACK_QUEUE = 1024;
+
+    private final ShmDomain domain;
+    private final FabricInfo info;
+    private final ShmRegion region;
+    private final MpscRing ring;
+    private final Doorbell doorbell;
+    private final Futex futex = new Futex();
+    private final Cma cma = new Cma();
+    private final Arena arena = Arena.ofShared();
+    final long senderId;
+    private final String address;
+    private final int inlineSize;
+    private final int slotSize;
+
+    private ShmAddressVector av;
+    private UtilCompletionQueue txCq;
+    private UtilCompletionQueue rxCq;
+    private boolean txSelective;
+    private boolean enabled;
+    private long minMultiRecv = 0;
+
+    private final MatchQueue<PostedReceive> msgReceives = new MatchQueue<>();
+    private final MatchQueue<PostedReceive> taggedReceives = new MatchQueue<>();
+    private final PostedReceive[] receivePool;
+    private int receivePoolFree;
+    private final MatchQueue<UnexpectedMessage> unexpectedMsgs = new MatchQueue<>();
+    private final MatchQueue<UnexpectedMessage> unexpectedTagged = new MatchQueue<>();
+    private final UnexpectedMessage[] unexpectedPool;
+    private int unexpectedPoolFree;
+    private final PendingOps pending;
+
+    // ACKs that found the peer's ring full, retried by progress
+    private final Peer[] ackPeer = new Peer[ACK_QUEUE];
+    private final long[] ackOp = new long[ACK_QUEUE];
+    private final int[] ackStatus = new int[ACK_QUEUE];
+    private int ackHead;
+    private int ackTail;
+
+    // the last sender seen, so the receive path rarely touches the domain's maps
+    private long lastSender = -1;
+    private Peer lastSenderPeer;
+
+    private long lastLivenessScan;
+    private long blockedSince;
+    private long corruptDropped;
+
+    ShmEndpoint(ShmDomain domain, FabricInfo info) {
+        super("shm endpoint");
+        this.domain = domain;
+        this.info = info.copy();
+        String name = ShmRegion.newName();
+        this.region = ShmRegion.create(domain.directory, name, domain.layout);
+        this.ring = region.ring();
+        this.doorbell = new Doorbell(region);
+        this.senderId = senderIdOf(name);
+        this.address = ShmAddressVector.SCHEME + name;
+        this.inlineSize = domain.inlineSize;
+        this.slotSize = domain.layout.bounceSlotSize();
+        int rxSize = (int) Math.max(16, info.rxAttr == null || info.rxAttr.size == 0 ? 1024 : info.rxAttr.size);
+        int txSize = (int) Math.max(16, info.txAttr == null || info.txAttr.size == 0 ? 1024 : info.txAttr.size);
+        receivePool = new PostedReceive[rxSize];
+        for (int i = 0; i < rxSize; i++) {
+            receivePool[i] = new PostedReceive();
+        }
+        receivePoolFree = rxSize;
+        int unexpected = Math.max(1, domain.unexpectedLimit);
+        unexpectedPool = new UnexpectedMessage[unexpected];
+        for (int i = 0; i < unexpected; i++) {
+            unexpectedPool[i] = new UnexpectedMessage(arena.allocate(slotSize, 64));
+        }
+        unexpectedPoolFree = unexpected;
+        pending = new PendingOps(txSize);
+    }
+
+    /** The sender id encoded in a region name {@code jfabric-shm-<pid>-<start>-<seq>}, or -1. */
+    static long senderIdOf(String name) {
+        if (!name.startsWith(ShmRegion.PREFIX)) {
+            return -1;
+        }
+        String[] parts = name.substring(ShmRegion.PREFIX.length()).split("-");
+        if (parts.length != 3) {
+            return -1;
+        }
+        try {
+            return Wire.senderId(Long.parseLong(parts[0]), Integer.parseInt(parts[2]));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    // ---- control path ------------------------------------------------------------------------
+
+    @Override
+    public void bind(CompletionQueue cq, long flags) {
+        checkOpen("bind a CQ to");
+        if (!(cq instanceof UtilCompletionQueue ucq)) {
+            throw new FabricException(Errno.EINVAL, "shm endpoints bind CQs opened from an shm domain");
+        }
+        if ((flags & (BindFlags.TRANSMIT | BindFlags.RECV)) == 0) {
+            throw new FabricException(Errno.EINVAL, "bind a CQ with BindFlags.TRANSMIT and/or BindFlags.RECV");
+        }
+        if ((flags & BindFlags.TRANSMIT) != 0) {
+            if (txCq != null) {
+                throw new FabricException(Errno.EINVAL, "a transmit CQ is already bound");
+            }
+            ucq.acquire();
+            txCq = ucq;
+            txSelective = (flags & BindFlags.SELECTIVE_COMPLETION) != 0;
+        }
+        if ((flags & BindFlags.RECV) != 0) {
+            if (rxCq != null) {
+                throw new FabricException(Errno.EINVAL, "a receive CQ is already bound");
+            }
+            ucq.acquire();
+            rxCq = ucq;
+        }
+    }
+
+    @Override
+    public void bind(EventQueue eq) {
+        throw new FabricException(Errno.ENOSYS, "shm RDM endpoints raise no connection events; no EQ to bind");
+    }
+
+    @Override
+    public void bind(AddressVector av) {
+        checkOpen("bind an AV to");
+        if (!(av instanceof ShmAddressVector sav)) {
+            throw new FabricException(Errno.EINVAL, "shm endpoints bind AVs opened from an shm domain");
+        }
+        if (this.av != null) {
+            throw new FabricException(Errno.EINVAL, "an AV is already bound");
+        }
+        sav.acquire();
+        this.av = sav;
+    }
+
+    @Override
+    public void bind(Counter counter, long flags) {
+        throw new FabricException(Errno.ENOSYS, "shm has no counters yet; use completion queues");
+    }
+
+    @Override
+    public void enable() {
+        checkOpen("enable");
+        if (av == null) {
+            throw new FabricException(Errno.ENOAV, "bind an AV to the shm endpoint before enabling it");
+        }
+        if (txCq == null || rxCq == null) {
+            throw new FabricException(Errno.ENOCQ, "bind CQs for TRANSMIT and RECV before enabling the shm endpoint");
+        }
+        enabled = true;
+    }
+
+    @Override
+    public void connect(byte[] addr, byte[] data) {
+        throw new FabricException(Errno.ENOSYS, "shm endpoints are FI_EP_RDM: insert the peer into the AV instead");
+    }
+
+    @Override
+    public void accept(byte[] data) {
+        throw new FabricException(Errno.ENOSYS, "shm endpoints are FI_EP_RDM: nothing to accept");
+    }
+
+    @Override
+    public void shutdown(long flags) {
+        throw new FabricException(Errno.ENOSYS, "shm endpoints are FI_EP_RDM: nothing to shut down");
+    }
+
+    @Override
+    public byte[] getName() {
+        return address.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public void setName(byte[] addr) {
+        throw new FabricException(Errno.ENOSYS, "shm endpoint names are chosen by the provider (unique per region)");
+    }
+
+    @Override
+    public byte[] getPeer() {
+        throw new FabricException(Errno.ENOTCONN, "shm endpoints are connectionless");
+    }
+
+    @Override
+    public long getOpt(EndpointOption option) {
+        return switch (option) {
+            case MIN_MULTI_RECV -> minMultiRecv;
+            case TX_SIZE -> pending.capacity();
+            case RX_SIZE -> receivePool.length;
+            default -> throw new FabricException(Errno.ENOPROTOOPT, "shm has no option " + option.cName());
+        };
+    }
+
+    @Override
+    public void setOpt(EndpointOption option, long value) {
+        if (option != EndpointOption.MIN_MULTI_RECV || value < 0) {
+            throw new FabricException(Errno.ENOPROTOOPT, "shm sets only FI_OPT_MIN_MULTI_RECV (>= 0)");
+        }
+        minMultiRecv = value;
+    }
+
+    @Override
+    public int cancel(Object context) {
+        lock();
+        try {
+            if (cancelIn(msgReceives, context) || cancelIn(taggedReceives, context)) {
+                return 0;
+            }
+            return -Errno.ENOENT;
+        } finally {
+            unlock();
+        }
+    }
+
+    private boolean cancelIn(MatchQueue<PostedReceive> q, Object context) {
+        for (PostedReceive r = q.first(); r != null; r = q.next(r)) {
+            if (r.context == context) {
+                q.remove(r);
+                rxCq.writeError(true, r.context, flagsOf(r) , 0, 0, 0, 0, 0, Errno.ECANCELED, 0, null);
+                freeReceive(r);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- data path: sends ----------------------------------------------------------------------
+
+    @Override
+    public int send(MemorySegment buf, MemoryRegion desc, long destAddr, Object context) {
+        return post(buf, destAddr, false, 0, 0, 0, context, true);
+    }
+
+    @Override
+    public int senddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, Object context) {
+        return post(buf, destAddr, false, 0, data, Wire.FLAG_CQ_DATA, context, true);
+    }
+
+    @Override
+    public int inject(MemorySegment buf, long destAddr) {
+        return inject(buf, destAddr, false, 0, 0, 0);
+    }
+
+    @Override
+    public int injectdata(MemorySegment buf, long data, long destAddr) {
+        return inject(buf, destAddr, false, 0, data, Wire.FLAG_CQ_DATA);
+    }
+
+    @Override
+    public int sendmsg(Msg msg, long flags) {
+        if (msg == null || msg.iovCount != 1) {
+            return -Errno.EINVAL;
+        }
+        int wflags = (flags & OpFlags.REMOTE_CQ_DATA) != 0 ? Wire.FLAG_CQ_DATA : 0;
+        if ((flags & OpFlags.INJECT) != 0) {
+            return inject(msg.iov[0], msg.addr, false, 0, msg.data, wflags);
+        }
+        return post(msg.iov[0], msg.addr, false, 0, msg.data, wflags, msg.context,
+                !txSelective || (flags & OpFlags.COMPLETION) != 0);
+    }
+
+    @Override
+    public int tsend(MemorySegment buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        return post(buf, destAddr, true, tag, 0, Wire.FLAG_TAGGED, context, true);
+    }
+
+    @Override
+    public int tsenddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
+        return post(buf, destAddr, true, tag, data, Wire.FLAG_TAGGED | Wire.FLAG_CQ_DATA, context, true);
+    }
+
+    @Override
+    public int tinject(MemorySegment buf, long destAddr, long tag) {
+        return inject(buf, destAddr, true, tag, 0, Wire.FLAG_TAGGED);
+    }
+
+    @Override
+    public int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
+        return inject(buf, destAddr, true, tag, data, Wire.FLAG_TAGGED | Wire.FLAG_CQ_DATA);
+    }
+
+    @Override
+    public int tsendmsg(TaggedMsg msg, long flags) {
+        if (msg == null || msg.iovCount != 1) {
+            return -Errno.EINVAL;
+        }
+        int wflags = Wire.FLAG_TAGGED | ((flags & OpFlags.REMOTE_CQ_DATA) != 0 ? Wire.FLAG_CQ_DATA : 0);
+        if ((flags & OpFlags.INJECT) != 0) {
+            return inject(msg.iov[0], msg.addr, true, msg.tag, msg.data, wflags);
+        }
+        return post(msg.iov[0], msg.addr, true, msg.tag, msg.data, wflags, msg.context,
+                !txSelective || (flags & OpFlags.COMPLETION) != 0);
+    }
+
+    private int inject(MemorySegment buf, long dest, boolean tagged, long tag, long data, int wflags) {
+        if (buf == null || buf.byteSize() > inlineSize) {
+            return -Errno.EMSGSIZE;
+        }
+        return post(buf, dest, tagged, tag, data, wflags, null, false);
+    }
+
+    private static long txFlags(boolean tagged) {
+        return OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG);
+    }
+
+    /** Every send form ends here. {@code complete}: write a success completion (not for inject). */
+    private int post(MemorySegment buf, long dest, boolean tagged, long tag, long data, int wflags, Object context,
+                     boolean complete) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        lock();
+        try {
+            Peer peer = av.peer(dest);
+            if (peer == null) {
+                return -Errno.EINVAL;
+            }
+            if (peer.goneForSend()) {
+                return -Errno.ECONNRESET;
+            }
+            long len = buf.byteSize();
+            if (len <= inlineSize) {
+                return postInline(peer, buf, (int) len, tag, data, wflags, context, complete, tagged);
+            }
+            if (len <= slotSize) {
+                return postBounce(peer, buf, (int) len, tag, data, wflags, context, complete, tagged);
+            }
+            return postCma(peer, buf, len, tag, data, wflags, context, complete, tagged);
+        } finally {
+            unlock();
+        }
+    }
+
+    private int full(Peer peer) {
+        return peer.checkAlive(System.nanoTime(), LIVENESS_INTERVAL) ? -Errno.ECONNRESET : -Errno.EAGAIN;
+    }
+
+    private int postInline(Peer peer, MemorySegment buf, int len, long tag, long data, int wflags, Object context,
+                           boolean complete, boolean tagged) {
+        if (complete && !txCq.tryReserve()) {
+            return -Errno.EAGAIN;
+        }
+        MpscRing r = peer.ring;
+        long at = r.tryClaim(Wire.INLINE, Wire.HEADER + len);
+        if (at == MpscRing.FULL) {
+            if (complete) {
+                txCq.cancelReservation();
+            }
+            return full(peer);
+        }
+        MemorySegment s = r.buffer();
+        writeHeader(s, at, tag, data, wflags, len, 0, 0);
+        MemorySegment.copy(buf, 0, s, at + Wire.HEADER, len);
+        r.commit(at);
+        peer.doorbell.ring();
+        if (complete) {
+            txCq.writeFrom(true, context, txFlags(tagged), len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
+        }
+        return 0;
+    }
+
+    private int postBounce(Peer peer, MemorySegment buf, int len, long tag, long data, int wflags, Object context,
+                           boolean complete, boolean tagged) {
+        BouncePool pool = region.bouncePool();
+        int slot = pool.acquire(peer.senderId == -1 ? 1 : peer.senderId);
+        if (slot < 0) {
+            return -Errno.EAGAIN;
+        }
+        if (complete && !txCq.tryReserve()) {
+            pool.release(slot);
+            return -Errno.EAGAIN;
+        }
+        MpscRing r = peer.ring;
+        long at = r.tryClaim(Wire.BOUNCE, Wire.HEADER);
+        if (at == MpscRing.FULL) {
+            pool.release(slot);
+            if (complete) {
+                txCq.cancelReservation();
+            }
+            return full(peer);
+        }
+        MemorySegment.copy(buf, 0, pool.segment(), pool.slotOffset(slot), len);
+        MemorySegment s = r.buffer();
+        writeHeader(s, at, tag, data, wflags, len, 0, slot);
+        r.commit(at);
+        peer.doorbell.ring();
+        if (complete) {
+            txCq.writeFrom(true, context, txFlags(tagged), len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
+        }
+        return 0;
+    }
+
+    private int postCma(Peer peer, MemorySegment buf, long len, long tag, long data, int wflags, Object context,
+                        boolean complete, boolean tagged) {
+        if (!peer.cmaWorks || !buf.isNative()) {
+            // no pipelined bounce fallback yet: messages above the bounce slot need CMA and native memory
+            return -Errno.EMSGSIZE;
+        }
+        if (!txCq.tryReserve()) {
+            return -Errno.EAGAIN;
+        }
+        PendingOp op = pending.acquire();
+        if (op == null) {
+            txCq.cancelReservation();
+            return -Errno.EAGAIN;
+        }
+        MpscRing r = peer.ring;
+        long at = r.tryClaim(Wire.CMA, Wire.HEADER);
+        if (at == MpscRing.FULL) {
+            pending.release(op);
+            txCq.cancelReservation();
+            return full(peer);
+        }
+        op.context = context;
+        op.completionFlags = txFlags(tagged);
+        op.length = len;
+        op.buffer = 0;
+        op.peer = peer;
+        op.reserved = true;
+        writeHeader(r.buffer(), at, tag, data, wflags, len, op.id(), buf.address());
+        r.commit(at);
+        peer.doorbell.ring();
+        return 0;
+    }
+
+    private void writeHeader(MemorySegment s, long at, long tag, long data, int wflags, long len, long opId,
+                             long address) {
+        Wire.putLong(s, at + Wire.SENDER, senderId);
+        Wire.putLong(s, at + Wire.TAG, tag);
+        Wire.putLong(s, at + Wire.DATA, data);
+        Wire.putInt(s, at + Wire.FLAGS, wflags);
+        Wire.putInt(s, at + Wire.STATUS, 0);
+        Wire.putLong(s, at + Wire.LENGTH, len);
+        Wire.putLong(s, at + Wire.OP_ID, opId);
+        Wire.putLong(s, at + Wire.ADDRESS, address);
+    }
+
+    // ---- data path: RMA ------------------------------------------------------------------------
+
+    @Override
+    public int read(MemorySegment buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        return postRma(Wire.RMA_READ, buf, srcAddr, addr, key, context);
+    }
+
+    @Override
+    public int write(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
+        return postRma(Wire.RMA_WRITE, buf, destAddr, addr, key, context);
+    }
+
+    @Override
+    public int readmsg(RmaMsg msg, long flags) {
+        if (msg == null || msg.iovCount != 1 || msg.rmaIovCount != 1 || msg.rmaIov[0].len != msg.iov[0].byteSize()) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.RMA_READ, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context);
+    }
+
+    @Override
+    public int writemsg(RmaMsg msg, long flags) {
+        if (msg == null || msg.iovCount != 1 || msg.rmaIovCount != 1 || msg.rmaIov[0].len != msg.iov[0].byteSize()) {
+            return -Errno.EINVAL;
+        }
+        return postRma(Wire.RMA_WRITE, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context);
+    }
+
+    private int postRma(int type, MemorySegment buf, long dest, long addr, long key, Object context) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (buf == null || !buf.isNative()) {
+            return -Errno.EINVAL; // the target copies straight into/out of this buffer with CMA
+        }
+        lock();
+        try {
+            Peer peer = av.peer(dest);
+            if (peer == null) {
+                return -Errno.EINVAL;
+            }
+            if (peer.gone()) {
+                return -Errno.ECONNRESET;
+            }
+            if (!peer.cmaWorks) {
+                return -Errno.EOPNOTSUPP;
+            }
+            if (!txCq.tryReserve()) {
+                return -Errno.EAGAIN;
+            }
+            PendingOp op = pending.acquire();
+            if (op == null) {
+                txCq.cancelReservation();
+                return -Errno.EAGAIN;
+            }
+            MpscRing r = peer.ring;
+            long at = r.tryClaim(type, Wire.RMA_HEADER);
+            if (at == MpscRing.FULL) {
+                pending.release(op);
+                txCq.cancelReservation();
+                return full(peer);
+            }
+            op.context = context;
+            op.completionFlags = OpFlags.RMA | (type == Wire.RMA_READ ? OpFlags.READ : OpFlags.WRITE);
+            op.length = buf.byteSize();
+            op.peer = peer;
+            op.reserved = true;
+            MemorySegment s = r.buffer();
+            writeHeader(s, at, 0, 0, 0, buf.byteSize(), op.id(), addr);
+            Wire.putLong(s, at + Wire.KEY, key);
+            Wire.putLong(s, at + Wire.LOCAL_ADDRESS, buf.address());
+            r.commit(at);
+            peer.doorbell.ring();
+            return 0;
+        } finally {
+            unlock();
+        }
+    }
+
+    // ---- data path: receives -------------------------------------------------------------------
+
+    @Override
+    public int recv(MemorySegment buf, MemoryRegion desc, long srcAddr, Object context) {
+        return postReceive(buf, srcAddr, false, 0, 0, context, false);
+    }
+
+    @Override
+    public int recvmsg(Msg msg, long flags) {
+        if (msg == null || msg.iovCount != 1) {
+            return -Errno.EINVAL;
+        }
+        return postReceive(msg.iov[0], msg.addr, false, 0, 0, msg.context, (flags & OpFlags.MULTI_RECV) != 0);
+    }
+
+    @Override
+    public int trecv(MemorySegment buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object context) {
+        return postReceive(buf, srcAddr, true, tag, ignore, context, false);
+    }
+
+    @Override
+    public int trecvmsg(TaggedMsg msg, long flags) {
+        if (msg == null || msg.iovCount != 1) {
+            return -Errno.EINVAL;
+        }
+        if ((flags & (OpFlags.PEEK | OpFlags.CLAIM | OpFlags.DISCARD)) != 0) {
+            return -Errno.EOPNOTSUPP;
+        }
+        return postReceive(msg.iov[0], msg.addr, true, msg.tag, msg.ignore, msg.context, false);
+    }
+
+    private int postReceive(MemorySegment buf, long src, boolean tagged, long tag, long ignore, Object context,
+                            boolean multi) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        if (buf == null) {
+            return -Errno.EINVAL;
+        }
+        lock();
+        try {
+            if (receivePoolFree == 0) {
+                return -Errno.EAGAIN;
+            }
+            PostedReceive r = receivePool[--receivePoolFree];
+            r.buffer = buf;
+            r.context = context;
+            r.tagged = tagged;
+            r.srcAddr = src;
+            r.tag = tagged ? tag : 0;
+            r.ignore = tagged ? ignore : 0;
+            r.multi = multi && !tagged;
+            r.used = 0;
+            // the CQ slot for this receive's completion is promised now, so delivery can never overrun it
+            if (!rxCq.tryReserve()) {
+                freeReceive(r);
+                return -Errno.EAGAIN;
+            }
+            MatchQueue<PostedReceive> q = tagged ? taggedReceives : msgReceives;
+            q.add(r);
+            // messages that arrived first are delivered now; completion takes r off the queue
+            // (a multi-receive buffer stays while it has room, and may take several)
+            MatchQueue<UnexpectedMessage> uq = tagged ? unexpectedTagged : unexpectedMsgs;
+            UnexpectedMessage u;
+            while (r.buffer != null && r.context == context && (u = uq.matchMessage(src, r.tag, r.ignore)) != null) {
+                uq.remove(u);
+                deliverUnexpected(q, r, u);
+                freeUnexpected(u);
+            }
+            return 0;
+        } finally {
+            unlock();
+        }
+    }
+
+    private void freeReceive(PostedReceive r) {
+        r.clear();
+        receivePool[receivePoolFree++] = r;
+    }
+
+    private void freeUnexpected(UnexpectedMessage u) {
+        u.clear();
+        unexpectedPool[unexpectedPoolFree++] = u;
+    }
+
+    private static long flagsOf(PostedReceive r) {
+        return OpFlags.RECV | (r.tagged ? OpFlags.TAGGED : OpFlags.MSG);
+    }
+
+    // ---- progress ------------------------------------------------------------------------------
+
+    /** Drains the ring, retries ACKs, checks peers' liveness. Returns the work done. */
+    int progress() {
+        if (isClosed()) {
+            return 0;
+        }
+        int work = ring.read(this, READ_BATCH);
+        if (ackHead != ackTail) {
+            work += flushAcks();
+        }
+        long now = 0;
+        if (pending.inFlight() > 0) {
+            now = System.nanoTime();
+            if (now - lastLivenessScan > LIVENESS_INTERVAL) {
+                lastLivenessScan = now;
+                work += failOpsToDeadPeers(now);
+            }
+        }
+        if (work == 0 && ring.headBlocked()) {
+            if (now == 0) {
+                now = System.nanoTime();
+            }
+            if (blockedSince == 0) {
+                blockedSince = now;
+            } else if (now - blockedSince > UNBLOCK_AFTER) {
+                // a sender died between claiming ring space and committing it: skip its record
+                if (ring.unblock()) {
+                    LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
+                            + "claimed but never finished (it probably died)", address);
+                }
+                blockedSince = 0;
+            }
+        } else {
+            blockedSince = 0;
+        }
+        return work;
+    }
+
+    private int failOpsToDeadPeers(long now) {
+        int n = 0;
+        for (int i = 0; i < pending.capacity(); i++) {
+            PendingOp op = pending.at(i);
+            if (op.busy && op.peer != null && op.peer.checkAlive(now, LIVENESS_INTERVAL)) {
+                completeOp(op, Errno.ECONNRESET);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** RecordHandler: one command from a peer. Returns false to leave it in the ring for later. */
+    @Override
+    public boolean onRecord(int type, MemorySegment s, long at, int length) {
+        switch (type) {
+            case Wire.INLINE, Wire.BOUNCE, Wire.CMA -> {
+                if (length < Wire.HEADER) {
+                    return dropCorrupt(type, length);
+                }
+                return onMessage(type, s, at, length);
+            }
+            case Wire.ACK -> {
+                if (length < Wire.HEADER) {
+                    return dropCorrupt(type, length);
+                }
+                PendingOp op = pending.find(Wire.getLong(s, at + Wire.OP_ID));
+                if (op != null) {
+                    completeOp(op, Wire.getInt(s, at + Wire.STATUS));
+                }
+                return true;
+            }
+            case Wire.RMA_READ, Wire.RMA_WRITE -> {
+                if (length < Wire.RMA_HEADER) {
+                    return dropCorrupt(type, length);
+                }
+                return onRma(type, s, at);
+            }
+            default -> {
+                return dropCorrupt(type, length);
+            }
+        }
+    }
+
+    @Override
+    public void onCorruptRecord(long position, int length) {
+        corruptDropped++;
+        LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: dropped a corrupt ring record at position {1} "
+                + "(length {2})", address, position, length);
+    }
+
+    private boolean dropCorrupt(int type, int length) {
+        corruptDropped++;
+        LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: dropped a corrupt command (type {1}, length {2})",
+                address, type, length);
+        return true;
+    }
+
+    /** Commands dropped as corrupt (ring headers and command bodies). */
+    long corruptDropped() {
+        return corruptDropped;
+    }
+
+    private Peer sender(long id) {
+        if (id == lastSender) {
+            return lastSenderPeer;
+        }
+        Peer p = domain.peerBySender(id);
+        lastSender = id;
+        lastSenderPeer = p;
+        return p;
+    }
+
+    private boolean onMessage(int type, MemorySegment s, long at, int length) {
+        long sender = Wire.getLong(s, at + Wire.SENDER);
+        int wflags = Wire.getInt(s, at + Wire.FLAGS);
+        long len = Wire.getLong(s, at + Wire.LENGTH);
+        long tag = Wire.getLong(s, at + Wire.TAG);
+        boolean tagged = (wflags & Wire.FLAG_TAGGED) != 0;
+        if (!tagged) {
+            tag = 0;
+        }
+        Peer peer = type == Wire.INLINE ? null : sender(sender);
+        // validate sizes against what the protocol allows before touching any memory
+        if (len < 0 || (type == Wire.INLINE && len != length - Wire.HEADER)
+                || (type == Wire.BOUNCE && (len > slotSize || peer == null || !validSlot(peer, s, at)))
+                || (type == Wire.CMA && peer == null)) {
+            if (type == Wire.BOUNCE && peer != null && validSlot(peer, s, at)) {
+                peer.region.bouncePool().release((int) Wire.getLong(s, at + Wire.ADDRESS));
+            }
+            if (type == Wire.CMA && peer != null) {
+                sendAck(peer, Wire.getLong(s, at + Wire.OP_ID), Errno.EINVAL);
+            }
+            return dropCorrupt(type, length);
+        }
+        long srcAddr = av == null ? Fabrics.ADDR_NOTAVAIL : av.addrOfSender(sender);
+        MatchQueue<PostedReceive> q = tagged ? taggedReceives : msgReceives;
+        PostedReceive r = q.matchReceive(srcAddr, tag);
+        if (r == null) {
+            return queueUnexpected(type, s, at, peer, sender, srcAddr, tagged, tag, wflags, len);
+        }
+        long offset = r.used;
+        long room = r.buffer.byteSize() - offset;
+        long n = Math.min(len, room);
+        int status = copyIn(type, s, at, peer, r.buffer, offset, n);
+        long data = Wire.getLong(s, at + Wire.DATA);
+        if (type == Wire.CMA) {
+            sendAck(peer, Wire.getLong(s, at + Wire.OP_ID), status);
+        }
+        completeReceive(q, r, status, len, n, data, wflags, tag, srcAddr);
+        return true;
+    }
+
+    private static boolean validSlot(Peer peer, MemorySegment s, long at) {
+        long slot = Wire.getLong(s, at + Wire.ADDRESS);
+        return slot >= 0 && slot < peer.region.bouncePool().slotCount();
+    }
+
+    /** Copies {@code n} bytes of a message into {@code dst} at {@code offset}; returns 0 or a positive errno. */
+    private int copyIn(int type, MemorySegment s, long at, Peer peer, MemorySegment dst, long offset, long n) {
+        switch (type) {
+            case Wire.INLINE -> {
+                MemorySegment.copy(s, at + Wire.HEADER, dst, offset, n);
+                return 0;
+            }
+            case Wire.BOUNCE -> {
+                BouncePool pool = peer.region.bouncePool();
+                int slot = (int) Wire.getLong(s, at + Wire.ADDRESS);
+                MemorySegment.copy(pool.segment(), pool.slotOffset(slot), dst, offset, n);
+                pool.release(slot);
+                return 0;
+            }
+            default -> {
+                if (n == 0) {
+                    return 0;
+                }
+                if (!dst.isNative()) {
+                    return Errno.EINVAL;
+                }
+                int rc = cma.readFully(peer.pid, dst.address() + offset, Wire.getLong(s, at + Wire.ADDRESS), n);
+                return rc == 0 ? 0 : cmaError(rc);
+            }
+        }
+    }
+
+    private static int cmaError(int rc) {
+        return switch (-rc) {
+            case 3 -> Errno.ECONNRESET; // ESRCH: the sender is gone
+            case 14 -> Errno.EFAULT;
+            case 1 -> Errno.EPERM;
+            default -> Errno.EIO;
+        };
+    }
+
+    private void completeReceive(MatchQueue<PostedReceive> q, PostedReceive r, int status, long len, long n,
+                                 long data, int wflags, long tag, long srcAddr) {
+        long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
+        long bufAddr = r.buffer.isNative() ? r.buffer.address() + r.used : 0;
+        if (r.multi) {
+            r.used += n;
+            boolean last = r.buffer.byteSize() - r.used < Math.max(1, minMultiRecv);
+            if (status != 0 || n < len) {
+                rxCq.writeError(false, r.context, flags | (last ? OpFlags.MULTI_RECV : 0), n, bufAddr, data, tag,
+                        len - n, status != 0 ? status : Errno.ETRUNC, 0, null);
+            } else {
+                rxCq.writeFrom(false, r.context, flags | (last ? OpFlags.MULTI_RECV : 0), n, bufAddr, data, tag,
+                        srcAddr);
+            }
+            if (last) {
+                q.remove(r);
+                rxCq.cancelReservation();
+                freeReceive(r);
+            }
+            return;
+        }
+        q.remove(r);
+        if (status != 0) {
+            rxCq.writeError(true, r.context, flags, n, bufAddr, data, tag, 0, status, 0, null);
+        } else if (n < len) {
+            rxCq.writeError(true, r.context, flags, n, bufAddr, data, tag, len - n, Errno.ETRUNC, 0, null);
+        } else {
+            rxCq.writeFrom(true, r.context, flags, n, bufAddr, data, tag, srcAddr);
+        }
+        freeReceive(r);
+    }
+
+    private boolean queueUnexpected(int type, MemorySegment s, long at, Peer peer, long sender, long srcAddr,
+                                    boolean tagged, long tag, int wflags, long len) {
+        if (unexpectedPoolFree == 0) {
+            return false; // back-pressure: leave it in the ring until a receive is posted
+        }
+        UnexpectedMessage u = unexpectedPool[--unexpectedPoolFree];
+        u.type = type;
+        u.tagged = tagged;
+        u.sender = sender;
+        u.peer = peer;
+        u.srcAddr = srcAddr;
+        u.tag = tag;
+        u.data = Wire.getLong(s, at + Wire.DATA);
+        u.wireFlags = wflags;
+        u.length = len;
+        u.opId = Wire.getLong(s, at + Wire.OP_ID);
+        u.remoteAddress = Wire.getLong(s, at + Wire.ADDRESS);
+        if (type != Wire.CMA) {
+            copyIn(type, s, at, peer, u.buffer, 0, len); // frees the ring record and the bounce slot now
+        }
+        (tagged ? unexpectedTagged : unexpectedMsgs).add(u);
+        return true;
+    }
+
+    /** A queued receive met a queued message. */
+    private void deliverUnexpected(MatchQueue<PostedReceive> q, PostedReceive r, UnexpectedMessage u) {
+        long offset = r.used;
+        long n = Math.min(u.length, r.buffer.byteSize() - offset);
+        int status = 0;
+        if (u.type == Wire.CMA) {
+            if (n > 0) {
+                if (!r.buffer.isNative()) {
+                    status = Errno.EINVAL;
+                } else {
+                    int rc = cma.readFully(u.peer.pid, r.buffer.address() + offset, u.remoteAddress, n);
+                    status = rc == 0 ? 0 : cmaError(rc);
+                }
+            }
+            sendAck(u.peer, u.opId, status);
+        } else if (n > 0) {
+            MemorySegment.copy(u.buffer, 0, r.buffer, offset, n);
+        }
+        completeReceive(q, r, status, u.length, n, u.data, u.wireFlags, u.tag, u.srcAddr);
+    }
+
+    private boolean onRma(int type, MemorySegment s, long at) {
+        long sender = Wire.getLong(s, at + Wire.SENDER);
+        Peer peer = sender(sender);
+        if (peer == null) {
+            return true; // the initiator is gone; nobody to answer
+        }
+        long opId = Wire.getLong(s, at + Wire.OP_ID);
+        long len = Wire.getLong(s, at + Wire.LENGTH);
+        long addr = Wire.getLong(s, at + Wire.ADDRESS);
+        long key = Wire.getLong(s, at + Wire.KEY);
+        long remote = Wire.getLong(s, at + Wire.LOCAL_ADDRESS);
+        UtilMemoryRegion mr = domain.mrMap.find(key);
+        int status;
+        if (mr == null) {
+            status = Errno.ENOKEY;
+        } else {
+            long off = mr.resolve(addr, len, type == Wire.RMA_WRITE ? Access.REMOTE_WRITE : Access.REMOTE_READ);
+            if (off < 0) {
+                status = (int) -off;
+            } else if (len == 0) {
+                status = 0;
+            } else {
+                long local = mr.segment().address() + off;
+                int rc = type == Wire.RMA_WRITE
+                        ? cma.readFully(peer.pid, local, remote, len)
+                        : cma.writeFully(peer.pid, local, remote, len);
+                status = rc == 0 ? 0 : cmaError(rc);
+            }
+        }
+        sendAck(peer, opId, status);
+        return true;
+    }
+
+    private void sendAck(Peer peer, long opId, int status) {
+        if (ackHead == ackTail && writeAck(peer, opId, status)) {
+            return;
+        }
+        int next = (ackTail + 1) % ACK_QUEUE;
+        if (next == ackHead) {
+            LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: ACK queue full, dropping an ACK to {1}",
+                    address, peer.name);
+            return;
+        }
+        ackPeer[ackTail] = peer;
+        ackOp[ackTail] = opId;
+        ackStatus[ackTail] = status;
+        ackTail = next;
+    }
+
+    private boolean writeAck(Peer peer, long opId, int status) {
+        if (peer.gone()) {
+            return true; // nobody to tell
+        }
+        MpscRing r = peer.ring;
+        long at = r.tryClaim(Wire.ACK, Wire.HEADER);
+        if (at == MpscRing.FULL) {
+            return false;
+        }
+        MemorySegment s = r.buffer();
+        writeHeader(s, at, 0, 0, 0, 0, opId, 0);
+        Wire.putInt(s, at + Wire.STATUS, status);
+        r.commit(at);
+        peer.doorbell.ring();
+        return true;
+    }
+
+    private int flushAcks() {
+        int n = 0;
+        while (ackHead != ackTail) {
+            if (!writeAck(ackPeer[ackHead], ackOp[ackHead], ackStatus[ackHead])) {
+                break;
+            }
+            ackPeer[ackHead] = null;
+            ackHead = (ackHead + 1) % ACK_QUEUE;
+            n++;
+        }
+        return n;
+    }
+
+    private void completeOp(PendingOp op, int status) {
+        if (status == 0) {
+            txCq.writeFrom(op.reserved, op.context, op.completionFlags, op.length, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
+        } else {
+            txCq.writeError(op.reserved, op.context, op.completionFlags, op.length, 0, 0, 0, 0,
+                    Math.abs(status), 0, null);
+        }
+        pending.release(op);
+    }
+
+    // ---- blocking (sread) ----------------------------------------------------------------------
+
+    /** Sleeps on this endpoint's doorbell until a peer writes into the ring, or {@code nanos} pass. */
+    void block(long nanos) {
+        doorbell.arm();
+        try {
+            if (!ring.isEmpty() || ackHead != ackTail || isClosed()) {
+                return;
+            }
+            // with operations in flight, wake up now and then to notice dead peers
+            long limit = pending.inFlight() > 0 ? Math.min(nanos, LIVENESS_INTERVAL) : nanos;
+            doorbell.await(futex, limit);
+        } finally {
+            doorbell.disarm();
+        }
+    }
+
+    /** Ends a concurrent {@link #block}. */
+    void wakeup() {
+        doorbell.ring();
+    }
+
+    private void lock() {
+        if (domain.lock != null) {
+            domain.lock.lock();
+        }
+    }
+
+    private void unlock() {
+        if (domain.lock != null) {
+            domain.lock.unlock();
+        }
+    }
+
+    // ---- close ---------------------------------------------------------------------------------
+
+    @Override
+    protected void doClose() {
+        domain.detach(this);
+        lock();
+        try {
+            for (int i = 0; i < pending.capacity(); i++) {
+                PendingOp op = pending.at(i);
+                if (op.busy) {
+                    completeOp(op, Errno.ECANCELED);
+                }
+            }
+            cancelAll(msgReceives);
+            cancelAll(taggedReceives);
+            while (unexpectedMsgs.first() != null) {
+                dropUnexpected(unexpectedMsgs, unexpectedMsgs.first());
+            }
+            while (unexpectedTagged.first() != null) {
+                dropUnexpected(unexpectedTagged, unexpectedTagged.first());
+            }
+            flushAcks();
+        } finally {
+            unlock();
+        }
+        region.close();
+        futex.close();
+        cma.close();
+        if (txCq != null) {
+            txCq.release();
+        }
+        if (rxCq != null) {
+            rxCq.release();
+        }
+        if (av != null) {
+            av.release();
+        }
+        domain.endpointClosed(this);
+        arena.close();
+    }
+
+    private void cancelAll(MatchQueue<PostedReceive> q) {
+        for (PostedReceive r = q.first(); r != null; r = q.first()) {
+            q.remove(r);
+            rxCq.writeError(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED, 0, null);
+            freeReceive(r);
+        }
+    }
+
+    private void dropUnexpected(MatchQueue<UnexpectedMessage> q, UnexpectedMessage u) {
+        q.remove(u);
+        if (u.type == Wire.CMA && u.peer != null) {
+            sendAck(u.peer, u.opId, Errno.ECANCELED);
+        }
+        freeUnexpected(u);
+    }
+
+    @Override
+    public String toString() {
+        return "ShmEndpoint[" + address + ", " + ring + ", posted=" + msgReceives.size() + "+"
+                + taggedReceives.size() + ", unexpected=" + unexpectedMsgs.size() + "+" + unexpectedTagged.size()
+                + ", pending=" + pending.inFlight() + ", corrupt=" + corruptDropped + "]";
+    }
+}

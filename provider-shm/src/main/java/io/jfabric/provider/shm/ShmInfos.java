@@ -1,0 +1,79 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.AddressFormat;
+import io.jfabric.AvType;
+import io.jfabric.Caps;
+import io.jfabric.EndpointType;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MrMode;
+import io.jfabric.MsgOrder;
+import io.jfabric.Progress;
+import io.jfabric.Protocol;
+import io.jfabric.ResourceMgmt;
+import io.jfabric.Threading;
+
+/**
+ * The info template shm offers before hint matching. Attribute values follow libfabric 1.17's shm
+ * where jfabric behaves the same; differences: no FI_ATOMIC, FI_THREAD_DOMAIN (no locks on the data
+ * path; libfabric claims FI_THREAD_SAFE), MR mode FI_MR_VIRT_ADDR only when asked (offsets
+ * otherwise), and no src_addr until an endpoint is opened (each endpoint names its own region).
+ */
+final class ShmInfos {
+
+    static final long CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.READ | Caps.WRITE | Caps.RECV | Caps.SEND
+            | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
+    static final long TX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.READ | Caps.WRITE | Caps.SEND;
+    static final long RX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.RECV | Caps.REMOTE_READ
+            | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
+    static final int VERSION = Fabrics.version(0, 1);
+
+    private ShmInfos() {
+    }
+
+    static FabricInfo template(long injectSize) {
+        FabricInfo f = new FabricInfo();
+        f.caps = CAPS;
+        f.addrFormat = AddressFormat.ADDR_STR;
+        f.txAttr.caps = TX_CAPS;
+        f.txAttr.msgOrder = MsgOrder.SAS;
+        f.txAttr.compOrder = MsgOrder.NONE;
+        f.txAttr.injectSize = injectSize;
+        f.txAttr.size = 1024;
+        f.txAttr.iovLimit = 1;
+        f.txAttr.rmaIovLimit = 1;
+        f.rxAttr.caps = RX_CAPS;
+        f.rxAttr.msgOrder = MsgOrder.SAS;
+        f.rxAttr.compOrder = MsgOrder.STRICT;
+        f.rxAttr.size = 1024;
+        f.rxAttr.iovLimit = 1;
+        f.epAttr.type = EndpointType.RDM;
+        f.epAttr.protocol = Protocol.SHM;
+        f.epAttr.protocolVersion = RegionLayout.VERSION;
+        f.epAttr.maxMsgSize = Integer.MAX_VALUE;
+        f.epAttr.memTagFormat = 0xaaaaaaaaaaaaaaaaL;
+        f.epAttr.txCtxCnt = 1;
+        f.epAttr.rxCtxCnt = 1;
+        var d = f.domainAttr;
+        d.name = "shm";
+        d.threading = Threading.DOMAIN;
+        d.controlProgress = Progress.MANUAL;
+        d.dataProgress = Progress.MANUAL;
+        d.resourceMgmt = ResourceMgmt.ENABLED;
+        d.avType = AvType.TABLE;
+        d.mrMode = MrMode.VIRT_ADDR;
+        d.mrKeySize = 8;
+        d.cqDataSize = 8;
+        d.cqCnt = 1024;
+        d.epCnt = 256;
+        d.txCtxCnt = 1024;
+        d.rxCtxCnt = 1024;
+        d.maxEpTxCtx = 1;
+        d.maxEpRxCtx = 1;
+        d.mrIovLimit = 1;
+        f.fabricAttr.name = "shm";
+        f.fabricAttr.provName = "shm";
+        f.fabricAttr.provVersion = VERSION;
+        return f;
+    }
+}

@@ -1,0 +1,70 @@
+package io.jfabric.provider.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The shm command format: what a sender writes into the receiver's ring (libfabric's
+ * {@code smr_cmd}, with jfabric's own layout). Every command starts with a 64-byte header; an
+ * inline message's bytes follow it.
+ *
+ * <pre>
+ *  0 long sender id (sender pid &lt;&lt; 32 | its endpoint sequence number; names its region)
+ *  8 long tag                16 long remote CQ data
+ * 24 int  flags              28 int  status (ACK) / unused
+ * 32 long total length       40 long op id (sender's pending operation, echoed in the ACK)
+ * 48 long address            (CMA: sender's buffer; BOUNCE: slot index; RMA: target address)
+ * 56 long key / address 2    (RMA: key; RMA initiator buffer is in 'address' of the ACK path)
+ * 64 ...  inline payload
+ * </pre>
+ */
+final class Wire {
+
+    static final int INLINE = 1;
+    static final int BOUNCE = 2;
+    static final int CMA = 3;
+    static final int ACK = 4;
+    static final int RMA_WRITE = 5;
+    static final int RMA_READ = 6;
+
+    static final int FLAG_TAGGED = 1;
+    static final int FLAG_CQ_DATA = 2;
+
+    static final int SENDER = 0;
+    static final int TAG = 8;
+    static final int DATA = 16;
+    static final int FLAGS = 24;
+    static final int STATUS = 28;
+    static final int LENGTH = 32;
+    static final int OP_ID = 40;
+    static final int ADDRESS = 48;
+    static final int KEY = 56;
+    static final int HEADER = 64;
+
+    /** RMA commands carry the target address in ADDRESS, the key in KEY and the initiator buffer here. */
+    static final int LOCAL_ADDRESS = 64;
+    static final int RMA_HEADER = 72;
+
+    private Wire() {
+    }
+
+    static long getLong(MemorySegment s, long at) {
+        return s.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
+    }
+
+    static int getInt(MemorySegment s, long at) {
+        return s.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+    }
+
+    static void putLong(MemorySegment s, long at, long v) {
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, at, v);
+    }
+
+    static void putInt(MemorySegment s, long at, int v) {
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at, v);
+    }
+
+    static long senderId(long pid, int seq) {
+        return (pid << 32) | (seq & 0xffffffffL);
+    }
+}

@@ -1,0 +1,167 @@
+package io.jfabric.provider.shm.ffi;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Cross-memory attach: {@code process_vm_readv(2)} and {@code process_vm_writev(2)} through FFM.
+ *
+ * <p>Mirrors the single-copy "iov" protocol of libfabric's shm provider, which moves large
+ * payloads directly between two processes' address spaces. The kernel allows it only when the
+ * caller may ptrace the target (same user, and no Yama or container restriction), which is why
+ * {@link #probe} exists.
+ *
+ * <p>One instance holds its own pre-allocated iovec and errno memory, so a call allocates
+ * nothing; an instance is therefore not thread-safe (use one per progress context).
+ */
+public final class Cma implements AutoCloseable {
+
+    /** struct iovec { void *iov_base; size_t iov_len; } on LP64. */
+    static final StructLayout IOVEC = MemoryLayout.structLayout(
+            ValueLayout.JAVA_LONG.withName("iov_base"),
+            ValueLayout.JAVA_LONG.withName("iov_len"));
+
+    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO =
+            CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final MethodHandle READV;
+    private static final MethodHandle WRITEV;
+    private static final Throwable UNAVAILABLE;
+
+    static {
+        MethodHandle r = null;
+        MethodHandle w = null;
+        Throwable failure = null;
+        try {
+            Linker linker = Linker.nativeLinker();
+            // ssize_t fn(pid_t pid, const struct iovec *local, unsigned long liovcnt,
+            //            const struct iovec *remote, unsigned long riovcnt, unsigned long flags)
+            FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
+                    ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
+            Linker.Option errno = Linker.Option.captureCallState("errno");
+            r = linker.downcallHandle(linker.defaultLookup().findOrThrow("process_vm_readv"), fd, errno);
+            w = linker.downcallHandle(linker.defaultLookup().findOrThrow("process_vm_writev"), fd, errno);
+        } catch (Throwable t) {
+            failure = t;
+        }
+        READV = r;
+        WRITEV = w;
+        UNAVAILABLE = failure;
+    }
+
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment local = arena.allocate(IOVEC);
+    private final MemorySegment remote = arena.allocate(IOVEC);
+    private final MemorySegment callState = arena.allocate(CALL_STATE);
+
+    /** Whether the C library offers the calls at all (a reason is in {@link #unavailableReason()}). */
+    public static boolean linked() {
+        return UNAVAILABLE == null;
+    }
+
+    public static String unavailableReason() {
+        return UNAVAILABLE == null ? null : UNAVAILABLE.toString();
+    }
+
+    /**
+     * Copies {@code length} bytes from {@code remoteAddress} in process {@code pid} to
+     * {@code localAddress} here.
+     *
+     * @return the number of bytes copied (the kernel may copy fewer than asked), or a negative
+     *     errno (EPERM when ptrace is refused, ESRCH when the process is gone, EFAULT for a
+     *     bad address)
+     */
+    public long read(int pid, long localAddress, long remoteAddress, long length) {
+        return call(READV, pid, localAddress, remoteAddress, length);
+    }
+
+    /** Copies {@code length} bytes from {@code localAddress} here to {@code remoteAddress} in {@code pid}. */
+    public long write(int pid, long localAddress, long remoteAddress, long length) {
+        return call(WRITEV, pid, localAddress, remoteAddress, length);
+    }
+
+    /**
+     * Copies exactly {@code length} bytes, repeating partial transfers.
+     *
+     * @return 0, or a negative errno
+     */
+    public int readFully(int pid, long localAddress, long remoteAddress, long length) {
+        return fully(READV, pid, localAddress, remoteAddress, length);
+    }
+
+    /** Writes exactly {@code length} bytes, repeating partial transfers; 0 or a negative errno. */
+    public int writeFully(int pid, long localAddress, long remoteAddress, long length) {
+        return fully(WRITEV, pid, localAddress, remoteAddress, length);
+    }
+
+    private int fully(MethodHandle op, int pid, long localAddress, long remoteAddress, long length) {
+        long done = 0;
+        while (done < length) {
+            long n = call(op, pid, localAddress + done, remoteAddress + done, length - done);
+            if (n < 0) {
+                return (int) n;
+            }
+            if (n == 0) {
+                return -Errno.EFAULT;
+            }
+            done += n;
+        }
+        return 0;
+    }
+
+    private long call(MethodHandle op, int pid, long localAddress, long remoteAddress, long length) {
+        if (op == null) {
+            return -Errno.ENOSYS;
+        }
+        local.set(ValueLayout.JAVA_LONG, 0, localAddress);
+        local.set(ValueLayout.JAVA_LONG, 8, length);
+        remote.set(ValueLayout.JAVA_LONG, 0, remoteAddress);
+        remote.set(ValueLayout.JAVA_LONG, 8, length);
+        long n;
+        try {
+            n = (long) op.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
+        } catch (Throwable t) {
+            throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
+        }
+        if (n < 0) {
+            return -(int) ERRNO.get(callState, 0L);
+        }
+        return n;
+    }
+
+    /**
+     * Tests whether this process may read the memory of {@code pid}: reads {@code expected.byteSize()}
+     * bytes at {@code remoteAddress} and compares them with {@code expected}. libfabric's
+     * {@code smr_cma_check} does the same at peer setup, because ptrace restrictions (Yama,
+     * containers, non-dumpable processes) refuse CMA even between processes of one user.
+     *
+     * @return 0 when CMA works, otherwise a negative errno (EIO if the bytes differ)
+     */
+    public int probe(int pid, long remoteAddress, MemorySegment expected) {
+        if (!linked()) {
+            return -Errno.ENOSYS;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(expected.byteSize(), 8);
+            int rc = readFully(pid, buf.address(), remoteAddress, expected.byteSize());
+            if (rc < 0) {
+                return rc;
+            }
+            return buf.mismatch(expected) == -1 ? 0 : -Errno.EIO;
+        }
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

@@ -1,0 +1,112 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.provider.shm.ffi.Cma;
+import io.jfabric.provider.shm.ffi.Errno;
+import io.jfabric.provider.shm.ffi.Futex;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class NativeCallsTest {
+
+    @Test
+    void cmaCopiesWithinThisProcess() {
+        assertTrue(Cma.linked(), Cma.unavailableReason());
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            MemorySegment src = a.allocate(1 << 20, 64);
+            MemorySegment dst = a.allocate(1 << 20, 64);
+            for (long i = 0; i < src.byteSize(); i += 8) {
+                src.set(ValueLayout.JAVA_LONG, i, i * 31);
+            }
+            int pid = (int) ProcessHandle.current().pid();
+            assertEquals(0, cma.readFully(pid, dst.address(), src.address(), src.byteSize()));
+            assertEquals(-1, src.mismatch(dst));
+            dst.fill((byte) 0);
+            assertEquals(0, cma.writeFully(pid, src.address(), dst.address(), 4096));
+            assertEquals(-1, src.asSlice(0, 4096).mismatch(dst.asSlice(0, 4096)));
+            assertEquals(0, cma.probe(pid, src.address(), src.asSlice(0, 64)));
+        }
+    }
+
+    @Test
+    void cmaReportsErrnoForBadPidAndBadAddress() throws Exception {
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            MemorySegment dst = a.allocate(64);
+            int dead = (int) ShmRegionTest.deadPid();
+            assertEquals(-Errno.ESRCH, cma.read(dead, dst.address(), dst.address(), 64));
+            int self = (int) ProcessHandle.current().pid();
+            assertEquals(-Errno.EFAULT, cma.read(self, dst.address(), 8, 64));
+            assertEquals(-Errno.EFAULT, cma.probe(self, 8, dst));
+        }
+    }
+
+    @Test
+    void futexTimesOutAndRefusesAChangedWord() {
+        try (Arena a = Arena.ofShared(); Futex f = new Futex()) {
+            MemorySegment word = a.allocate(4, 4);
+            word.set(ValueLayout.JAVA_INT, 0, 1);
+            long t0 = System.nanoTime();
+            assertEquals(-Errno.ETIMEDOUT, f.await(word.address(), 1, 20_000_000));
+            assertTrue(System.nanoTime() - t0 >= 15_000_000);
+            assertEquals(-Errno.EAGAIN, f.await(word.address(), 0, 20_000_000));
+        }
+    }
+
+    @Test
+    void futexWakeReachesASleeperQuickly() throws Exception {
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment word = a.allocate(4, 4);
+            AtomicInteger rc = new AtomicInteger(1);
+            AtomicLong wokeAt = new AtomicLong();
+            CountDownLatch sleeping = new CountDownLatch(1);
+            Thread sleeper = new Thread(() -> {
+                try (Futex f = new Futex()) {
+                    word.set(ValueLayout.JAVA_INT, 0, 1);
+                    sleeping.countDown();
+                    int r;
+                    do {
+                        r = f.await(word.address(), 1, 5_000_000_000L);
+                    } while (r == -Errno.EINTR);
+                    wokeAt.set(System.nanoTime());
+                    rc.set(r);
+                }
+            });
+            sleeper.start();
+            sleeping.await();
+            Thread.sleep(50); // let it really sleep in the kernel
+            long t0 = System.nanoTime();
+            word.set(ValueLayout.JAVA_INT, 0, 0);
+            int woken = Futex.wake(word.address(), 1);
+            sleeper.join();
+            assertTrue(rc.get() == 0 || rc.get() == -Errno.EAGAIN, "rc " + rc.get());
+            assertTrue(woken <= 1);
+            long micros = (wokeAt.get() - t0) / 1000;
+            assertTrue(micros < 1_000_000, "woke after " + micros + " us");
+            System.out.println("futex wake-to-run latency: " + micros + " us");
+        }
+    }
+
+    @Test
+    void processIdentityParsesStatAndDetectsDeath() throws Exception {
+        assertEquals(12345L, ProcessIdentity.parseStartTime(
+                "42 (a) b) c) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 12345 1000 10"));
+        assertEquals(ProcessIdentity.GONE, ProcessIdentity.parseStartTime("garbage"));
+        assertEquals(ProcessIdentity.GONE, ProcessIdentity.parseStartTime(
+                "42 (a) Z 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 12345 1000 10"));
+        assertTrue(ProcessIdentity.selfStartTime() > 0);
+        assertTrue(ProcessIdentity.isAlive(ProcessIdentity.selfPid(), ProcessIdentity.selfStartTime()));
+        assertEquals(false, ProcessIdentity.isAlive(ProcessIdentity.selfPid(), ProcessIdentity.selfStartTime() + 1));
+        assertEquals(false, ProcessIdentity.isAlive(ShmRegionTest.deadPid(), 1));
+    }
+}

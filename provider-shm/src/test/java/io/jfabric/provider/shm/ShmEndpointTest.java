@@ -1,0 +1,421 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.Access;
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.EndpointOption;
+import io.jfabric.Errno;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.Msg;
+import io.jfabric.OpFlags;
+import io.jfabric.Progress;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ShmEndpointTest {
+
+    private Arena arena;
+    private ShmNode a;
+    private ShmNode b;
+    private long aToB;
+    private long bToA;
+    private final CqEntry entry = new CqEntry();
+    private final CqErrEntry err = new CqErrEntry();
+
+    @BeforeEach
+    void open() {
+        arena = Arena.ofShared();
+        a = new ShmNode();
+        b = new ShmNode();
+        aToB = a.insert(b);
+        bToA = b.insert(a);
+    }
+
+    @AfterEach
+    void close() {
+        try {
+            a.close();
+            b.close();
+        } finally {
+            arena.close();
+        }
+    }
+
+    static void fill(MemorySegment s, long seed) {
+        for (long i = 0; i < s.byteSize(); i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 31 + i * 7));
+        }
+    }
+
+    /** Waits for node's next completion, failing with node state when it does not come. */
+    private CqEntry expect(ShmNode node, Object context) {
+        int rc = node.next(entry, err, 5000);
+        assertEquals(1, rc, () -> "expected a completion for " + context + ", got " + rc
+                + (rc == -Errno.EAVAIL ? " err=" + err.err : "") + "; " + node.ep);
+        assertSame(context, entry.context);
+        return entry;
+    }
+
+    private CqErrEntry expectError(ShmNode node, Object context) {
+        int rc = node.next(entry, err, 5000);
+        assertEquals(-Errno.EAVAIL, rc, () -> "expected an error completion, got " + rc + "; " + node.ep);
+        assertSame(context, err.context);
+        return err;
+    }
+
+    @Test
+    void messagesOfEverySizeArriveIntactWithTheirSource() {
+        long[] sizes = {0, 1, 64, 1024, 1025, 4096, 16384, 16385, 200_000, 1 << 20};
+        for (long size : sizes) {
+            MemorySegment src = arena.allocate(Math.max(1, size)).asSlice(0, size);
+            MemorySegment dst = arena.allocate(Math.max(1, size) + 16);
+            fill(src, size);
+            Object rctx = "recv-" + size;
+            Object sctx = "send-" + size;
+            assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, rctx));
+            assertEquals(0, a.ep.send(src, null, aToB, sctx));
+            CqEntry r = expect(b, rctx);
+            assertEquals(size, r.len, "length of " + size);
+            assertEquals(bToA, r.srcAddr, "FI_SOURCE names the sender");
+            assertTrue((r.flags & OpFlags.RECV) != 0 && (r.flags & OpFlags.MSG) != 0);
+            assertEquals(-1, src.mismatch(dst.asSlice(0, size)), "payload of " + size);
+            CqEntry s = expect(a, sctx);
+            assertTrue((s.flags & OpFlags.SEND) != 0);
+        }
+    }
+
+    @Test
+    void warmDataPathAllocatesNothing() {
+        for (long size : new long[] {64, 8192, 100_000}) {
+            MemorySegment src = arena.allocate(size);
+            MemorySegment dst = arena.allocate(size);
+            CqEntry[] one = {new CqEntry()};
+            Object ctx = "ctx";
+            Runnable round = () -> {
+                assertEquals(0, b.ep.trecv(dst, null, Fabrics.ADDR_UNSPEC, 1, 0, ctx));
+                assertEquals(0, a.ep.tsend(src, null, aToB, 1, ctx));
+                int got = 0;
+                for (int spins = 0; got < 2 && spins < 10_000_000; spins++) {
+                    if (b.cq.read(one, 1) == 1) {
+                        got++;
+                    }
+                    if (a.cq.read(one, 1) == 1) {
+                        got++;
+                    }
+                }
+                assertEquals(2, got);
+            };
+            for (int i = 0; i < 20_000; i++) {
+                round.run(); // warm up (JIT, lazily built peer state)
+            }
+            // one object per message costs >= 16 B per message. What remains is time-based JVM
+            // background (about 15-45 KB/s on this machine, not yet traced), so the bound is per message
+            long before = ThreadAllocations.now();
+            for (int i = 0; i < 20_000; i++) {
+                round.run();
+            }
+            long allocated = ThreadAllocations.now() - before;
+            assertTrue(allocated < 20_000 * 8, allocated + " bytes allocated by 20000 warm " + size + "-byte messages");
+        }
+    }
+
+    @Test
+    void heapBuffersWorkForInlineAndBounceSizes() {
+        byte[] bytes = "hello from the heap".getBytes(StandardCharsets.US_ASCII);
+        MemorySegment dst = MemorySegment.ofArray(new byte[64]);
+        assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r"));
+        assertEquals(0, a.ep.send(MemorySegment.ofArray(bytes), null, aToB, "s"));
+        assertEquals(bytes.length, expect(b, "r").len);
+        assertEquals(-1, MemorySegment.ofArray(bytes).mismatch(dst.asSlice(0, bytes.length)));
+        assertEquals(-Errno.EMSGSIZE, a.ep.send(MemorySegment.ofArray(new byte[100_000]), null, aToB, "big"),
+                "large heap buffers cannot go through CMA");
+    }
+
+    @Test
+    void tagsMatchWithIgnoreMaskAndUnexpectedMessagesWait() {
+        MemorySegment m5 = arena.allocate(8);
+        MemorySegment m7 = arena.allocate(8);
+        m5.set(ValueLayout.JAVA_LONG, 0, 5);
+        m7.set(ValueLayout.JAVA_LONG, 0, 7);
+        MemorySegment r5 = arena.allocate(8);
+        MemorySegment rAny = arena.allocate(8);
+        assertEquals(0, b.ep.trecv(r5, null, Fabrics.ADDR_UNSPEC, 5, 0, "r5"));
+        // 7 arrives first: it does not match r5, so it waits as unexpected
+        assertEquals(0, a.ep.tsend(m7, null, aToB, 7, "s7"));
+        assertEquals(0, a.ep.tsend(m5, null, aToB, 5, "s5"));
+        CqEntry got = expect(b, "r5");
+        assertEquals(5, got.tag);
+        assertEquals(5, r5.get(ValueLayout.JAVA_LONG, 0));
+        // a receive for tag 0x3 with ignore 0x4 accepts 7 (binary 111)
+        assertEquals(0, b.ep.trecv(rAny, null, Fabrics.ADDR_UNSPEC, 3, 4, "r7"));
+        got = expect(b, "r7");
+        assertEquals(7, got.tag);
+        assertTrue((got.flags & OpFlags.TAGGED) != 0);
+        assertEquals(7, rAny.get(ValueLayout.JAVA_LONG, 0));
+        // untagged receives never take tagged messages
+        MemorySegment plain = arena.allocate(8);
+        assertEquals(0, b.ep.recv(plain, null, Fabrics.ADDR_UNSPEC, "plain"));
+        assertEquals(0, a.ep.tsend(m5, null, aToB, 5, "s5b"));
+        b.progressFor(50);
+        assertEquals(-Errno.EAGAIN, b.next(entry, err, 50));
+        assertEquals(0, b.ep.cancel("plain"));
+        assertEquals(Errno.ECANCELED, expectError(b, "plain").err);
+    }
+
+    @Test
+    void directedReceiveOnlyTakesItsSource() {
+        try (ShmNode c = new ShmNode()) {
+            long cToB = c.insert(b);
+            long bToC = b.insert(c);
+            MemorySegment fromC = arena.allocate(16);
+            MemorySegment fromA = arena.allocate(16);
+            assertEquals(0, b.ep.recv(fromC, null, bToC, "fromC"));
+            assertEquals(0, a.ep.send(arena.allocateFrom("from-a"), null, aToB, "sa"));
+            b.progressFor(30);
+            assertEquals(-Errno.EAGAIN, b.next(entry, err, 30), "A's message must not fill C's receive");
+            assertEquals(0, c.ep.send(arena.allocateFrom("from-c"), null, cToB, "sc"));
+            assertEquals(bToC, expect(b, "fromC").srcAddr);
+            assertEquals("from-c", fromC.getString(0));
+            assertEquals(0, b.ep.recv(fromA, null, bToA, "fromA"));
+            assertEquals(bToA, expect(b, "fromA").srcAddr);
+            assertEquals("from-a", fromA.getString(0));
+        }
+    }
+
+    @Test
+    void truncationReportsTheOverflow() {
+        MemorySegment small = arena.allocate(10);
+        assertEquals(0, b.ep.recv(small, null, Fabrics.ADDR_UNSPEC, "small"));
+        MemorySegment msg = arena.allocate(100);
+        fill(msg, 3);
+        assertEquals(0, a.ep.send(msg, null, aToB, "s"));
+        CqErrEntry e = expectError(b, "small");
+        assertEquals(Errno.ETRUNC, e.err);
+        assertEquals(90, e.olen);
+        assertEquals(10, e.len);
+        assertEquals(-1, msg.asSlice(0, 10).mismatch(small));
+        // the same over CMA
+        MemorySegment big = arena.allocate(100_000);
+        fill(big, 4);
+        MemorySegment half = arena.allocate(50_000);
+        assertEquals(0, b.ep.recv(half, null, Fabrics.ADDR_UNSPEC, "half"));
+        assertEquals(0, a.ep.send(big, null, aToB, "sbig"));
+        e = expectError(b, "half");
+        assertEquals(Errno.ETRUNC, e.err);
+        assertEquals(50_000, e.olen);
+        assertEquals(-1, big.asSlice(0, 50_000).mismatch(half));
+        expect(a, "s");
+        expect(a, "sbig");
+    }
+
+    @Test
+    void rmaWritesAndReadsByKeyAndRefusesBadKeysAndRanges() {
+        MemorySegment target = arena.allocate(1 << 20);
+        MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 0x1234);
+        MemorySegment readOnly = arena.allocate(4096);
+        MemoryRegion ro = b.domain.registerMemory(readOnly, Access.REMOTE_READ, 0x99);
+        try {
+            MemorySegment src = arena.allocate(300_000);
+            fill(src, 9);
+            boolean virt = (b.info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0;
+            long base = virt ? target.address() : 0; // remote addresses follow the domain's mr_mode
+            assertEquals(0, a.ep.write(src, null, aToB, base + 1000, 0x1234, "w"));
+            pump("w");
+            assertEquals(-1, src.mismatch(target.asSlice(1000, src.byteSize())));
+            MemorySegment back = arena.allocate(300_000);
+            assertEquals(0, a.ep.read(back, null, aToB, base + 1000, 0x1234, "r"));
+            pump("r");
+            assertEquals(-1, src.mismatch(back));
+
+            MemorySegment before = arena.allocate(target.byteSize());
+            before.copyFrom(target);
+            assertEquals(0, a.ep.write(src, null, aToB, base, 0x7777, "badkey"));
+            assertEquals(Errno.ENOKEY, pumpError("badkey"));
+            assertEquals(0, a.ep.write(src, null, aToB, base + target.byteSize() - 10, 0x1234, "oob"));
+            assertEquals(Errno.EINVAL, pumpError("oob"));
+            assertEquals(0, a.ep.write(arena.allocate(16), null, aToB, virt ? readOnly.address() : 0, 0x99, "ro"));
+            assertEquals(Errno.EACCES, pumpError("ro"));
+            assertEquals(-1, before.mismatch(target), "refused writes must leave the target untouched");
+            mr.close();
+            assertEquals(0, a.ep.write(src, null, aToB, base, 0x1234, "closed"));
+            assertEquals(Errno.ENOKEY, pumpError("closed"));
+        } finally {
+            ro.close();
+            if (!((io.jfabric.util.UtilMemoryRegion) mr).isClosed()) {
+                mr.close();
+            }
+        }
+    }
+
+    /** Drives both sides until the initiator's completion for {@code ctx} shows up. */
+    private void pump(Object ctx) {
+        CqEntry[] one = {entry};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            b.cq.read(new CqEntry[0], 0);
+            int rc = a.cq.read(one, 1);
+            if (rc == 1) {
+                assertSame(ctx, entry.context);
+                return;
+            }
+            if (rc == -Errno.EAVAIL) {
+                a.cq.readError(err, 0);
+                throw new AssertionError("error completion " + err.err + " for " + err.context);
+            }
+        }
+        throw new AssertionError("no completion for " + ctx + "; " + a.ep + " / " + b.ep);
+    }
+
+    private int pumpError(Object ctx) {
+        CqEntry[] one = {entry};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            b.cq.read(new CqEntry[0], 0);
+            int rc = a.cq.read(one, 1);
+            if (rc == 1) {
+                throw new AssertionError("expected an error for " + ctx + ", got success for " + entry.context);
+            }
+            if (rc == -Errno.EAVAIL) {
+                a.cq.readError(err, 0);
+                assertSame(ctx, err.context);
+                return err.err;
+            }
+        }
+        throw new AssertionError("no completion for " + ctx);
+    }
+
+    @Test
+    void fullPeerQueueGivesEagainAndRecovers() {
+        MemorySegment msg = arena.allocate(1000);
+        int sent = 0;
+        int rc;
+        while ((rc = a.ep.tinject(msg, aToB, 1)) == 0) {
+            sent++;
+            assertTrue(sent < 100_000, "the peer's ring never filled");
+        }
+        assertEquals(-Errno.EAGAIN, rc);
+        assertTrue(sent > 100, "only " + sent + " messages fit");
+        // the receiver drains: messages go to posted receives, and the sender can send again
+        MemorySegment dst = arena.allocate(1000);
+        int received = 0;
+        for (int i = 0; i < sent; i++) {
+            assertEquals(0, b.ep.trecv(dst, null, Fabrics.ADDR_UNSPEC, 1, 0, null));
+            assertEquals(1, b.next(entry, err, 5000), () -> "receive failed: " + err.err + " " + b.ep);
+            received++;
+        }
+        assertEquals(sent, received);
+        assertEquals(0, a.ep.tinject(msg, aToB, 1));
+    }
+
+    @Test
+    void multiReceiveBufferTakesSeveralMessages() {
+        MemorySegment buf = arena.allocate(4096);
+        b.ep.setOpt(EndpointOption.MIN_MULTI_RECV, 1500);
+        Msg m = new Msg().set(buf, null, Fabrics.ADDR_UNSPEC, "multi");
+        assertEquals(0, b.ep.recvmsg(m, OpFlags.MULTI_RECV));
+        MemorySegment msg = arena.allocate(1000);
+        for (int i = 0; i < 3; i++) {
+            fill(msg, i);
+            assertEquals(0, a.ep.send(msg, null, aToB, null));
+        }
+        long expectedAddr = buf.address();
+        for (int i = 0; i < 3; i++) {
+            CqEntry e = expect(b, "multi");
+            assertEquals(1000, e.len);
+            assertEquals(expectedAddr, e.buf);
+            expectedAddr += 1000;
+            boolean last = i == 2; // 4096 - 3000 < 1500
+            assertEquals(last, (e.flags & OpFlags.MULTI_RECV) != 0, "FI_MULTI_RECV on completion " + i);
+            fill(msg, i);
+            assertEquals(-1, msg.mismatch(buf.asSlice(i * 1000L, 1000)));
+        }
+    }
+
+    @Test
+    void sreadSleepsAndWakesWhenAMessageArrives() throws Exception {
+        MemorySegment dst = arena.allocate(64);
+        assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r"));
+        AtomicInteger rc = new AtomicInteger();
+        AtomicLong wokeAt = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            CqEntry[] one = {new CqEntry()};
+            rc.set(b.cq.sread(one, 1, 10_000));
+            wokeAt.set(System.nanoTime());
+        });
+        long cpu0 = cpuNanos();
+        reader.start();
+        Thread.sleep(300);
+        long cpuWhileSleeping = cpuNanos() - cpu0;
+        long sentAt = System.nanoTime();
+        assertEquals(0, a.ep.send(arena.allocate(64), null, aToB, "s"));
+        reader.join(5000);
+        assertEquals(1, rc.get());
+        long micros = (wokeAt.get() - sentAt) / 1000;
+        System.out.println("sread wake-up after send: " + micros + " us; CPU used by the process in 300 ms of sleep: "
+                + cpuWhileSleeping / 1_000_000 + " ms");
+        assertTrue(micros < 500_000, "sread woke after " + micros + " us");
+    }
+
+    private static long cpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos()).orElse(0L);
+    }
+
+    @Test
+    void autoProgressDeliversWithoutReads() {
+        try (ShmNode c = new ShmNode(Progress.AUTO); ShmNode d = new ShmNode(Progress.AUTO)) {
+            long cToD = c.insert(d);
+            MemorySegment dst = arena.allocate(100_000);
+            MemorySegment src = arena.allocate(100_000);
+            fill(src, 5);
+            assertEquals(0, d.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r"));
+            assertEquals(0, c.ep.send(src, null, cToD, "s"));
+            CqEntry[] one = {new CqEntry()};
+            assertEquals(1, d.cq.sread(one, 1, 5000));
+            assertEquals("r", one[0].context);
+            assertEquals(1, c.cq.sread(one, 1, 5000));
+            assertEquals(-1, src.mismatch(dst));
+        }
+    }
+
+    @Test
+    void badAddressesAreRefusedAtInsert() {
+        int[] errs = new int[3];
+        long[] out = new long[3];
+        byte[][] addrs = {
+                (ShmAddressVector.SCHEME + ShmRegion.PREFIX + "424242-1-1").getBytes(StandardCharsets.US_ASCII),
+                "fi_sockaddr_in://127.0.0.1:80".getBytes(StandardCharsets.US_ASCII),
+                b.name()};
+        assertEquals(1, a.av.insert(addrs, out, Fabrics.SYNC_ERR, errs));
+        assertEquals(Errno.ENOENT, errs[0]);
+        assertEquals(Errno.EINVAL, errs[1]);
+        assertEquals(0, errs[2]);
+        assertEquals(Fabrics.ADDR_NOTAVAIL, out[0]);
+        assertNotEquals(Fabrics.ADDR_NOTAVAIL, out[2]);
+        assertEquals(-Errno.EINVAL, a.ep.send(arena.allocate(8), null, 999, null), "unknown fi_addr");
+    }
+
+    @Test
+    void sendingToAClosedEndpointFails() {
+        ShmNode c = new ShmNode();
+        long aToC = a.insert(c);
+        c.close();
+        assertEquals(-Errno.ECONNRESET, a.ep.send(arena.allocate(8), null, aToC, null));
+    }
+}

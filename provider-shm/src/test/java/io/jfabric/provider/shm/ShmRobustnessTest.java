@@ -1,0 +1,75 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Errno;
+import io.jfabric.Fabrics;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Hostile ring contents and the CMA switch. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ShmRobustnessTest {
+
+    @Test
+    void garbageCommandsAreDroppedAndTheEndpointCarriesOn() {
+        try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
+            long aToB = a.insert(b);
+            String bName = new String(b.name(), StandardCharsets.US_ASCII).substring("fi_shm://".length());
+            // a buggy or hostile process of the same user writes straight into B's ring
+            try (ShmRegion foreign = ShmRegion.open(ShmRegion.DEFAULT_DIRECTORY, bName)) {
+                MpscRing ring = foreign.ring();
+                long at = ring.tryClaim(99, 32); // unknown command type
+                ring.commit(at);
+                at = ring.tryClaim(Wire.BOUNCE, Wire.HEADER); // bounce slot far out of range
+                Wire.putLong(ring.buffer(), at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId);
+                Wire.putLong(ring.buffer(), at + Wire.LENGTH, 100);
+                Wire.putLong(ring.buffer(), at + Wire.ADDRESS, 1L << 40);
+                ring.commit(at);
+                at = ring.tryClaim(Wire.INLINE, Wire.HEADER + 8); // claims more bytes than it carries
+                Wire.putLong(ring.buffer(), at + Wire.LENGTH, 1 << 30);
+                ring.commit(at);
+                at = ring.tryClaim(Wire.ACK, 4); // too short to be an ACK
+                ring.commit(at);
+            }
+            MemorySegment dst = arena.allocate(64);
+            assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r"));
+            assertEquals(0, a.ep.send(arena.allocateFrom("genuine"), null, aToB, "s"));
+            CqEntry e = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            assertEquals(1, b.next(e, err, 5000), () -> "no completion: " + b.ep);
+            assertEquals("r", e.context);
+            assertEquals("genuine", dst.getString(0));
+            assertEquals(4, ((ShmEndpoint) b.ep).corruptDropped(), b.ep.toString());
+        }
+    }
+
+    @Test
+    void disablingCmaLimitsMessagesToBounceSizeAndRefusesRma() {
+        System.setProperty("jfabric.shm.disable_cma", "true");
+        try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
+            long aToB = a.insert(b);
+            assertEquals(-Errno.EMSGSIZE, a.ep.send(arena.allocate(100_000), null, aToB, null));
+            assertEquals(-Errno.EOPNOTSUPP, a.ep.write(arena.allocate(64), null, aToB, 0, 1, null));
+            MemorySegment src = arena.allocate(16384);
+            ShmEndpointTest.fill(src, 1);
+            MemorySegment dst = arena.allocate(16384);
+            assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r"));
+            assertEquals(0, a.ep.send(src, null, aToB, "s"));
+            CqEntry e = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            assertEquals(1, b.next(e, err, 5000));
+            assertTrue(src.mismatch(dst) == -1);
+        } finally {
+            System.clearProperty("jfabric.shm.disable_cma");
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.Access;
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Errno;
+import io.jfabric.MemoryRegion;
+import io.jfabric.MrMode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** shm between two real JVMs: messages of every protocol, RMA, and a sender killed with SIGKILL. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class TwoProcessTest {
+
+    private static Process startPeer(String... args) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String[] cmd = new String[5 + args.length];
+        cmd[0] = java;
+        cmd[1] = "--enable-native-access=ALL-UNNAMED";
+        cmd[2] = "-cp";
+        cmd[3] = System.getProperty("java.class.path");
+        cmd[4] = ShmPeerMain.class.getName();
+        System.arraycopy(args, 0, cmd, 5, args.length);
+        return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
+    private static String readAddress(Process p) throws Exception {
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
+        String line = r.readLine();
+        assertTrue(line != null && line.startsWith("ADDR "), "peer printed " + line);
+        return line.substring(5);
+    }
+
+    @Test
+    void everyProtocolAndRmaAcrossTwoJvms() throws Exception {
+        int count = 60;
+        try (ShmNode node = new ShmNode(); Arena arena = Arena.ofShared()) {
+            MemorySegment target = arena.allocate(65536);
+            MemoryRegion mr = node.domain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 42);
+            long addr = (node.info.domainAttr.mrMode & MrMode.VIRT_ADDR) != 0 ? target.address() : 0;
+            Process child = startPeer("send", new String(node.name(), StandardCharsets.US_ASCII),
+                    Integer.toString(count), Long.toString(addr), "42");
+            try {
+                String childName = readAddress(child);
+                long childAddr = node.av.insert(childName.getBytes(StandardCharsets.US_ASCII));
+                CqEntry e = new CqEntry();
+                CqErrEntry err = new CqErrEntry();
+                MemorySegment buf = arena.allocate(300_000);
+                MemorySegment expected = arena.allocate(300_000);
+                for (long i = 0; i < count; i++) {
+                    assertEquals(0, node.ep.trecv(buf, null, childAddr, i, 0, "r" + i));
+                    assertEquals(1, node.next(e, err, 20_000), "message " + i + ": " + err.err + " " + node.ep);
+                    int size = ShmPeerMain.sizeOf(i);
+                    assertEquals(size, e.len);
+                    assertEquals(i, e.tag);
+                    assertEquals(childAddr, e.srcAddr);
+                    MemorySegment want = expected.asSlice(0, size);
+                    ShmPeerMain.pattern(want, i);
+                    assertEquals(-1, want.mismatch(buf.asSlice(0, size)), "bytes of message " + i);
+                }
+                MemorySegment verdict = arena.allocate(256);
+                assertEquals(0, node.ep.trecv(verdict, null, childAddr, ShmPeerMain.DONE, 0, "done"));
+                assertEquals(1, node.next(e, err, 20_000), "no verdict: " + err.err);
+                assertEquals("ok", verdict.getString(0));
+                MemorySegment want = arena.allocate(65536);
+                ShmPeerMain.pattern(want, 77);
+                assertEquals(-1, want.mismatch(target), "the child's RMA write landed in our registered memory");
+                assertEquals(0, node.ep.tsend(arena.allocateFrom("bye"), null, childAddr, ShmPeerMain.BYE, "bye"));
+                assertEquals(1, node.next(e, err, 10_000));
+                assertTrue(child.waitFor(20, TimeUnit.SECONDS));
+                assertEquals(0, child.exitValue());
+                assertFalse(Files.exists(Path.of(ShmParams.DIRECTORY.get(), childName.substring("fi_shm://".length()))),
+                        "the child's region is unlinked when it closes");
+            } finally {
+                child.destroyForcibly();
+                mr.close();
+            }
+        }
+    }
+
+    @Test
+    void killedSenderLeavesTheReceiverWorkingAndItsRegionIsReclaimed() throws Exception {
+        try (ShmNode node = new ShmNode(); ShmNode local = new ShmNode(); Arena arena = Arena.ofShared()) {
+            Process child = startPeer("stream", new String(node.name(), StandardCharsets.US_ASCII));
+            String childName;
+            try {
+                childName = readAddress(child);
+                long childAddr = node.av.insert(childName.getBytes(StandardCharsets.US_ASCII));
+                CqEntry e = new CqEntry();
+                CqErrEntry err = new CqErrEntry();
+                MemorySegment buf = arena.allocate(300_000);
+                MemorySegment want = arena.allocate(300_000);
+                // take a few messages of every size, verifying each, then kill the sender mid-stream
+                for (long i = 0; i < 40; i++) {
+                    assertEquals(0, node.ep.trecv(buf, null, childAddr, i, 0, "r"));
+                    assertEquals(1, node.next(e, err, 20_000), "message " + i + ": " + err.err);
+                    int size = ShmPeerMain.sizeOf(i);
+                    ShmPeerMain.pattern(want.asSlice(0, size), i);
+                    assertEquals(-1, want.asSlice(0, size).mismatch(buf.asSlice(0, size)));
+                }
+                child.destroyForcibly(); // SIGKILL
+                assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+                // whatever the child left in our ring is consumed or dropped, never a hang
+                MemorySegment any = arena.allocate(300_000);
+                for (int i = 0; i < 10; i++) {
+                    node.ep.trecv(any, null, childAddr, 0, -1L, null);
+                }
+                node.progressFor(200);
+                // sends to the dead peer fail with an error (its death is noticed within ~1024 sends)
+                int rc = 0;
+                for (int i = 0; i < 5000 && rc == 0; i++) {
+                    rc = node.ep.inject(arena.allocate(8), childAddr);
+                    node.cq.read(new CqEntry[0], 0);
+                }
+                assertEquals(-Errno.ECONNRESET, rc);
+                // the receiver carries on with other senders
+                long localToNode = local.insert(node);
+                MemorySegment msg = arena.allocateFrom("still alive");
+                MemorySegment got = arena.allocate(64);
+                assertEquals(0, node.ep.trecv(got, null, node.av.insert(local.name()), 5, 0, "alive"));
+                assertEquals(0, local.ep.tsend(msg, null, localToNode, 5, "s"));
+                int r;
+                do {
+                    r = node.next(e, err, 5_000);
+                } while (r == -Errno.EAVAIL || (r == 1 && e.context != "alive"));
+                assertEquals(1, r, "no message from the live sender: " + node.ep);
+                assertEquals("still alive", got.getString(0));
+            } finally {
+                child.destroyForcibly();
+            }
+            // the dead process's region is found stale and removed by the next sweep (as at the next start)
+            Path region = Path.of(ShmParams.DIRECTORY.get(), childName.substring("fi_shm://".length()));
+            assertTrue(Files.exists(region), "SIGKILL leaves the region behind");
+            assertTrue(RegionCleaner.sweepStale(region.getParent()) >= 1);
+            assertFalse(Files.exists(region));
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.jfabric.provider.verbs;
+
+import io.jfabric.Access;
+import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.CounterAttr;
+import io.jfabric.CqAttr;
+import io.jfabric.Domain;
+import io.jfabric.Endpoint;
+import io.jfabric.Errno;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.MemoryRegion;
+import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.provider.verbs.ffi.ibv_context;
+import io.jfabric.provider.verbs.ffi.ibv_mr;
+import io.jfabric.provider.verbs.ffi.verbs_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import io.jfabric.util.UtilFabricObject;
+
+/**
+ * Mirrors libfabric's verbs domain: one RDMA device (the ibv_context rdma_cm uses for it) and a
+ * protection domain. Memory registration is {@code ibv_reg_mr} of native segments (FI_MR_LOCAL,
+ * VIRT_ADDR, ALLOCATED, PROV_KEY). No AVs or counters on FI_EP_MSG, as libfabric's verbs.
+ */
+final class VerbsDomain extends UtilFabricObject implements Domain {
+    private final VerbsFabric fabric;
+    private final FabricInfo info;
+    private final VerbsDevice device;
+    private final MemorySegment context;
+    private final MemorySegment pd;
+    /** Null when FI_MR_CACHE_MAX_COUNT is 0. */
+    private final MrCache<MemorySegment> mrCache;
+    private final boolean cacheRemote;
+
+    VerbsDomain(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
+        super("verbs domain " + device.name());
+        this.fabric = fabric;
+        this.info = info.copy();
+        this.device = device;
+        this.context = ibv_context.reinterpret(device.context());
+        MemorySegment p = verbs_h.ibv_alloc_pd(context);
+        if (Native.isNull(p)) {
+            throw new FabricException(Errno.ENOMEM, "ibv_alloc_pd on " + device.name() + " failed");
+        }
+        this.pd = p;
+        int maxCount = VerbsParams.MR_CACHE_MAX_COUNT.get();
+        cacheRemote = VerbsParams.MR_CACHE_REMOTE.get();
+        mrCache = maxCount <= 0 ? null : new MrCache<>(new CacheRegistrar(), maxCount,
+                VerbsParams.MR_CACHE_MAX_SIZE.get());
+        fabric.acquire();
+    }
+
+    VerbsDevice device() {
+        return device;
+    }
+
+    MemorySegment context() {
+        return context;
+    }
+
+    MemorySegment pd() {
+        return pd;
+    }
+
+    @Override
+    public FabricInfo info() {
+        return info;
+    }
+
+    @Override
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    @Override
+    public Endpoint openEndpoint(FabricInfo info) {
+        return openEndpoint(info, null);
+    }
+
+    @Override
+    public Endpoint openEndpoint(FabricInfo info, Object context) {
+        checkOpen("open an endpoint on");
+        return new VerbsEndpoint(this, info == null ? this.info : info, context);
+    }
+
+    @Override
+    public AddressVector openAv(AvAttr attr) {
+        throw new FabricException(Errno.ENOSYS, "verbs offers FI_EP_MSG only, which has no address vectors; "
+                + "use \"verbs;ofi_rxm\" for FI_EP_RDM");
+    }
+
+    @Override
+    public CompletionQueue openCq(CqAttr attr) {
+        checkOpen("open a CQ on");
+        return new VerbsCompletionQueue(this, attr == null ? new CqAttr() : attr);
+    }
+
+    @Override
+    public Counter openCounter(CounterAttr attr) {
+        throw new FabricException(Errno.ENOSYS, "the verbs provider has no counters (as libfabric's verbs for MSG)");
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
+        checkOpen("register memory on");
+        if (segment == null || !segment.isNative()) {
+            throw new FabricException(Errno.EINVAL, "verbs registers native memory only: the NIC reads and writes "
+                    + "it directly and the GC moves heap arrays; allocate the buffer from an Arena");
+        }
+        if (segment.byteSize() == 0) {
+            throw new FabricException(Errno.EINVAL, "cannot register an empty segment");
+        }
+        boolean remote = access == 0 || (access & (Access.REMOTE_READ | Access.REMOTE_WRITE)) != 0;
+        if (mrCache != null && (!remote || cacheRemote)) {
+            MrCache.Entry<MemorySegment> e;
+            synchronized (this) {
+                e = mrCache.acquire(segment);
+            }
+            acquire();
+            return new VerbsMemoryRegion(this, segment, access, offset, e.registration, e);
+        }
+        int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE;
+        if (access == 0 || (access & Access.REMOTE_READ) != 0) {
+            ibAccess |= verbs_h.IBV_ACCESS_REMOTE_READ;
+        }
+        if (access == 0 || (access & Access.REMOTE_WRITE) != 0) {
+            ibAccess |= verbs_h.IBV_ACCESS_REMOTE_WRITE;
+        }
+        MemorySegment mr = regMr(segment, segment.byteSize(), ibAccess);
+        acquire();
+        return new VerbsMemoryRegion(this, segment, access, offset, mr, null);
+    }
+
+    private MemorySegment regMr(MemorySegment addr, long length, int ibAccess) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment err = NativeLibrary.allocateCaptureState(a);
+            return Native.checkPtr(verbs_h.ibv_reg_mr(err, pd, addr, length, ibAccess), err,
+                    "ibv_reg_mr of " + length + " bytes on " + device.name()
+                            + " (check ulimit -l: registered memory is pinned)");
+        }
+    }
+
+    /** A cached registration's user closed its MemoryRegion. */
+    synchronized void releaseCached(MrCache.Entry<MemorySegment> e) {
+        mrCache.release(e);
+    }
+
+    /** Registers page-rounded ranges for the cache: local write always, remote rights when those are cached. */
+    private final class CacheRegistrar implements MrCache.Registrar<MemorySegment> {
+        @Override
+        public MemorySegment register(long address, long length) {
+            int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE
+                    | (cacheRemote ? verbs_h.IBV_ACCESS_REMOTE_READ | verbs_h.IBV_ACCESS_REMOTE_WRITE : 0);
+            return regMr(MemorySegment.ofAddress(address), length, ibAccess);
+        }
+
+        @Override
+        public void deregister(MemorySegment mr) {
+            int rc = verbs_h.ibv_dereg_mr(ibv_mr.reinterpret(mr));
+            if (rc != 0) {
+                throw new FabricException(rc, "ibv_dereg_mr of a cached registration failed: " + Native.strerror(rc));
+            }
+        }
+    }
+
+    @Override
+    protected void doClose() {
+        if (mrCache != null) {
+            synchronized (this) {
+                mrCache.flush();
+            }
+        }
+        Native.checkVerbs(verbs_h.ibv_dealloc_pd(pd), "ibv_dealloc_pd");
+        fabric.release();
+    }
+}

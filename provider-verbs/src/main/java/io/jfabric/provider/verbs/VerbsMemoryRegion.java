@@ -1,0 +1,92 @@
+package io.jfabric.provider.verbs;
+
+import io.jfabric.MemoryRegion;
+import io.jfabric.provider.verbs.ffi.ibv_mr;
+import io.jfabric.provider.verbs.ffi.verbs_h;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Mirrors libfabric's verbs MR: an {@code ibv_mr}. The key is the rkey (FI_MR_PROV_KEY); peers address
+ * the memory by its virtual address (FI_MR_VIRT_ADDR). The lkey is what data-path calls put in their
+ * scatter/gather entries.
+ */
+final class VerbsMemoryRegion implements MemoryRegion {
+    private final VerbsDomain domain;
+    private final MemorySegment segment;
+    private final long access;
+    private final long offset;
+    private final MemorySegment mr;
+    /** The cache entry this region borrows, or null when it owns its registration. */
+    private final MrCache.Entry<MemorySegment> cached;
+    private final int lkey;
+    private final int rkey;
+    private boolean closed;
+
+    VerbsMemoryRegion(VerbsDomain domain, MemorySegment segment, long access, long offset, MemorySegment mrPtr,
+                      MrCache.Entry<MemorySegment> cached) {
+        this.cached = cached;
+        this.domain = domain;
+        this.segment = segment;
+        this.access = access;
+        this.offset = offset;
+        this.mr = ibv_mr.reinterpret(mrPtr);
+        this.lkey = ibv_mr.lkey(mr);
+        this.rkey = ibv_mr.rkey(mr);
+    }
+
+    int lkey() {
+        return lkey;
+    }
+
+    VerbsDomain domain() {
+        return domain;
+    }
+
+    /** Whether {@code buf} lies inside the registered memory. */
+    boolean covers(MemorySegment buf) {
+        long a = buf.address();
+        long base = segment.address();
+        return a >= base && a + buf.byteSize() <= base + segment.byteSize();
+    }
+
+    @Override
+    public long key() {
+        return Integer.toUnsignedLong(rkey);
+    }
+
+    @Override
+    public long access() {
+        return access;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        if (cached != null) {
+            domain.releaseCached(cached);
+        } else {
+            Native.checkVerbs(verbs_h.ibv_dereg_mr(mr), "ibv_dereg_mr");
+        }
+        closed = true;
+        domain.release();
+    }
+
+    @Override
+    public String toString() {
+        return "VerbsMemoryRegion[" + segment.byteSize() + " B @0x" + Long.toHexString(segment.address())
+                + ", lkey=0x" + Integer.toHexString(lkey) + ", rkey=0x" + Integer.toHexString(rkey) + "]";
+    }
+}

@@ -1,0 +1,30 @@
+package io.jfabric.provider.verbs;
+
+import io.jfabric.util.ProviderParams;
+
+/** The verbs provider's tunables, with libfabric's verbs names (FI_VERBS_TX_SIZE ...). */
+final class VerbsParams {
+    private VerbsParams() {
+    }
+
+    static final ProviderParams PARAMS = new ProviderParams("verbs");
+    static final ProviderParams.IntParam TX_SIZE = PARAMS.integer("tx_size", 384,
+            "Default maximum tx context size (send queue depth), capped by the device's max_qp_wr");
+    static final ProviderParams.IntParam RX_SIZE = PARAMS.integer("rx_size", 384,
+            "Default maximum rx context size (receive queue depth), capped by the device's max_qp_wr");
+    static final ProviderParams.IntParam TX_IOV_LIMIT = PARAMS.integer("tx_iov_limit", 4,
+            "Default maximum tx iov_limit (scatter/gather entries), capped by the device's max_sge");
+    static final ProviderParams.IntParam RX_IOV_LIMIT = PARAMS.integer("rx_iov_limit", 4,
+            "Default maximum rx iov_limit, capped by the device's max_sge");
+    /** libfabric's MR cache tunables keep their global names: FI_MR_CACHE_MAX_COUNT, FI_MR_CACHE_MAX_SIZE. */
+    static final ProviderParams MR_CACHE = new ProviderParams("mr_cache");
+    static final ProviderParams.IntParam MR_CACHE_MAX_COUNT = MR_CACHE.integer("max_count", 1024,
+            "Most registrations the verbs MR cache keeps (0 disables the cache)");
+    static final ProviderParams.LongParam MR_CACHE_MAX_SIZE = MR_CACHE.longParam("max_size", 1L << 30,
+            "Most bytes the verbs MR cache keeps registered");
+    static final ProviderParams.BoolParam MR_CACHE_REMOTE = PARAMS.bool("mr_cache_remote", false,
+            "Also cache registrations with remote access. Faster for rendezvous protocols, but a closed MR's "
+                    + "key then stays valid for remote access until the cache evicts it");
+    static final ProviderParams.IntParam INLINE_SIZE = PARAMS.integer("inline_size", 64,
+            "Default maximum inline size (inject_size); what the QP grants is what inject allows");
+}
