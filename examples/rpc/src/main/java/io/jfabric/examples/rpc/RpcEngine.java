@@ -150,6 +150,10 @@ public final class RpcEngine implements AutoCloseable {
         return res;
     }
 
+    EngineOptions options() {
+        return options;
+    }
+
     /** This engine's endpoint address; give it to peers (file, command line) for {@link #lookup}. */
     public byte[] selfAddress() {
         return selfAddress.clone();
