@@ -7,8 +7,11 @@ module io.jfabric.bench {
     requires io.jfabric;
     requires io.jfabric.util;
     requires io.jfabric.provider.tcp;
+    requires io.jfabric.provider.shm;
     requires jmh.core;
     requires java.desktop;
+    // the allocation test (compiled into this module) reads per-thread allocated bytes
+    requires jdk.management;
 
     exports io.jfabric.bench;
     exports io.jfabric.bench.jmh;

@@ -14,9 +14,19 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProcessRunner {
     private final long timeoutMs;
+    /** Children still running, killed by a shutdown hook so an interrupted compare leaves no process behind. */
+    private final java.util.Set<Process> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     ProcessRunner(long timeoutMs) {
         this.timeoutMs = timeoutMs;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> live.forEach(Process::destroyForcibly)));
+    }
+
+    private Process start(ProcessBuilder pb) throws IOException {
+        Process p = pb.start();
+        live.add(p);
+        p.onExit().thenRun(() -> live.remove(p));
+        return p;
     }
 
     /** The outcome of one side. */
@@ -30,7 +40,7 @@ final class ProcessRunner {
     Result runPair(List<String> server, List<String> client, int port) throws IOException, InterruptedException {
         Path sOut = Files.createTempFile("bench-srv", ".out");
         Path sErr = Files.createTempFile("bench-srv", ".err");
-        Process srv = new ProcessBuilder(server).redirectOutput(sOut.toFile()).redirectError(sErr.toFile()).start();
+        Process srv = start(new ProcessBuilder(server).redirectOutput(sOut.toFile()).redirectError(sErr.toFile()));
         try {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs, 30_000));
             while (!listening(port)) {
@@ -65,7 +75,7 @@ final class ProcessRunner {
         Path out = Files.createTempFile("bench", ".out");
         Path err = Files.createTempFile("bench", ".err");
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            Process p = start(new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()));
             if (!p.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(5, TimeUnit.SECONDS);

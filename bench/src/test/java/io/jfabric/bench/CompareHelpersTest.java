@@ -1,0 +1,63 @@
+package io.jfabric.bench;
+
+import org.junit.jupiter.api.Test;
+
+import javax.imageio.ImageIO;
+import java.awt.Color;
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** bench/compare's parsing, statistics and plotting, on fixed inputs. */
+class CompareHelpersTest {
+    @Test
+    void parsesAFiPingpongTable() {
+        String out = """
+                bytes   #sent   #ack     total       time     MB/sec    usec/xfer   Mxfers/sec
+                1m      200     =200     400m        0.52s    806.12    1300.71       0.00
+                """;
+        PingPongResult r = PingPongResult.parse(out);
+        assertNotNull(r);
+        assertEquals(1L << 20, r.size());
+        assertEquals(806.12, r.mbPerSec(), 1e-9);
+        assertEquals(1300.71, r.usecPerXfer(), 1e-9);
+        assertNull(PingPongResult.parse("fi_getinfo(): -61\n"));
+        assertEquals(1536, PingPongResult.parseSize("1.5k"));
+    }
+
+    @Test
+    void medianOfOddAndEvenCounts() {
+        assertEquals(3.0, Stats.median(List.of(5.0, 1.0, 3.0)));
+        assertEquals(2.5, Stats.median(List.of(4.0, 1.0, 2.0, 3.0)));
+        assertTrue(Double.isNaN(Stats.median(List.of())));
+    }
+
+    @Test
+    void plotDrawsBothCurvesInTheirColours() throws Exception {
+        Path png = Files.createTempFile("plot", ".png");
+        long[] sizes = {64, 4096, 1 << 20};
+        Color red = new Color(200, 40, 40);
+        Color blue = new Color(30, 90, 200);
+        Plot.render(png, "test", sizes, List.of(
+                new Plot.Series("a", red, false, new double[]{10, 20, 900}, new double[]{5, 200, 1000}),
+                new Plot.Series("b", blue, false, new double[]{12, 25, Double.NaN}, new double[]{4, 150, Double.NaN})));
+        BufferedImage img = ImageIO.read(png.toFile());
+        assertEquals(1240, img.getWidth());
+        int redPixels = 0;
+        int bluePixels = 0;
+        for (int y = 0; y < img.getHeight(); y++) {
+            for (int x = 0; x < img.getWidth(); x++) {
+                int rgb = img.getRGB(x, y) & 0xffffff;
+                redPixels += rgb == (red.getRGB() & 0xffffff) ? 1 : 0;
+                bluePixels += rgb == (blue.getRGB() & 0xffffff) ? 1 : 0;
+            }
+        }
+        assertTrue(redPixels > 200 && bluePixels > 100, "curves drawn: red " + redPixels + ", blue " + bluePixels);
+    }
+}

@@ -1,0 +1,212 @@
+package io.jfabric.bench;
+
+import io.jfabric.Access;
+import io.jfabric.AvAttr;
+import io.jfabric.AvType;
+import io.jfabric.BindFlags;
+import io.jfabric.Caps;
+import io.jfabric.CompletionQueue;
+import io.jfabric.CqAttr;
+import io.jfabric.CqFormat;
+import io.jfabric.Domain;
+import io.jfabric.Endpoint;
+import io.jfabric.EndpointType;
+import io.jfabric.EqAttr;
+import io.jfabric.EqEntry;
+import io.jfabric.EqEvent;
+import io.jfabric.Errno;
+import io.jfabric.EventQueue;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.FabricObject;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.MrMode;
+import io.jfabric.PassiveEndpoint;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * A sender and a receiver endpoint of one provider in this process, driven from one thread: connected
+ * through a passive endpoint (MSG) or with each other in their AVs (RDM). Each side has its own fabric,
+ * domain and CQs, as two processes would.
+ */
+final class MessagePair implements AutoCloseable {
+    final FabricInfo info;
+    Endpoint sender;
+    Endpoint receiver;
+    CompletionQueue senderTx;
+    CompletionQueue senderRx;
+    CompletionQueue receiverTx;
+    CompletionQueue receiverRx;
+    MemoryRegion senderMr;
+    MemoryRegion receiverMr;
+    long toReceiver = Fabrics.ADDR_UNSPEC;
+    long toSender = Fabrics.ADDR_UNSPEC;
+    final MemorySegment senderBuf;
+    final MemorySegment receiverBuf;
+
+    private final Deque<FabricObject> opened = new ArrayDeque<>();
+    private final Arena arena = Arena.ofShared();
+
+    /** The first info of {@code prov} with {@code type} and {@code caps}, or null when there is none. */
+    static FabricInfo find(String prov, EndpointType type, long caps) {
+        FabricInfo h = FabricInfo.hints();
+        h.fabricAttr.provName = prov;
+        h.epAttr.type = type;
+        h.caps = caps;
+        h.domainAttr.mrMode = MrMode.LOCAL | MrMode.ALLOCATED | MrMode.PROV_KEY | MrMode.VIRT_ADDR;
+        try {
+            List<FabricInfo> infos = Fabrics.getInfo(h);
+            for (FabricInfo i : infos) {
+                // loopback only
+                if (i.domainAttr.name == null || type != EndpointType.MSG || i.domainAttr.name.equals("lo")) {
+                    return i;
+                }
+            }
+            return infos.isEmpty() ? null : infos.getFirst();
+        } catch (FabricException e) {
+            if (e.errno() == Errno.ENODATA) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    MessagePair(FabricInfo info, long bufBytes) {
+        this.info = info;
+        this.senderBuf = arena.allocate(bufBytes, 4096);
+        this.receiverBuf = arena.allocate(bufBytes, 4096);
+        try {
+            if (info.epAttr.type == EndpointType.MSG) {
+                connect();
+            } else {
+                openRdm();
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private void connect() {
+        FabricInfo pi = info.copy();
+        Fabric rf = track(Fabrics.openFabric(pi));
+        EventQueue req = track(rf.openEq(EqAttr.defaults()));
+        PassiveEndpoint pep = track(rf.openPassiveEndpoint(pi));
+        pep.bind(req);
+        pep.listen();
+
+        FabricInfo si = info.copy();
+        si.destAddr = pep.getName();
+        Fabric sf = track(Fabrics.openFabric(si));
+        EventQueue seq = track(sf.openEq(EqAttr.defaults()));
+        Domain sd = track(sf.openDomain(si));
+        sender = endpoint(sd, si, seq, true);
+        sender.connect(pep.getName(), null);
+
+        EqEntry e = await(req, EqEvent.CONNREQ, seq);
+        FabricInfo ri = e.info;
+        Domain rd = track(rf.openDomain(ri));
+        receiver = endpoint(rd, ri, req, false);
+        receiver.accept(null);
+        await(req, EqEvent.CONNECTED, seq);
+        await(seq, EqEvent.CONNECTED, req);
+    }
+
+    private void openRdm() {
+        FabricInfo si = info.copy();
+        Fabric sf = track(Fabrics.openFabric(si));
+        Domain sd = track(sf.openDomain(si));
+        var sav = track(sd.openAv(AvAttr.of(si.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : si.domainAttr.avType)));
+        sender = endpoint(sd, si, null, true);
+        sender.bind(sav);
+        sender.enable();
+        FabricInfo ri = info.copy();
+        Fabric rf = track(Fabrics.openFabric(ri));
+        Domain rd = track(rf.openDomain(ri));
+        var rav = track(rd.openAv(AvAttr.of(ri.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : ri.domainAttr.avType)));
+        receiver = endpoint(rd, ri, null, false);
+        receiver.bind(rav);
+        receiver.enable();
+        toReceiver = sav.insert(receiver.getName());
+        toSender = rav.insert(sender.getName());
+    }
+
+    private Endpoint endpoint(Domain d, FabricInfo i, EventQueue eq, boolean isSender) {
+        CompletionQueue tx = track(d.openCq(CqAttr.of(CqFormat.TAGGED, 1024)));
+        CompletionQueue rx = track(d.openCq(CqAttr.of(CqFormat.TAGGED, 1024)));
+        MemoryRegion mr = null;
+        if ((i.domainAttr.mrMode & MrMode.LOCAL) != 0) {
+            mr = track(d.registerMemory(isSender ? senderBuf : receiverBuf, Access.SEND | Access.RECV, 0,
+                    isSender ? 0x5E : 0x4E, 0));
+        }
+        Endpoint ep = track(d.openEndpoint(i));
+        if (eq != null) {
+            ep.bind(eq);
+        }
+        ep.bind(tx, BindFlags.TRANSMIT);
+        ep.bind(rx, BindFlags.RECV);
+        if (isSender) {
+            senderTx = tx;
+            senderRx = rx;
+            senderMr = mr;
+        } else {
+            receiverTx = tx;
+            receiverRx = rx;
+            receiverMr = mr;
+        }
+        if (eq != null) {
+            ep.enable();
+        }
+        return ep;
+    }
+
+    /** Reads {@code eq} until {@code event}, polling {@code other} meanwhile (both sides progress in this thread). */
+    private static EqEntry await(EventQueue eq, int event, EventQueue other) {
+        EqEntry e = new EqEntry();
+        EqEntry scratch = new EqEntry();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            int rc = eq.read(e, 0);
+            if (rc == event) {
+                return e;
+            }
+            if (rc >= 0 || rc == -Errno.EAVAIL) {
+                throw new FabricException(Errno.EOTHER, "expected " + EqEvent.toString(event) + ", got " + rc);
+            }
+            int o = other.read(scratch, 0);
+            if (o == -Errno.EAVAIL) {
+                throw new FabricException(Errno.ECONNREFUSED, "connection failed on the other side");
+            }
+            Thread.onSpinWait();
+        }
+        throw new FabricException(Errno.ETIMEDOUT, "no " + EqEvent.toString(event) + " within 10 s");
+    }
+
+    boolean tagged() {
+        return (info.caps & Caps.TAGGED) != 0;
+    }
+
+    private <T extends FabricObject> T track(T o) {
+        opened.push(o);
+        return o;
+    }
+
+    @Override
+    public void close() {
+        while (!opened.isEmpty()) {
+            try {
+                opened.pop().close();
+            } catch (RuntimeException e) {
+                // keep closing the rest
+            }
+        }
+        arena.close();
+    }
+}
