@@ -20,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** fi_getinfo(3): what each case's info says, and that hints select and refuse as libfabric's do. */
 @Timeout(30)
 class GetInfoTest {
+    @org.junit.jupiter.api.extension.RegisterExtension
+    final StateDump dump = new StateDump();
 
     @ForEachFabric
     void infoIsComplete(FabricCase c) {

@@ -166,7 +166,8 @@ class PingPongInteropTest {
             cmd.add("--enable-native-access=ALL-UNNAMED");
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
-            cmd.add("io.jfabric.cli.pingpong.PingPongCommand");
+            cmd.add("io.jfabric.cli.Main"); // the jfabric command itself, as `jfabric pingpong` runs it
+            cmd.add("pingpong");
             cmd.add("-p");
             cmd.add(spec.javaProvider());
             cmd.add("--timeout");

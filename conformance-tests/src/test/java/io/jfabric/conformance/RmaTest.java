@@ -121,7 +121,7 @@ class RmaTest {
             m.set(src, p.a.desc(src), p.a.peer, "bad-write");
             m.rmaIov[0].set(p.b.remoteAddr(mr, offset), len, keyChoice.key(mr, p));
             m.rmaIovCount = 1;
-            int rc = p.a.ep.writemsg(m, OpFlags.DELIVERY_COMPLETE | OpFlags.COMPLETION);
+            int rc = p.poller.tryPost(() -> p.a.ep.writemsg(m, OpFlags.DELIVERY_COMPLETE | OpFlags.COMPLETION));
             Gate.require(rc != -Errno.EBADFLAGS && rc != -Errno.ENOSYS && rc != -Errno.EOPNOTSUPP, c,
                     "does not offer FI_DELIVERY_COMPLETE on fi_writemsg (" + Errno.name(rc) + ")");
             if (rc == 0) {

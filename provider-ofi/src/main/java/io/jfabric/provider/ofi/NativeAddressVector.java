@@ -51,7 +51,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
     }
 
     private byte[] wire(byte[] a) {
-        return format == AddressFormat.ADDR_STR ? java.util.Arrays.copyOf(a, a.length + 1) : a;
+        return NativeNames.toNative(a, format);
     }
 
     @Override

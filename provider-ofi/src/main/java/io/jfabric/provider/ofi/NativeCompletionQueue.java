@@ -45,9 +45,6 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     private MemorySegment readFn;
     private MemorySegment readfromFn;
     private MemorySegment readerrFn;
-    private MemorySegment sreadFn;
-    private MemorySegment sreadfromFn;
-    private MemorySegment signalFn;
     private MemorySegment strerrorFn;
 
     NativeCompletionQueue(NativeDomain domain, MemorySegment fid, CqAttr attr) {
@@ -70,9 +67,6 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         readFn = FabricInline.cqOp(fid, fi_ops_cq.read$offset());
         readfromFn = FabricInline.cqOp(fid, fi_ops_cq.readfrom$offset());
         readerrFn = FabricInline.cqOp(fid, fi_ops_cq.readerr$offset());
-        sreadFn = FabricInline.cqOp(fid, fi_ops_cq.sread$offset());
-        sreadfromFn = FabricInline.cqOp(fid, fi_ops_cq.sreadfrom$offset());
-        signalFn = FabricInline.cqOp(fid, fi_ops_cq.signal$offset());
         strerrorFn = FabricInline.cqOp(fid, fi_ops_cq.strerror$offset());
     }
 
@@ -85,7 +79,7 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     void closed() {
         // later reads must not reach the provider with a freed fid
         MemorySegment n = MemorySegment.NULL;
-        readFn = readfromFn = readerrFn = sreadFn = sreadfromFn = signalFn = strerrorFn = n;
+        readFn = readfromFn = readerrFn = strerrorFn = n;
     }
 
     private int missing() {
@@ -101,10 +95,10 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     public int read(CqEntry[] out, int count) {
         if (threadSafe) {
             synchronized (this) {
-                return readLocked(out, count, false, false, 0);
+                return readLocked(out, count, false);
             }
         }
-        return readLocked(out, count, false, false, 0);
+        return readLocked(out, count, false);
     }
 
     @Override
@@ -132,44 +126,78 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     public int readFrom(CqEntry[] out, int count) {
         if (threadSafe) {
             synchronized (this) {
-                return readLocked(out, count, true, false, 0);
+                return readLocked(out, count, true);
             }
         }
-        return readLocked(out, count, true, false, 0);
+        return readLocked(out, count, true);
     }
 
     @Override
     public int sread(CqEntry[] out, int count, int timeoutMillis) {
-        // no lock here: a blocked reader must not keep others (or signal) out
-        return readLocked(out, count, false, true, timeoutMillis);
+        return blockingRead(out, count, false, timeoutMillis);
     }
 
     @Override
     public int sreadFrom(CqEntry[] out, int count, int timeoutMillis) {
-        return readLocked(out, count, true, true, timeoutMillis);
+        return blockingRead(out, count, true, timeoutMillis);
     }
 
-    private int readLocked(CqEntry[] out, int count, boolean from, boolean blocking, int timeout) {
+    /**
+     * fi_cq_sread done on the Java side: native reads, sleeping between them (20 µs growing to 1 ms),
+     * until an entry, the timeout or {@link #signal()}. libfabric 1.17's shm never returns from its own
+     * fi_cq_sread when the timeout passes, and a blocked native call cannot be interrupted, so the
+     * bridge never enters one.
+     */
+    private int blockingRead(CqEntry[] out, int count, boolean from, int timeoutMillis) {
+        long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
+        long sleep = 20_000;
+        Thread me = Thread.currentThread();
+        waiter = me;
+        try {
+            for (;;) {
+                int rc;
+                if (threadSafe) {
+                    synchronized (this) {
+                        rc = readLocked(out, count, from);
+                    }
+                } else {
+                    rc = readLocked(out, count, from);
+                }
+                if (rc != -Errno.EAGAIN) {
+                    return rc;
+                }
+                if (signalled) {
+                    signalled = false;
+                    return -Errno.EAGAIN;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return -Errno.EAGAIN;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(this, Math.min(sleep, left));
+                sleep = Math.min(sleep * 2, 1_000_000);
+            }
+        } finally {
+            if (waiter == me) {
+                waiter = null;
+            }
+        }
+    }
+
+    private volatile Thread waiter;
+    private volatile boolean signalled;
+
+    private int readLocked(CqEntry[] out, int count, boolean from) {
         int n = Math.min(Math.min(count, out.length), BATCH);
         if (n < 0) {
             return -Errno.EINVAL;
         }
-        long rc;
-        if (blocking) {
-            MemorySegment fn = from ? sreadfromFn : sreadFn;
-            if (fn.address() == 0) {
-                return missing();
-            }
-            rc = from ? fi_ops_cq.sreadfrom.invoke(fn, fid, entries, n, srcAddrs, MemorySegment.NULL, timeout)
-                    : fi_ops_cq.sread.invoke(fn, fid, entries, n, MemorySegment.NULL, timeout);
-        } else {
-            MemorySegment fn = from ? readfromFn : readFn;
-            if (fn.address() == 0) {
-                return missing();
-            }
-            rc = from ? fi_ops_cq.readfrom.invoke(fn, fid, entries, n, srcAddrs)
-                    : fi_ops_cq.read.invoke(fn, fid, entries, n);
+        MemorySegment fn = from ? readfromFn : readFn;
+        if (fn.address() == 0) {
+            return missing();
         }
+        long rc = from ? fi_ops_cq.readfrom.invoke(fn, fid, entries, n, srcAddrs)
+                : fi_ops_cq.read.invoke(fn, fid, entries, n);
         for (int i = 0; i < rc; i++) {
             decode(out[i], i, from);
         }
@@ -235,10 +263,12 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     @Override
     public void signal() {
         checkOpen();
-        if (signalFn.address() == 0) {
-            throw NativeErrors.failure(-Errno.ENOSYS, "fi_cq_signal", "open the CQ with a wait object");
+        // wakes the Java-side sread (see blockingRead)
+        signalled = true;
+        Thread w = waiter;
+        if (w != null) {
+            java.util.concurrent.locks.LockSupport.unpark(w);
         }
-        NativeErrors.check(fi_ops_cq.signal.invoke(signalFn, fid), "fi_cq_signal", "open the CQ with a wait object");
     }
 
     @Override

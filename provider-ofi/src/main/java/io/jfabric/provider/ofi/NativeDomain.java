@@ -116,7 +116,9 @@ final class NativeDomain extends NativeFid implements Domain {
             MemorySegment na = fi_cq_attr.allocate(a);
             fi_cq_attr.size(na, attr.size);
             fi_cq_attr.flags(na, attr.flags);
-            fi_cq_attr.format(na, attr.format.value());
+            // the decoder must know the entry size, so UNSPEC becomes libfabric's usual default, CONTEXT
+            fi_cq_attr.format(na, (attr.format == io.jfabric.CqFormat.UNSPEC ? io.jfabric.CqFormat.CONTEXT
+                    : attr.format).value());
             fi_cq_attr.wait_obj(na, attr.waitObj.value());
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_cq_open(fid, na, out, MemorySegment.NULL);

@@ -170,7 +170,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     public void connect(byte[] addr, byte[] data) {
         checkOpen();
         try (Arena a = Arena.ofConfined()) {
-            int rc = FabricInline.fi_connect(fid, bytes(a, addr), bytes(a, data), data == null ? 0 : data.length);
+            int rc = FabricInline.fi_connect(fid, bytes(a, NativeNames.toNative(addr, info.addrFormat)), bytes(a, data),
+                    data == null ? 0 : data.length);
             NativeErrors.check(rc, "fi_connect", "bind an event queue and enable the endpoint first; CM data must fit "
                     + "FI_OPT_CM_DATA_SIZE");
         }
@@ -194,14 +195,15 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public byte[] getName() {
         checkOpen();
-        return NativeNames.get(fid, false, "fi_getname");
+        return NativeNames.get(fid, false, "fi_getname", info.addrFormat);
     }
 
     @Override
     public void setName(byte[] addr) {
         checkOpen();
         try (Arena a = Arena.ofConfined()) {
-            NativeErrors.check(FabricInline.fi_setname(fid, bytes(a, addr), addr.length), "fi_setname",
+            byte[] n = NativeNames.toNative(addr, info.addrFormat);
+            NativeErrors.check(FabricInline.fi_setname(fid, bytes(a, n), n.length), "fi_setname",
                     "pass an address in the info's addr_format");
         }
     }
@@ -209,7 +211,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     @Override
     public byte[] getPeer() {
         checkOpen();
-        return NativeNames.get(fid, true, "fi_getpeer");
+        return NativeNames.get(fid, true, "fi_getpeer", info.addrFormat);
     }
 
     @Override

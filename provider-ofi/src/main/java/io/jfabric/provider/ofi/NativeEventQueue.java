@@ -41,7 +41,6 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
     private final MemorySegment readFn;
     private final MemorySegment readerrFn;
     private final MemorySegment writeFn;
-    private final MemorySegment sreadFn;
     private final ConcurrentHashMap<Long, Object> written = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
 
@@ -55,7 +54,6 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
         readFn = FabricInline.eqOp(fid, fi_ops_eq.read$offset());
         readerrFn = FabricInline.eqOp(fid, fi_ops_eq.readerr$offset());
         writeFn = FabricInline.eqOp(fid, fi_ops_eq.write$offset());
-        sreadFn = FabricInline.eqOp(fid, fi_ops_eq.sread$offset());
     }
 
     @Override
@@ -83,18 +81,25 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
     }
 
     @Override
+    /**
+     * fi_eq_sread done on the Java side: native reads with sleeps between them (20 µs growing to 1 ms)
+     * until an event or the timeout, because a native call blocked in libfabric cannot be interrupted
+     * and some 1.17 providers do not honour sread timeouts (see NativeCompletionQueue).
+     */
     public int sread(EqEntry entry, int timeoutMillis, long flags) {
-        if (isClosed()) {
-            return -Errno.EBADF;
-        }
-        if (sreadFn.address() == 0) {
-            return -Errno.ENOSYS;
-        }
-        // holds the lock while blocked: the event buffers are shared; sread is a control-path call
-        synchronized (this) {
-            buf.asSlice(0, fi_eq_err_entry.sizeof()).fill((byte) 0);
-            long rc = fi_ops_eq.sread.invoke(sreadFn, fid, event, buf, BUF_SIZE, timeoutMillis, flags);
-            return rc < 0 ? (int) rc : decode(entry, rc, flags);
+        long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
+        long sleep = 20_000;
+        for (;;) {
+            int rc = read(entry, flags);
+            if (rc != -Errno.EAGAIN) {
+                return rc;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return -Errno.EAGAIN;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(this, Math.min(sleep, left));
+            sleep = Math.min(sleep * 2, 1_000_000);
         }
     }
 

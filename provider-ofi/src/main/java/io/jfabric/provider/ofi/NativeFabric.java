@@ -92,7 +92,7 @@ final class NativeFabric extends NativeFid implements Fabric {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_passive_ep(fid, n, out, MemorySegment.NULL);
             NativeErrors.check(rc, "fi_passive_ep", "passive endpoints exist for FI_EP_MSG infos only");
-            return new NativePassiveEndpoint(this, out.get(Fabric_h.C_POINTER, 0));
+            return new NativePassiveEndpoint(this, out.get(Fabric_h.C_POINTER, 0), info.addrFormat);
         } finally {
             Fabric_h.fi_freeinfo(n);
         }

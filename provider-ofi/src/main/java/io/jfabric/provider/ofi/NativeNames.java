@@ -12,6 +12,30 @@ final class NativeNames {
     private NativeNames() {
     }
 
+    /** A native address as jfabric carries it: FI_ADDR_STR strings lose their NUL and anything after it. */
+    static byte[] fromNative(byte[] raw, io.jfabric.AddressFormat format) {
+        if (format != io.jfabric.AddressFormat.ADDR_STR) {
+            return raw;
+        }
+        int end = 0;
+        while (end < raw.length && raw[end] != 0) {
+            end++;
+        }
+        return java.util.Arrays.copyOf(raw, end);
+    }
+
+    /** A jfabric address as libfabric takes it: FI_ADDR_STR strings get their NUL back. */
+    static byte[] toNative(byte[] addr, io.jfabric.AddressFormat format) {
+        if (addr == null || format != io.jfabric.AddressFormat.ADDR_STR) {
+            return addr;
+        }
+        return addr.length > 0 && addr[addr.length - 1] == 0 ? addr : java.util.Arrays.copyOf(addr, addr.length + 1);
+    }
+
+    static byte[] get(MemorySegment fid, boolean peer, String what, io.jfabric.AddressFormat format) {
+        return fromNative(get(fid, peer, what), format);
+    }
+
     static byte[] get(MemorySegment fid, boolean peer, String what) {
         long size = 128;
         for (int attempt = 0; attempt < 3; attempt++) {

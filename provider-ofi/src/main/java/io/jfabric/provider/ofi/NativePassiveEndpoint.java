@@ -14,8 +14,11 @@ import java.lang.foreign.ValueLayout;
 /** Mirrors {@code struct fid_pep} of a native provider (FI_EP_MSG listeners). */
 final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
 
-    NativePassiveEndpoint(NativeFabric fabric, MemorySegment fid) {
+    private final io.jfabric.AddressFormat format;
+
+    NativePassiveEndpoint(NativeFabric fabric, MemorySegment fid, io.jfabric.AddressFormat format) {
         super(fabric, fid);
+        this.format = format;
         hold(fabric);
     }
 
@@ -56,14 +59,15 @@ final class NativePassiveEndpoint extends NativeFid implements PassiveEndpoint {
     @Override
     public byte[] getName() {
         checkOpen();
-        return NativeNames.get(fid, false, "fi_getname");
+        return NativeNames.get(fid, false, "fi_getname", format);
     }
 
     @Override
     public void setName(byte[] addr) {
         checkOpen();
         try (Arena a = Arena.ofConfined()) {
-            NativeErrors.check(FabricInline.fi_setname(fid, a.allocateFrom(ValueLayout.JAVA_BYTE, addr), addr.length),
+            byte[] n = NativeNames.toNative(addr, format);
+            NativeErrors.check(FabricInline.fi_setname(fid, a.allocateFrom(ValueLayout.JAVA_BYTE, n), n.length),
                     "fi_setname", "pass an address in the info's addr_format");
         }
     }

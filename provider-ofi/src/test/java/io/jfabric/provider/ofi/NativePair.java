@@ -50,6 +50,11 @@ final class NativePair implements AutoCloseable {
     final List<CqErrEntry> errB = new ArrayList<>();
 
     NativePair(String provName, long caps) {
+        this(provName, caps, 0);
+    }
+
+    /** @param txBindFlags extra flags for the transmit CQ binding (SELECTIVE_COMPLETION) */
+    NativePair(String provName, long caps, long txBindFlags) {
         Hints h = Hints.create().provider(provName).caps(caps).epType(EndpointType.RDM)
                 .mrMode(MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY);
         if (provName.contains("tcp") || provName.contains("udp")) {
@@ -64,15 +69,24 @@ final class NativePair implements AutoCloseable {
         av = domain.openAv(AvAttr.of(AvType.UNSPEC));
         cqA = domain.openCq(CqAttr.of(CqFormat.TAGGED, 128));
         cqB = domain.openCq(CqAttr.of(CqFormat.TAGGED, 128));
-        a = open(cqA);
-        b = open(cqB);
+        a = open(cqA, txBindFlags);
+        b = open(cqB, txBindFlags);
         addrA = av.insert(a.getName());
         addrB = av.insert(b.getName());
     }
 
-    private Endpoint open(CompletionQueue cq) {
-        Endpoint ep = domain.openEndpoint(info);
-        ep.bind(cq, BindFlags.TRANSMIT | BindFlags.RECV);
+    private Endpoint open(CompletionQueue cq, long txBindFlags) {
+        FabricInfo i = info.copy();
+        if (txBindFlags != 0) {
+            i.txAttr.opFlags &= ~io.jfabric.OpFlags.COMPLETION;
+        }
+        Endpoint ep = domain.openEndpoint(i);
+        if (txBindFlags == 0) {
+            ep.bind(cq, BindFlags.TRANSMIT | BindFlags.RECV);
+        } else {
+            ep.bind(cq, BindFlags.TRANSMIT | txBindFlags);
+            ep.bind(cq, BindFlags.RECV);
+        }
         ep.bind(av);
         ep.enable();
         return ep;

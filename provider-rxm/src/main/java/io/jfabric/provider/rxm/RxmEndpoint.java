@@ -378,7 +378,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     public String toString() {
         synchronized (lock) {
             return "RxmEndpoint[" + io.jfabric.provider.rxm.conn.SockAddr.toString(localAddr) + ", dyn_rbuf="
-                    + dynRbuf + ", eager=" + eagerLimit + ", sar=" + selector.sarLimit() + ", tx free " + txFreeTop
+                    + dynRbuf + ", eager=" + eagerLimit + ", sar=" + selector.sarLimit() + ", rndv=" + (rndvWrite ? "write" : "read") + ", tx free " + txFreeTop
                     + "/" + txOps.length + ", unexpected msg " + recvQ.unexpCount + " tagged " + trecvQ.unexpCount
                     + ", unexpected buffers " + unexpBuffers + ", deferred conns " + deferredConns.size() + "\n"
                     + cm + "]";
@@ -623,31 +623,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
         inProgress = true;
         try {
-            int reads = 0;
-            int n;
-            while ((n = coreCq.read(coreEntries, BATCH)) > 0) {
-                for (int i = 0; i < n; i++) {
-                    CqEntry e = coreEntries[i];
-                    Object ctx = e.context;
-                    e.context = null;
-                    if (ctx instanceof CoreCompletion cc) {
-                        cc.complete(this, e);
-                    }
-                }
-                reads += n;
-                if (n < BATCH || reads >= params.cqEqFairness()) {
-                    break;
-                }
-            }
-            if (n == -Errno.EAVAIL) {
-                while (coreCq.readError(coreErr, 0) == 1) {
-                    Object ctx = coreErr.context;
-                    coreErr.context = null;
-                    if (ctx instanceof CoreCompletion cc) {
-                        cc.fail(this, coreErr);
-                    }
-                }
-            }
+            drainCoreCq(params.cqEqFairness());
             long now = System.nanoTime();
             if (cm.settingUp() > 0 || now - lastCmPoll >= cmIntervalNanos) {
                 lastCmPoll = now;
@@ -664,6 +640,45 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
+    /** Reads up to {@code max} core completions (and every error completion) and dispatches them. */
+    private void drainCoreCq(int max) {
+        int reads = 0;
+        int n;
+        while ((n = coreCq.read(coreEntries, BATCH)) > 0) {
+            for (int i = 0; i < n; i++) {
+                CqEntry e = coreEntries[i];
+                Object ctx = e.context;
+                e.context = null;
+                if (ctx instanceof CoreCompletion cc) {
+                    cc.complete(this, e);
+                }
+            }
+            reads += n;
+            if (n < BATCH || reads >= max) {
+                break;
+            }
+        }
+        if (n == -Errno.EAVAIL) {
+            while (coreCq.readError(coreErr, 0) == 1) {
+                Object ctx = coreErr.context;
+                coreErr.context = null;
+                if (ctx instanceof CoreCompletion cc) {
+                    cc.fail(this, coreErr);
+                }
+            }
+        }
+    }
+
+    /**
+     * A core endpoint went down: first take every completion the core queued before it (what the peer sent
+     * just before closing is data, not loss, as libfabric's rxm_close_conn flushes the MSG CQ), then fail
+     * the connection.
+     */
+    private void peerGone(Endpoint e, int errno) {
+        drainCoreCq(Integer.MAX_VALUE);
+        cm.onShutdown(e, errno);
+    }
+
     private void pollEq() {
         while (true) {
             int rc = coreEq.read(eqEntry, 0);
@@ -677,7 +692,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                     }
                     case EqEvent.SHUTDOWN -> {
                         if (eqEntry.fid instanceof Endpoint e) {
-                            cm.onShutdown(e, 0);
+                            peerGone(e, 0);
                         }
                     }
                     default -> LOG.log(System.Logger.Level.DEBUG, "ignoring core event {0}", EqEvent.toString(rc));
@@ -693,7 +708,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                     if (eqErr.err == Errno.ECONNREFUSED) {
                         cm.onRejected(e, eqErr.errData);
                     } else {
-                        cm.onShutdown(e, eqErr.err);
+                        peerGone(e, eqErr.err);
                     }
                 } else {
                     LOG.log(System.Logger.Level.WARNING, "core EQ error: {0}", eqErr);

@@ -210,4 +210,37 @@ class RxmFailureTest {
             }
         }
     }
+
+    @Test
+    void aMessageSentJustBeforeTheSenderClosesIsDelivered() {
+        RxmNode a = node();
+        RxmNode b = node();
+        long ab = a.insert(b.name());
+        long ba = b.insert(a.name());
+        MemorySegment m = RxmNode.pattern(arena, 64, 9);
+        // connect first
+        assertEquals(0, b.ep.recv(arena.allocate(64), null, ba, "first"));
+        assertEquals(0, RxmNode.retry(() -> a.ep.send(m, null, ab, "s1"), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.completionFor("first") != null && a.completionFor("s1") != null, 10_000,
+                a, b));
+        // a rendezvous each way first (RMA reads on both connections' core endpoints)
+        MemorySegment big = RxmNode.pattern(arena, 1 << 20, 4);
+        assertEquals(0, b.ep.recv(arena.allocate(1 << 20), null, ba, "big-b"));
+        assertEquals(0, a.ep.recv(arena.allocate(1 << 20), null, ab, "big-a"));
+        assertEquals(0, RxmNode.retry(() -> a.ep.send(big, null, ab, "big-s1"), 10_000, a, b));
+        assertEquals(0, RxmNode.retry(() -> b.ep.send(big, null, ba, "big-s2"), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.completionFor("big-b") != null && a.completionFor("big-a") != null
+                && a.completionFor("big-s1") != null && b.completionFor("big-s2") != null, 10_000, a, b));
+        // the last message: sent, completed at the sender, then the sender closes at once
+        assertEquals(0, b.ep.recv(arena.allocate(64), null, ba, "last"));
+        assertEquals(0, RxmNode.retry(() -> a.ep.send(m, null, ab, "s2"), 10_000, a));
+        assertTrue(RxmNode.await(() -> a.completionFor("s2") != null, 10_000, a));
+        a.close();
+        nodes.remove(a);
+        // b reads nothing until the data and the close have both reached its socket
+        RxmNode.await(() -> false, 300);
+        assertTrue(RxmNode.await(() -> b.completionFor("last") != null || b.errorFor("last") != null, 10_000, b),
+                "nothing arrived: " + b);
+        assertNotNull(b.completionFor("last"), "the message was lost: " + b.errors);
+    }
 }

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.*;
 @Timeout(150)
 class RxmInteropTest {
     private static final String DEFAULT_SIZES = "64 256 1024 4096 65536 1048576";
-    private static final int ITERATIONS = 5;
+    private static final int ITERATIONS = 3;
 
     private static String fiPingpong() {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {

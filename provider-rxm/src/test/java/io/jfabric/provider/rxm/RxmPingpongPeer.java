@@ -169,8 +169,8 @@ public final class RxmPingpongPeer {
             check(rc, "fin send");
             waitTx();
             waitRx();
-            // keep progressing briefly so the peer's last packets are read before our sockets close
-            long lingerEnd = System.nanoTime() + 200_000_000L;
+            // optional (-Drxm.peer.lingerMillis): keep progressing a while before closing, as a diagnosis aid
+            long lingerEnd = System.nanoTime() + Long.getLong("rxm.peer.lingerMillis", 0) * 1_000_000L;
             while (System.nanoTime() < lingerEnd) {
                 poll();
             }
@@ -223,11 +223,11 @@ public final class RxmPingpongPeer {
     }
 
     private void waitRx() {
-        long end = System.nanoTime() + 30_000_000_000L;
+        long end = System.nanoTime() + 10_000_000_000L;
         while (!rxDone) {
             poll();
             if (System.nanoTime() > end) {
-                throw new IllegalStateException("timed out waiting for a receive completion");
+                throw new IllegalStateException("timed out waiting for a receive completion; " + ep);
             }
         }
     }
@@ -237,7 +237,7 @@ public final class RxmPingpongPeer {
         while (txDone == 0) {
             poll();
             if (System.nanoTime() > end) {
-                throw new IllegalStateException("timed out waiting for a send completion");
+                throw new IllegalStateException("timed out waiting for a send completion; " + ep);
             }
         }
         txDone--;

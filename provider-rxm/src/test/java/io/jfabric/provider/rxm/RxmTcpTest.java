@@ -265,4 +265,27 @@ class RxmTcpTest {
             mr.close();
         }
     }
+
+    @Test
+    void writeRendezvousVariantMovesLargeMessages() {
+        System.setProperty("jfabric.ofi_rxm.use_rndv_write", "1");
+        try (RxmNode w1 = new RxmNode(); RxmNode w2 = new RxmNode()) {
+            assertTrue(w1.ep.toString().contains("rndv=write"), w1.ep.toString());
+            long to2 = w1.insert(w2.name());
+            long to1 = w2.insert(w1.name());
+            long size = 3L << 20;
+            MemorySegment src = RxmNode.pattern(arena, size, 6);
+            MemorySegment dst = arena.allocate(size, 4096);
+            Object r = "wr";
+            Object s = "ws";
+            assertEquals(0, w2.ep.trecv(dst, null, to1, 8, 0, r));
+            assertEquals(0, RxmNode.retry(() -> w1.ep.tsend(src, null, to2, 8, s), 10_000, w1, w2));
+            assertTrue(RxmNode.await(() -> w2.completionFor(r) != null && w1.completionFor(s) != null, 30_000, w1,
+                    w2), () -> w1 + "\n" + w2 + w1.errors + w2.errors);
+            assertEquals(size, w2.completionFor(r).len);
+            assertEquals(-1, src.mismatch(dst));
+        } finally {
+            System.clearProperty("jfabric.ofi_rxm.use_rndv_write");
+        }
+    }
 }

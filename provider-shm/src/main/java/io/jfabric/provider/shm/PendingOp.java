@@ -12,6 +12,8 @@ final class PendingOp {
     long completionFlags;
     long length;
     long buffer;
+    /** The message being pulled through bounce slots (RTS protocol), else null. */
+    java.lang.foreign.MemorySegment segment;
     Peer peer;
     boolean reserved;
 

@@ -31,6 +31,7 @@ final class PendingOps {
         op.busy = false;
         op.context = null;
         op.peer = null;
+        op.segment = null;
         free[freeCount++] = op.index;
     }
 

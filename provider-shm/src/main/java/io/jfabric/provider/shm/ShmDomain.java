@@ -18,8 +18,6 @@ import io.jfabric.MemoryRegion;
 import io.jfabric.Progress;
 import io.jfabric.util.MrMap;
 import io.jfabric.util.ProgressHook;
-import io.jfabric.util.UtilCompletionQueue;
-import io.jfabric.util.UtilFabricObject;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
@@ -39,7 +37,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Threading is FI_THREAD_DOMAIN: the application serialises its calls, so the data path takes no
  * lock; with auto progress a domain lock orders the progress thread against application calls.
  */
-final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
+final class ShmDomain implements Domain, ProgressHook {
 
     private static final System.Logger LOG = System.getLogger("jfabric.shm");
 
@@ -62,8 +60,11 @@ final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
     /** The endpoint the auto-progress thread sleeps on; a closing endpoint waits until it is not this. */
     private volatile ShmEndpoint sleepingOn;
 
+    /** Endpoints, AVs and CQs opened from this domain (memory registrations are counted by the MR map). */
+    private final java.util.concurrent.atomic.AtomicInteger children = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean closed;
+
     ShmDomain(ShmFabric fabric, FabricInfo info) {
-        super("shm domain");
         this.fabric = fabric;
         this.info = info.copy();
         if (info.epAttr != null && info.epAttr.type != EndpointType.UNSPEC && info.epAttr.type != EndpointType.RDM) {
@@ -153,7 +154,13 @@ final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen("open a CQ on");
         boolean auto = autoProgress();
-        return new UtilCompletionQueue(attr, auto ? ProgressHook.NONE : this, auto, false);
+        acquire();
+        try {
+            return new ShmCompletionQueue(this, attr, auto ? ProgressHook.NONE : this, auto);
+        } catch (RuntimeException e) {
+            release();
+            throw e;
+        }
     }
 
     @Override
@@ -285,8 +292,37 @@ final class ShmDomain extends UtilFabricObject implements Domain, ProgressHook {
         }
     }
 
+    void acquire() {
+        synchronized (this) {
+            checkOpen("use");
+            children.incrementAndGet();
+        }
+    }
+
+    void release() {
+        children.decrementAndGet();
+    }
+
+    private void checkOpen(String action) {
+        if (closed) {
+            throw new FabricException(Errno.EBADF, "cannot " + action + " the shm domain: it is closed");
+        }
+    }
+
+    /** {@code fi_close}: refused with EBUSY while endpoints, AVs, CQs or memory registrations are open. */
     @Override
-    protected void doClose() {
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (children.get() > 0 || mrMap.size() > 0) {
+                throw new FabricException(Errno.EBUSY, "cannot close the shm domain: " + children.get()
+                        + " endpoint(s), AV(s) or CQ(s) and " + mrMap.size()
+                        + " memory registration(s) are still open; close them first");
+            }
+            closed = true;
+        }
         running = false;
         if (progressThread != null) {
             wakeup();

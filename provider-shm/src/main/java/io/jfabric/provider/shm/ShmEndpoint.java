@@ -91,6 +91,20 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private int ackHead;
     private int ackTail;
 
+    // receives being pulled through bounce slots, and pulls this sender could not serve yet
+    private static final int PULL_WINDOW = 4;
+    private final PullState[] pulls;
+    private final int[] pullFree;
+    private int pullFreeCount;
+    private int pullsActive;
+    private final Peer[] retryPeer = new Peer[ACK_QUEUE];
+    private final long[] retryOp = new long[ACK_QUEUE];
+    private final long[] retryCookie = new long[ACK_QUEUE];
+    private final long[] retryOffset = new long[ACK_QUEUE];
+    private final long[] retryLength = new long[ACK_QUEUE];
+    private int retryHead;
+    private int retryTail;
+
     // the last sender seen, so the receive path rarely touches the domain's maps
     private long lastSender = -1;
     private Peer lastSenderPeer;
@@ -125,6 +139,13 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         }
         unexpectedPoolFree = unexpected;
         pending = new PendingOps(txSize);
+        pulls = new PullState[rxSize];
+        pullFree = new int[rxSize];
+        for (int i = 0; i < rxSize; i++) {
+            pulls[i] = new PullState(i);
+            pullFree[i] = rxSize - 1 - i;
+        }
+        pullFreeCount = rxSize;
     }
 
     /** The sender id encoded in a region name {@code jfabric-shm-<pid>-<start>-<seq>}, or -1. */
@@ -283,12 +304,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     @Override
     public int send(MemorySegment buf, MemoryRegion desc, long destAddr, Object context) {
-        return post(buf, destAddr, false, 0, 0, 0, context, true);
+        return post(buf, destAddr, false, 0, 0, 0, context, defaultCompletion());
     }
 
     @Override
     public int senddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        return post(buf, destAddr, false, 0, data, Wire.FLAG_CQ_DATA, context, true);
+        return post(buf, destAddr, false, 0, data, Wire.FLAG_CQ_DATA, context, defaultCompletion());
     }
 
     @Override
@@ -316,12 +337,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     @Override
     public int tsend(MemorySegment buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        return post(buf, destAddr, true, tag, 0, Wire.FLAG_TAGGED, context, true);
+        return post(buf, destAddr, true, tag, 0, Wire.FLAG_TAGGED, context, defaultCompletion());
     }
 
     @Override
     public int tsenddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long tag, Object context) {
-        return post(buf, destAddr, true, tag, data, Wire.FLAG_TAGGED | Wire.FLAG_CQ_DATA, context, true);
+        return post(buf, destAddr, true, tag, data, Wire.FLAG_TAGGED | Wire.FLAG_CQ_DATA, context, defaultCompletion());
     }
 
     @Override
@@ -352,6 +373,14 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EMSGSIZE;
         }
         return post(buf, dest, tagged, tag, data, wflags, null, false);
+    }
+
+    /**
+     * Whether the plain (non-msg) calls generate a success completion: always, unless the CQ was bound
+     * with FI_SELECTIVE_COMPLETION, then only if the endpoint's tx op_flags hold FI_COMPLETION.
+     */
+    private boolean defaultCompletion() {
+        return !txSelective || info.txAttr == null || (info.txAttr.opFlags & OpFlags.COMPLETION) != 0;
     }
 
     private static long txFlags(boolean tagged) {
@@ -450,23 +479,24 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private int postCma(Peer peer, MemorySegment buf, long len, long tag, long data, int wflags, Object context,
                         boolean complete, boolean tagged) {
-        if (!peer.cmaWorks || !buf.isNative()) {
-            // no pipelined bounce fallback yet: messages above the bounce slot need CMA and native memory
-            return -Errno.EMSGSIZE;
-        }
-        if (!txCq.tryReserve()) {
+        boolean pull = !peer.cmaWorks || !buf.isNative();
+        if (complete && !txCq.tryReserve()) {
             return -Errno.EAGAIN;
         }
         PendingOp op = pending.acquire();
         if (op == null) {
-            txCq.cancelReservation();
+            if (complete) {
+                txCq.cancelReservation();
+            }
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.CMA, Wire.HEADER);
+        long at = r.tryClaim(pull ? Wire.RTS : Wire.CMA, Wire.HEADER);
         if (at == MpscRing.FULL) {
             pending.release(op);
-            txCq.cancelReservation();
+            if (complete) {
+                txCq.cancelReservation();
+            }
             return full(peer);
         }
         op.context = context;
@@ -474,8 +504,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         op.length = len;
         op.buffer = 0;
         op.peer = peer;
-        op.reserved = true;
-        writeHeader(r.buffer(), at, tag, data, wflags, len, op.id(), buf.address());
+        op.reserved = complete;
+        op.segment = pull ? buf : null; // the receiver pulls it chunk by chunk; keep it until the ACK
+        writeHeader(r.buffer(), at, tag, data, wflags, len, op.id(), pull ? 0 : buf.address());
         r.commit(at);
         peer.doorbell.ring();
         return 0;
@@ -497,12 +528,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     @Override
     public int read(MemorySegment buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        return postRma(Wire.RMA_READ, buf, srcAddr, addr, key, context);
+        return postRma(Wire.RMA_READ, buf, srcAddr, addr, key, context, defaultCompletion());
     }
 
     @Override
     public int write(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key, Object context) {
-        return postRma(Wire.RMA_WRITE, buf, destAddr, addr, key, context);
+        return postRma(Wire.RMA_WRITE, buf, destAddr, addr, key, context, defaultCompletion());
     }
 
     @Override
@@ -510,7 +541,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (msg == null || msg.iovCount != 1 || msg.rmaIovCount != 1 || msg.rmaIov[0].len != msg.iov[0].byteSize()) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.RMA_READ, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context);
+        return postRma(Wire.RMA_READ, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context,
+                !txSelective || (flags & OpFlags.COMPLETION) != 0);
     }
 
     @Override
@@ -518,10 +550,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (msg == null || msg.iovCount != 1 || msg.rmaIovCount != 1 || msg.rmaIov[0].len != msg.iov[0].byteSize()) {
             return -Errno.EINVAL;
         }
-        return postRma(Wire.RMA_WRITE, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context);
+        return postRma(Wire.RMA_WRITE, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context,
+                !txSelective || (flags & OpFlags.COMPLETION) != 0);
     }
 
-    private int postRma(int type, MemorySegment buf, long dest, long addr, long key, Object context) {
+    private int postRma(int type, MemorySegment buf, long dest, long addr, long key, Object context,
+                        boolean complete) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
@@ -540,26 +574,30 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             if (!peer.cmaWorks) {
                 return -Errno.EOPNOTSUPP;
             }
-            if (!txCq.tryReserve()) {
+            if (complete && !txCq.tryReserve()) {
                 return -Errno.EAGAIN;
             }
             PendingOp op = pending.acquire();
             if (op == null) {
-                txCq.cancelReservation();
+                if (complete) {
+                    txCq.cancelReservation();
+                }
                 return -Errno.EAGAIN;
             }
             MpscRing r = peer.ring;
             long at = r.tryClaim(type, Wire.RMA_HEADER);
             if (at == MpscRing.FULL) {
                 pending.release(op);
-                txCq.cancelReservation();
+                if (complete) {
+                    txCq.cancelReservation();
+                }
                 return full(peer);
             }
             op.context = context;
             op.completionFlags = OpFlags.RMA | (type == Wire.RMA_READ ? OpFlags.READ : OpFlags.WRITE);
             op.length = buf.byteSize();
             op.peer = peer;
-            op.reserved = true;
+            op.reserved = complete;
             MemorySegment s = r.buffer();
             writeHeader(s, at, 0, 0, 0, buf.byteSize(), op.id(), addr);
             Wire.putLong(s, at + Wire.KEY, key);
@@ -672,8 +710,14 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (ackHead != ackTail) {
             work += flushAcks();
         }
+        if (retryHead != retryTail) {
+            work += flushPullRetries();
+        }
+        if (pullsActive > 0) {
+            work += resumeBlockedPulls();
+        }
         long now = 0;
-        if (pending.inFlight() > 0) {
+        if (pending.inFlight() > 0 || pullsActive > 0) {
             now = System.nanoTime();
             if (now - lastLivenessScan > LIVENESS_INTERVAL) {
                 lastLivenessScan = now;
@@ -702,6 +746,13 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private int failOpsToDeadPeers(long now) {
         int n = 0;
+        for (int i = 0; i < pulls.length && pullsActive > 0; i++) {
+            PullState p = pulls[i];
+            if (p.busy && p.peer.checkAlive(now, LIVENESS_INTERVAL)) {
+                finishPull(p, Errno.ECONNRESET);
+                n++;
+            }
+        }
         for (int i = 0; i < pending.capacity(); i++) {
             PendingOp op = pending.at(i);
             if (op.busy && op.peer != null && op.peer.checkAlive(now, LIVENESS_INTERVAL)) {
@@ -716,7 +767,19 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     @Override
     public boolean onRecord(int type, MemorySegment s, long at, int length) {
         switch (type) {
-            case Wire.INLINE, Wire.BOUNCE, Wire.CMA -> {
+            case Wire.PULL -> {
+                if (length < Wire.HEADER) {
+                    return dropCorrupt(type, length);
+                }
+                return onPull(s, at);
+            }
+            case Wire.CHUNK -> {
+                if (length < Wire.HEADER) {
+                    return dropCorrupt(type, length);
+                }
+                return onData(s, at, length);
+            }
+            case Wire.INLINE, Wire.BOUNCE, Wire.CMA, Wire.RTS -> {
                 if (length < Wire.HEADER) {
                     return dropCorrupt(type, length);
                 }
@@ -786,11 +849,11 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         // validate sizes against what the protocol allows before touching any memory
         if (len < 0 || (type == Wire.INLINE && len != length - Wire.HEADER)
                 || (type == Wire.BOUNCE && (len > slotSize || peer == null || !validSlot(peer, s, at)))
-                || (type == Wire.CMA && peer == null)) {
+                || ((type == Wire.CMA || type == Wire.RTS) && peer == null)) {
             if (type == Wire.BOUNCE && peer != null && validSlot(peer, s, at)) {
                 peer.region.bouncePool().release((int) Wire.getLong(s, at + Wire.ADDRESS));
             }
-            if (type == Wire.CMA && peer != null) {
+            if ((type == Wire.CMA || type == Wire.RTS) && peer != null) {
                 sendAck(peer, Wire.getLong(s, at + Wire.OP_ID), Errno.EINVAL);
             }
             return dropCorrupt(type, length);
@@ -804,8 +867,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         long offset = r.used;
         long room = r.buffer.byteSize() - offset;
         long n = Math.min(len, room);
-        int status = copyIn(type, s, at, peer, r.buffer, offset, n);
         long data = Wire.getLong(s, at + Wire.DATA);
+        if (type == Wire.RTS) {
+            startPull(q, r, peer, Wire.getLong(s, at + Wire.OP_ID), len, n, data, wflags, tag, srcAddr);
+            return true;
+        }
+        int status = copyIn(type, s, at, peer, r.buffer, offset, n);
         if (type == Wire.CMA) {
             sendAck(peer, Wire.getLong(s, at + Wire.OP_ID), status);
         }
@@ -876,6 +943,14 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return;
         }
         q.remove(r);
+        finishReceive(r, status, len, n, data, wflags, tag, srcAddr);
+    }
+
+    /** Writes the completion of a (non-multi) receive no longer queued, and recycles it. */
+    private void finishReceive(PostedReceive r, int status, long len, long n, long data, int wflags, long tag,
+                               long srcAddr) {
+        long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
+        long bufAddr = r.buffer.isNative() ? r.buffer.address() : 0;
         if (status != 0) {
             rxCq.writeError(true, r.context, flags, n, bufAddr, data, tag, 0, status, 0, null);
         } else if (n < len) {
@@ -903,7 +978,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         u.length = len;
         u.opId = Wire.getLong(s, at + Wire.OP_ID);
         u.remoteAddress = Wire.getLong(s, at + Wire.ADDRESS);
-        if (type != Wire.CMA) {
+        if (type != Wire.CMA && type != Wire.RTS) {
             copyIn(type, s, at, peer, u.buffer, 0, len); // frees the ring record and the bounce slot now
         }
         (tagged ? unexpectedTagged : unexpectedMsgs).add(u);
@@ -915,6 +990,10 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         long offset = r.used;
         long n = Math.min(u.length, r.buffer.byteSize() - offset);
         int status = 0;
+        if (u.type == Wire.RTS) {
+            startPull(q, r, u.peer, u.opId, u.length, n, u.data, u.wireFlags, u.tag, u.srcAddr);
+            return;
+        }
         if (u.type == Wire.CMA) {
             if (n > 0) {
                 if (!r.buffer.isNative()) {
@@ -929,6 +1008,183 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             MemorySegment.copy(u.buffer, 0, r.buffer, offset, n);
         }
         completeReceive(q, r, status, u.length, n, u.data, u.wireFlags, u.tag, u.srcAddr);
+    }
+
+    // ---- pipelined bounce protocol (no CMA) -----------------------------------------------------
+
+    private void startPull(MatchQueue<PostedReceive> q, PostedReceive r, Peer peer, long senderOp, long len, long n,
+                           long data, int wflags, long tag, long srcAddr) {
+        if (r.multi) {
+            // a multi-receive buffer would have to stay shared while a pull fills part of it
+            sendAck(peer, senderOp, Errno.EOPNOTSUPP);
+            completeReceive(q, r, Errno.EOPNOTSUPP, len, 0, data, wflags, tag, srcAddr);
+            return;
+        }
+        q.remove(r);
+        PullState p = pulls[pullFree[--pullFreeCount]]; // never empty: one pull per posted receive at most
+        p.busy = true;
+        p.generation++;
+        pullsActive++;
+        p.receive = r;
+        p.peer = peer;
+        p.senderOp = senderOp;
+        p.length = len;
+        p.wanted = n;
+        p.requested = 0;
+        p.received = 0;
+        p.outstanding = 0;
+        p.pullBlocked = false;
+        p.data = data;
+        p.wireFlags = wflags;
+        p.tag = tag;
+        p.srcAddr = srcAddr;
+        if (n == 0) {
+            finishPull(p, 0);
+            return;
+        }
+        requestChunks(p);
+    }
+
+    /** Keeps up to PULL_WINDOW chunk requests outstanding. */
+    private void requestChunks(PullState p) {
+        while (p.requested < p.wanted && p.outstanding < PULL_WINDOW) {
+            long chunk = Math.min(slotSize, p.wanted - p.requested);
+            MpscRing r = p.peer.ring;
+            long at = r.tryClaim(Wire.PULL, Wire.HEADER);
+            if (at == MpscRing.FULL) {
+                p.pullBlocked = true;
+                return;
+            }
+            MemorySegment s = r.buffer();
+            writeHeader(s, at, 0, 0, 0, chunk, p.senderOp, p.requested);
+            Wire.putLong(s, at + Wire.KEY, p.id());
+            r.commit(at);
+            p.peer.doorbell.ring();
+            p.requested += chunk;
+            p.outstanding++;
+        }
+        p.pullBlocked = false;
+    }
+
+    private int resumeBlockedPulls() {
+        int n = 0;
+        for (int i = 0; i < pulls.length; i++) {
+            PullState p = pulls[i];
+            if (p.busy && p.pullBlocked) {
+                requestChunks(p);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Sender side: the receiver asks for a chunk of a message it is pulling. */
+    private boolean onPull(MemorySegment s, long at) {
+        Peer peer = sender(Wire.getLong(s, at + Wire.SENDER));
+        long opId = Wire.getLong(s, at + Wire.OP_ID);
+        long cookie = Wire.getLong(s, at + Wire.KEY);
+        long offset = Wire.getLong(s, at + Wire.ADDRESS);
+        long len = Wire.getLong(s, at + Wire.LENGTH);
+        PendingOp op = pending.find(opId);
+        if (peer == null || op == null || op.segment == null || op.peer != peer || len <= 0 || len > slotSize
+                || offset < 0 || offset > op.length - len) {
+            return dropCorrupt(Wire.PULL, (int) len);
+        }
+        if (retryHead != retryTail || !serveChunk(peer, op, cookie, offset, len)) {
+            queuePullRetry(peer, opId, cookie, offset, len);
+        }
+        return true;
+    }
+
+    private boolean serveChunk(Peer peer, PendingOp op, long cookie, long offset, long len) {
+        BouncePool pool = region.bouncePool();
+        int slot = pool.acquire(peer.senderId == -1 ? 1 : peer.senderId);
+        if (slot < 0) {
+            return false;
+        }
+        MpscRing r = peer.ring;
+        long at = r.tryClaim(Wire.CHUNK, Wire.HEADER);
+        if (at == MpscRing.FULL) {
+            pool.release(slot);
+            return false;
+        }
+        MemorySegment.copy(op.segment, offset, pool.segment(), pool.slotOffset(slot), len);
+        MemorySegment s = r.buffer();
+        writeHeader(s, at, offset, 0, 0, len, cookie, slot);
+        r.commit(at);
+        peer.doorbell.ring();
+        return true;
+    }
+
+    private void queuePullRetry(Peer peer, long opId, long cookie, long offset, long len) {
+        int next = (retryTail + 1) % ACK_QUEUE;
+        if (next == retryHead) {
+            LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: pull retry queue full", address);
+            return;
+        }
+        retryPeer[retryTail] = peer;
+        retryOp[retryTail] = opId;
+        retryCookie[retryTail] = cookie;
+        retryOffset[retryTail] = offset;
+        retryLength[retryTail] = len;
+        retryTail = next;
+    }
+
+    private int flushPullRetries() {
+        int n = 0;
+        while (retryHead != retryTail) {
+            PendingOp op = pending.find(retryOp[retryHead]);
+            if (op != null && op.segment != null && !retryPeer[retryHead].gone()
+                    && !serveChunk(retryPeer[retryHead], op, retryCookie[retryHead], retryOffset[retryHead],
+                    retryLength[retryHead])) {
+                break; // still no slot or ring space; keep order
+            }
+            retryPeer[retryHead] = null;
+            retryHead = (retryHead + 1) % ACK_QUEUE;
+            n++;
+        }
+        return n;
+    }
+
+    /** Receiver side: a chunk arrived in one of the sender's slots. */
+    private boolean onData(MemorySegment s, long at, int length) {
+        long cookie = Wire.getLong(s, at + Wire.OP_ID);
+        int index = (int) cookie;
+        PullState p = index >= 0 && index < pulls.length ? pulls[index] : null;
+        long sender = Wire.getLong(s, at + Wire.SENDER);
+        if (p == null || !p.busy || p.generation != (int) (cookie >>> 32) || p.peer.senderId != sender) {
+            return dropCorrupt(Wire.CHUNK, length);
+        }
+        long offset = Wire.getLong(s, at + Wire.TAG);
+        long len = Wire.getLong(s, at + Wire.LENGTH);
+        long slotIndex = Wire.getLong(s, at + Wire.ADDRESS);
+        BouncePool pool = p.peer.region.bouncePool();
+        if (slotIndex < 0 || slotIndex >= pool.slotCount() || len <= 0 || len > slotSize || offset < 0
+                || offset > p.wanted - len) {
+            return dropCorrupt(Wire.CHUNK, length);
+        }
+        MemorySegment.copy(pool.segment(), pool.slotOffset((int) slotIndex), p.receive.buffer, offset, len);
+        pool.release((int) slotIndex);
+        p.received += len;
+        p.outstanding--;
+        if (p.received >= p.wanted) {
+            finishPull(p, 0);
+        } else {
+            requestChunks(p);
+        }
+        return true;
+    }
+
+    private void finishPull(PullState p, int status) {
+        sendAck(p.peer, p.senderOp, status);
+        PostedReceive r = p.receive;
+        finishReceive(r, status, p.length, status == 0 ? p.wanted : p.received, p.data, p.wireFlags, p.tag,
+                p.srcAddr);
+        p.busy = false;
+        p.receive = null;
+        p.peer = null;
+        pullFree[pullFreeCount++] = p.index;
+        pullsActive--;
     }
 
     private boolean onRma(int type, MemorySegment s, long at) {
@@ -1011,7 +1267,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     }
 
     private void completeOp(PendingOp op, int status) {
-        if (status == 0) {
+        if (status == 0 && !op.reserved) {
+            // FI_SELECTIVE_COMPLETION without FI_COMPLETION: success is silent (errors are always reported)
+        } else if (status == 0) {
             txCq.writeFrom(op.reserved, op.context, op.completionFlags, op.length, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
         } else {
             txCq.writeError(op.reserved, op.context, op.completionFlags, op.length, 0, 0, 0, 0,
@@ -1067,6 +1325,11 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                     completeOp(op, Errno.ECANCELED);
                 }
             }
+            for (PullState p : pulls) {
+                if (p.busy) {
+                    finishPull(p, Errno.ECANCELED);
+                }
+            }
             cancelAll(msgReceives);
             cancelAll(taggedReceives);
             while (unexpectedMsgs.first() != null) {
@@ -1105,7 +1368,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private void dropUnexpected(MatchQueue<UnexpectedMessage> q, UnexpectedMessage u) {
         q.remove(u);
-        if (u.type == Wire.CMA && u.peer != null) {
+        if ((u.type == Wire.CMA || u.type == Wire.RTS) && u.peer != null) {
             sendAck(u.peer, u.opId, Errno.ECANCELED);
         }
         freeUnexpected(u);

@@ -12,7 +12,7 @@ final class ShmParams {
 
     static final ProviderParams.BoolParam DISABLE_CMA = PARAMS.bool("disable_cma", false,
             "Do not use cross-memory attach (process_vm_readv/writev) even where the kernel allows it; "
-                    + "large messages then fail with EMSGSIZE above the bounce slot size and RMA is unavailable");
+                    + "large messages are then pulled through pipelined bounce slots and RMA is unavailable");
     static final ProviderParams.LongParam RING_SIZE = PARAMS.size("ring_size", 1 << 20,
             "Bytes in each endpoint's receive ring (a power of two, 4 KiB to 256 MiB)");
     static final ProviderParams.LongParam INLINE_SIZE = PARAMS.size("inline_size", 1024,

@@ -26,6 +26,12 @@ final class Wire {
     static final int ACK = 4;
     static final int RMA_WRITE = 5;
     static final int RMA_READ = 6;
+    /** Large message without CMA: the receiver pulls it through the sender's bounce slots. */
+    static final int RTS = 7;
+    /** Receiver to sender: copy [ADDRESS, ADDRESS + LENGTH) of op OP_ID into a slot; KEY is the receiver's pull id. */
+    static final int PULL = 8;
+    /** Sender to receiver: a pulled chunk in slot ADDRESS, LENGTH bytes, at message offset TAG, for pull OP_ID. */
+    static final int CHUNK = 9;
 
     static final int FLAG_TAGGED = 1;
     static final int FLAG_CQ_DATA = 2;

@@ -40,6 +40,16 @@ public final class ShmPeerMain {
             MemorySegment buf = arena.allocate(300_000);
             CqEntry e = new CqEntry();
             CqErrEntry err = new CqErrEntry();
+            if (args[0].equals("burst")) {
+                long count = Long.parseLong(args[2]);
+                long id = Long.parseLong(args[3]);
+                for (long i = 0; i < count; i++) {
+                    MemorySegment m = buf.asSlice(0, sizeOf(i));
+                    pattern(m, id * 1_000_000 + i);
+                    send(node, m, parent, (id << 32) | i, e, err);
+                }
+                System.exit(0);
+            }
             if (args[0].equals("stream")) {
                 long deadline = System.nanoTime() + 20_000_000_000L;
                 for (long i = 0; System.nanoTime() < deadline; i++) {

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
  * fabric's selector when nothing moved. A daemon thread, stopped when the fabric closes.
  */
 final class AutoProgress implements Runnable {
-    private static final System.Logger LOG = System.getLogger("jfabric.tcp");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger(TcpParams.PROV);
     private final TcpFabric fabric;
     private final long idleNanos;
     private final Thread thread;

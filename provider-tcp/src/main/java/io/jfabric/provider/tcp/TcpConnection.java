@@ -28,7 +28,7 @@ import java.nio.channels.SocketChannel;
  * <p>Not thread-safe: every method runs under the owning endpoint's lock.
  */
 final class TcpConnection {
-    private static final System.Logger LOG = System.getLogger("jfabric.tcp");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger(TcpParams.PROV);
 
     /** Linux EPROTO; fabric-api has no constant for it. */
     private static final int EPROTO = 71;
@@ -57,6 +57,8 @@ final class TcpConnection {
     private boolean open;
     /** Ended by failure, peer close or shutdown; never reopens. */
     private boolean ended;
+    /** errno the queued operations still have to be failed with after {@link #fail}; 0 when none. */
+    private int pendingFlushErr;
 
     // ---- prefetch buffer, in read mode: [position, limit) holds unread bytes
     private final ByteBuffer stage;
@@ -839,14 +841,32 @@ final class TcpConnection {
         ended = true;
         open = false;
         closeChannel();
-        int opErr = errno == 0 ? Errno.ECONNRESET : errno;
-        flush(opErr);
+        // the EQ learns why first; the posted operations fail at the next progress call, so an application
+        // polling CQ then EQ sees SHUTDOWN before (or with) the flushed completions, not after them
+        pendingFlushErr = errno == 0 ? Errno.ECONNRESET : errno;
         listener.connectionEnded(errno, reason);
+    }
+
+    /** True when a failure's flush is still owed (see {@link #fail}). */
+    boolean flushPending() {
+        return pendingFlushErr != 0;
+    }
+
+    /** Completes every operation left by a failure with its error; returns how many were flushed. */
+    int flushAfterFailure() {
+        int err = pendingFlushErr;
+        if (err == 0) {
+            return 0;
+        }
+        pendingFlushErr = 0;
+        flush(err);
+        return 1;
     }
 
     /** fi_shutdown: tries once more to send what is queued, then closes and flushes with ECANCELED. */
     void shutdown() {
         if (ended) {
+            flushAfterFailure();
             return;
         }
         if (open) {

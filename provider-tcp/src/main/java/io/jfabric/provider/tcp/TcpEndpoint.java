@@ -46,7 +46,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * before connect or after shutdown.
  */
 final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
-    private static final System.Logger LOG = System.getLogger("jfabric.tcp");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger(TcpParams.PROV);
 
     private static final int IDLE = 0;
     private static final int CONNECTING = 1;
@@ -221,7 +221,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         if (old != null) {
             throw new FabricException(Errno.EINVAL, "a " + what + " counter is already bound");
         }
-        c.bindings.incrementAndGet();
+        c.acquire();
         return c;
     }
 
@@ -517,7 +517,10 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             return 0;
         }
         try {
-            return state == CONNECTED ? conn.progress() : 0;
+            if (state == CONNECTED) {
+                return conn.progress();
+            }
+            return conn.flushAfterFailure();
         } finally {
             lock.unlock();
         }
@@ -870,7 +873,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             default -> txCntr;
         };
         if (c != null) {
-            c.inc();
+            c.increment();
         }
         if (e.completion && txCq != null) {
             txCq.writeFrom(e.reserved, e.context, e.cqFlags, e.len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
@@ -886,7 +889,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             default -> txCntr;
         };
         if (c != null) {
-            c.incError();
+            c.incrementError();
         }
         if (txCq != null) {
             txCq.writeError(e.reserved, e.context, e.cqFlags, e.len, 0, 0, 0, 0, errno, errno, null);
@@ -898,7 +901,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     public void rxDone(RxEntry e, long len, long truncated, boolean hasData, long data) {
         if (truncated > 0) {
             if (rxCntr != null) {
-                rxCntr.incError();
+                rxCntr.incrementError();
             }
             if (rxCq != null) {
                 rxCq.writeError(e.reserved, e.context, RECV_FLAGS, len, 0, 0, 0, truncated, Errno.ETRUNC,
@@ -908,7 +911,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             return;
         }
         if (rxCntr != null) {
-            rxCntr.inc();
+            rxCntr.increment();
         }
         if (e.completion && rxCq != null) {
             long flags = hasData ? RECV_FLAGS | OpFlags.REMOTE_CQ_DATA : RECV_FLAGS;
@@ -921,7 +924,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     @Override
     public void rxFailed(RxEntry e, int errno) {
         if (rxCntr != null) {
-            rxCntr.incError();
+            rxCntr.incrementError();
         }
         if (rxCq != null) {
             rxCq.writeError(e.reserved, e.context, RECV_FLAGS, 0, 0, 0, 0, 0, errno, errno, null);
@@ -932,7 +935,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     @Override
     public void remoteWrite(long len, boolean hasData, long data) {
         if (remWrCntr != null) {
-            remWrCntr.inc();
+            remWrCntr.increment();
         }
         if (hasData && rxCq != null) {
             rxCq.write(null, REMOTE_WRITE_FLAGS, len, 0, data, 0);
@@ -942,7 +945,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     @Override
     public void remoteRead(long len) {
         if (remRdCntr != null) {
-            remRdCntr.inc();
+            remRdCntr.increment();
         }
     }
 
@@ -997,7 +1000,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         for (TcpCounter c : new TcpCounter[] {txCntr, rxCntr, rdCntr, wrCntr, remRdCntr, remWrCntr}) {
             if (c != null) {
                 c.progress.remove(this);
-                c.bindings.decrementAndGet();
+                c.release();
             }
         }
         if (eq != null) {

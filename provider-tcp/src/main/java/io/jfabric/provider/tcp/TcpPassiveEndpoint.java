@@ -29,7 +29,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * A peer that sends no complete connreq within 10 s, or sends a malformed one, is dropped.
  */
 final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
-    private static final System.Logger LOG = System.getLogger("jfabric.tcp");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger(TcpParams.PROV);
     private static final long REQUEST_TIMEOUT = TimeUnit.SECONDS.toNanos(10);
 
     private final TcpFabric fabric;

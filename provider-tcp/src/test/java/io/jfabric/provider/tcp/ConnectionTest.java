@@ -214,4 +214,30 @@ class ConnectionTest {
             s.fabric.close();
         }
     }
+
+    @Test
+    void passiveEndpointBindsInsideTheConfiguredPortRange() throws Exception {
+        int low;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            low = probe.getLocalPort();
+        }
+        int high = Math.min(65535, low + 20);
+        System.setProperty("jfabric.tcp.port_low_range", String.valueOf(low));
+        System.setProperty("jfabric.tcp.port_high_range", String.valueOf(high));
+        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
+        Loopback.Side s = Loopback.open(info);
+        PassiveEndpoint pep = s.fabric.openPassiveEndpoint(info);
+        try {
+            pep.bind(s.eq);
+            pep.listen();
+            int port = SockAddr.decode(pep.getName()).getPort();
+            assertTrue(port >= low && port <= high, "port " + port + " outside " + low + ".." + high);
+        } finally {
+            System.clearProperty("jfabric.tcp.port_low_range");
+            System.clearProperty("jfabric.tcp.port_high_range");
+            pep.close();
+            Loopback.closeSide(s);
+            s.fabric.close();
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package io.jfabric.examples.rpc;
 
+import io.jfabric.AddressFormat;
 import io.jfabric.AddressVector;
 import io.jfabric.AvAttr;
 import io.jfabric.AvType;
@@ -83,15 +84,19 @@ final class FabricResources implements AutoCloseable {
                 .provider(provider)
                 .mrMode(SUPPORTED_MR_MODE)
                 .build();
-        List<FabricInfo> infos;
-        try {
-            infos = Fabrics.getInfo(Fabrics.API_VERSION, "127.0.0.1", null, Fabrics.SOURCE, hints);
-        } catch (FabricException e) {
-            if (e.errno() != Errno.ENODATA) {
-                throw e;
+        List<FabricInfo> infos = Fabrics.getInfo(hints);
+        AddressFormat format = infos.getFirst().addrFormat;
+        if (format == AddressFormat.SOCKADDR_IN || format == AddressFormat.SOCKADDR_IN6
+                || format == AddressFormat.SOCKADDR) {
+            // keep traffic on loopback: ask for the 127.0.0.1 interface (a name-addressed provider such as
+            // shm would instead take the node as its region name, so only socket-addressed ones get it)
+            try {
+                infos = Fabrics.getInfo(Fabrics.API_VERSION, "127.0.0.1", null, Fabrics.SOURCE, hints);
+            } catch (FabricException e) {
+                if (e.errno() != Errno.ENODATA) {
+                    throw e;
+                }
             }
-            // providers with no socket addresses (shm) do not take a node
-            infos = Fabrics.getInfo(hints);
         }
         return new FabricResources(infos.getFirst());
     }

@@ -36,7 +36,9 @@ final class RequestSlot extends Triggerable {
     boolean callbackDone;
     int status;
     long recvLength;
+    /** Decode target kept across requests of the same RPC id, so decoding does not allocate. */
     Object outputReuse;
+    int outputReuseRpcId = -1;
 
     RequestSlot(RpcEngine engine, int index, MemorySegment sendBuf, MemorySegment recvBuf) {
         this.engine = engine;

@@ -59,6 +59,8 @@ public final class RpcEngine implements AutoCloseable {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final long POST_RETRY_NANOS = 2_000_000_000L;
     private static final long SCAN_INTERVAL_NANOS = 1_000_000L;
+    /** Receive buffers kept for hello and ping, apart from the application's. */
+    private static final int INTERNAL_INCOMING = 8;
 
     private final FabricResources res;
     private final EngineOptions options;
@@ -77,7 +79,7 @@ public final class RpcEngine implements AutoCloseable {
     private final int[] freeBulks;
     private int freeBulkCount;
     @SuppressWarnings("unchecked")
-    private final Rpc<Object, Object>[] rpcs = new Rpc[0x10000];
+    private final Rpc<Object, Object>[] rpcs = (Rpc<Object, Object>[]) new Rpc<?, ?>[0x10000];
     private final ReadyQueue ready = new ReadyQueue();
     private final Map<String, Target> targets = new HashMap<>();
     private final List<Target> targetList = new ArrayList<>();
@@ -97,7 +99,7 @@ public final class RpcEngine implements AutoCloseable {
         this.maxRma = res.maxMessageSize();
         this.pingIntervalNanos = Math.max(1, options.peerTimeoutMillis / 4) * 1_000_000L;
         int bufSize = HEADER + options.maxPayload;
-        long poolSize = (long) bufSize * 2 * (options.requestSlots + options.incomingSlots);
+        long poolSize = (long) bufSize * 2 * (options.requestSlots + options.incomingSlots + INTERNAL_INCOMING);
         MemorySegment pool = arena.allocate(poolSize, 4096);
         this.poolMr = res.register(pool, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
         this.poolDesc = res.localDesc(poolMr);
@@ -111,9 +113,10 @@ public final class RpcEngine implements AutoCloseable {
         for (int i = slots.length - 1; i >= 0; i--) {
             freeSlots[freeSlotCount++] = i;
         }
-        incomings = new Incoming<?, ?>[options.incomingSlots];
+        incomings = new Incoming<?, ?>[options.incomingSlots + INTERNAL_INCOMING];
         for (int i = 0; i < incomings.length; i++) {
-            incomings[i] = new Incoming<>(this, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize));
+            incomings[i] = new Incoming<>(this, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize),
+                    i >= options.incomingSlots);
             off += 2L * bufSize;
         }
         bulks = new BulkTransfer[options.bulkSlots];
@@ -148,6 +151,10 @@ public final class RpcEngine implements AutoCloseable {
 
     FabricResources resources() {
         return res;
+    }
+
+    EngineOptions options() {
+        return options;
     }
 
     /** This engine's endpoint address; give it to peers (file, command line) for {@link #lookup}. */
@@ -336,39 +343,65 @@ public final class RpcEngine implements AutoCloseable {
         freeSlots[freeSlotCount++] = s.index;
     }
 
-    /** Posts the response receive, then the request send, of a slot whose payload is encoded. */
+    /**
+     * Posts the response receive, then the request send, of a slot whose payload is encoded. Deadline and
+     * accounting are set first: a full queue makes the posts drive progress, which scans deadlines.
+     */
     private int launch(RequestSlot s, long payload, long timeoutMillis) {
         Target t = s.target;
         int rpcId = s.internal == RequestSlot.INTERNAL_HELLO ? RPC_HELLO
                 : s.internal == RequestSlot.INTERNAL_PING ? RPC_PING : s.rpc.id;
         s.sendBuf.set(LONG, 0, s.internal == RequestSlot.INTERNAL_HELLO ? -1 : t.idAtPeer);
+        s.deadlineNanos = System.nanoTime() + timeoutMillis * 1_000_000L;
+        if (t.outstanding++ == 0) {
+            t.lastHeardNanos = System.nanoTime();
+        }
         long tag = Tags.response(rpcId, s.requestId());
         long until = System.nanoTime() + POST_RETRY_NANOS;
         int rc;
+        s.recvDone = true; // nothing posted yet: a finish while draining must not cancel
         while ((rc = res.ep.trecv(s.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, tag, 0, s.recvCtx)) == -Errno.EAGAIN
                 && drainUntil(until)) {
             // the receive queue is full: completions free it
         }
         if (rc < 0) {
-            freeSlot(s);
-            return rc;
+            if (!s.finished) {
+                t.outstanding--;
+                if (s.internal == RequestSlot.INTERNAL_PING) {
+                    t.pingInFlight = false;
+                }
+                freeSlot(s);
+                return rc;
+            }
+            // it ended while the receive was being refused: its callback (if any) reports that
+            s.sendDone = true;
+            maybeFree(s);
+            return s.callback == null ? rc : 0;
+        }
+        s.recvDone = false;
+        if (s.finished) {
+            // it ended (timeout, cancel, dead target) while the receive was being posted
+            res.ep.cancel(s.recvCtx);
+            s.sendDone = true;
+            return s.callback == null ? -Errno.ECANCELED : 0;
         }
         MemorySegment msg = s.sendBuf.asSlice(0, HEADER + payload);
         until = System.nanoTime() + POST_RETRY_NANOS;
-        while ((rc = res.ep.tsend(msg, poolDesc, t.fiAddr, Tags.request(rpcId, s.requestId()), s.sendCtx))
+        long requestTag = Tags.request(rpcId, s.requestId())
+                | (s.internal != RequestSlot.INTERNAL_NONE ? Tags.INTERNAL : 0);
+        while ((rc = res.ep.tsend(msg, poolDesc, t.fiAddr, requestTag, s.sendCtx))
                 == -Errno.EAGAIN && drainUntil(until)) {
-            // the transmit queue is full: completions free it
+            // the transmit queue is full, or the provider is still connecting: completions free it
         }
-        if (t.outstanding++ == 0) {
-            t.lastHeardNanos = System.nanoTime();
-        }
-        s.deadlineNanos = System.nanoTime() + timeoutMillis * 1_000_000L;
         if (rc < 0) {
-            // the receive is posted: it must be cancelled and complete before the slot is reused; no callback
             s.sendDone = true;
-            s.callback = null;
-            s.attached = null;
-            finish(s, rc);
+            if (!s.finished) {
+                // the receive is posted: it must be cancelled and complete before the slot is reused; no callback
+                s.callback = null;
+                s.attached = null;
+                finish(s, rc);
+            }
+            maybeFree(s);
             return rc;
         }
         return 0;
@@ -446,7 +479,7 @@ public final class RpcEngine implements AutoCloseable {
     }
 
     private void maybeFree(RequestSlot s) {
-        if (s.finished && s.sendDone && s.recvDone && s.callbackDone) {
+        if (s.active && s.finished && s.sendDone && s.recvDone && s.callbackDone) {
             freeSlot(s);
         }
     }
@@ -489,9 +522,13 @@ public final class RpcEngine implements AutoCloseable {
         Object out = null;
         if (status == 0) {
             try {
-                out = s.rpc.output.decode(s.recvBuf.asSlice(HEADER, s.recvLength - HEADER), s.outputReuse);
+                Object reuse = s.outputReuseRpcId == s.rpc.id ? s.outputReuse : null;
+                out = s.rpc.output.decode(s.recvBuf.asSlice(HEADER, s.recvLength - HEADER), reuse);
                 s.outputReuse = out;
+                s.outputReuseRpcId = s.rpc.id;
             } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "the output of " + s.rpc + " (" + s.recvLength
+                        + " B) does not decode", e);
                 status = -Errno.EIO;
             }
         }
@@ -515,7 +552,8 @@ public final class RpcEngine implements AutoCloseable {
         in.input = null;
         long until = System.nanoTime() + POST_RETRY_NANOS;
         int rc;
-        while ((rc = res.ep.trecv(in.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, 0, Tags.REQUEST_IGNORE, in.recvCtx))
+        long tag = in.internal ? Tags.INTERNAL : 0;
+        while ((rc = res.ep.trecv(in.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, tag, Tags.REQUEST_IGNORE, in.recvCtx))
                 == -Errno.EAGAIN && drainUntil(until)) {
             // receive queue full
         }
@@ -562,7 +600,7 @@ public final class RpcEngine implements AutoCloseable {
             sendResponse(req, 0, 0);
             return;
         }
-        Rpc<Object, Object> rpc = rpcs[req.rpcId];
+        Rpc<Object, Object> rpc = in.internal ? null : rpcs[req.rpcId];
         if (rpc == null || rpc.handler == null) {
             sendResponse(req, -Errno.ENOSYS, 0);
             return;

@@ -61,6 +61,7 @@ public final class FiPingpongPeer {
     private boolean verify;
     private boolean ipv6;
 
+    private AddressFormat remoteFormat;
     private Socket ctrl;
     private DataInputStream ctrlIn;
     private OutputStream ctrlOut;
@@ -171,7 +172,7 @@ public final class FiPingpongPeer {
         if (server == null) {
             try (ServerSocket ss = new ServerSocket()) {
                 ss.setReuseAddress(true);
-                ss.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), ctrlPort));
+                ss.bind(new InetSocketAddress(InetAddress.getByName(ipv6 ? "::1" : "127.0.0.1"), ctrlPort));
                 ctrl = ss.accept();
             }
         } else {
@@ -203,7 +204,8 @@ public final class FiPingpongPeer {
 
     private byte[] recvName() throws IOException {
         int len = ByteBuffer.wrap(ctrlRecv(4)).order(ByteOrder.BIG_ENDIAN).getInt();
-        ctrlRecv(4); // addr_format
+        // fi_pingpong copies the peer's addr_format into its hints, and so do we
+        remoteFormat = AddressFormat.of(ByteBuffer.wrap(ctrlRecv(4)).order(ByteOrder.nativeOrder()).getInt());
         return ctrlRecv(len);
     }
 
@@ -214,7 +216,8 @@ public final class FiPingpongPeer {
         hints.fabricAttr.provName = "tcp";
         hints.epAttr.type = io.jfabric.EndpointType.MSG;
         hints.caps = io.jfabric.Caps.MSG;
-        hints.addrFormat = ipv6 ? AddressFormat.SOCKADDR_IN6 : AddressFormat.SOCKADDR_IN;
+        hints.addrFormat = remoteFormat != null ? remoteFormat
+                : ipv6 ? AddressFormat.SOCKADDR_IN6 : AddressFormat.SOCKADDR_IN;
         hints.destAddr = dest;
         List<FabricInfo> infos = new TcpProvider().getInfo(Fabrics.API_VERSION, node, null, flags, hints);
         if (infos.isEmpty()) {

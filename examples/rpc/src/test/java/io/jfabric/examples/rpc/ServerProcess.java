@@ -1,0 +1,85 @@
+package io.jfabric.examples.rpc;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** A program of this module in its own JVM (same java and class path as the test), output kept in a log file. */
+final class ServerProcess implements AutoCloseable {
+    final Process process;
+    final Path log;
+
+    private ServerProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    static ServerProcess start(Path dir, String name, Class<?> main, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(main.getName());
+        cmd.addAll(List.of(args));
+        Path log = dir.resolve(name + ".log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ServerProcess(p, log);
+    }
+
+    /** Starts an RpcServer on {@code provider} and waits for its address file. */
+    static ServerProcess server(Path dir, String provider, String... extra) throws Exception {
+        Path addr = dir.resolve("server.addr");
+        List<String> args = new ArrayList<>(List.of("-p", provider, "--addr-file", addr.toString(),
+                "--dir", dir.resolve("store").toString()));
+        args.addAll(List.of(extra));
+        ServerProcess s = start(dir, "server", RpcServer.class, args.toArray(String[]::new));
+        long until = System.nanoTime() + 30_000_000_000L;
+        while (!Files.exists(addr)) {
+            if (!s.process.isAlive()) {
+                fail("server exited with " + s.process.exitValue() + " before publishing its address:\n" + s.output());
+            }
+            if (System.nanoTime() > until) {
+                s.close();
+                fail("server published no address within 30 s:\n" + s.output());
+            }
+            Thread.sleep(50);
+        }
+        return s;
+    }
+
+    byte[] address(Path dir) throws IOException {
+        return HexFormat.of().parseHex(Files.readString(dir.resolve("server.addr")).trim());
+    }
+
+    int awaitExit(long millis) throws InterruptedException {
+        if (!process.waitFor(millis, TimeUnit.MILLISECONDS)) {
+            fail("process " + process.pid() + " still running after " + millis + " ms:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    String output() {
+        try {
+            return Files.exists(log) ? Files.readString(log) : "";
+        } catch (IOException e) {
+            return "(unreadable log: " + e + ")";
+        }
+    }
+
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+}

@@ -1,0 +1,22 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.CqAttr;
+import io.jfabric.util.ProgressHook;
+import io.jfabric.util.UtilCompletionQueue;
+
+/** provider-util's CQ, holding a reference on its shm domain until it is closed (so the domain refuses to close first). */
+final class ShmCompletionQueue extends UtilCompletionQueue {
+
+    private final ShmDomain domain;
+
+    ShmCompletionQueue(ShmDomain domain, CqAttr attr, ProgressHook progress, boolean multiWriter) {
+        super(attr, progress, multiWriter, false);
+        this.domain = domain;
+    }
+
+    @Override
+    protected void doClose() {
+        super.doClose();
+        domain.release();
+    }
+}
