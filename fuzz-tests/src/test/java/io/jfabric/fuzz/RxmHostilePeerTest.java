@@ -144,11 +144,49 @@ class RxmHostilePeerTest {
         hostileThenWellBehaved(java.util.Arrays.copyOf(connreq(CmData.CONNECT_SIZE), 13), true);
     }
 
+    // ---- after a genuine handshake: the connection is accepted, then the frames go bad
+
+    @Test
+    void dataHeaderOfAForeignVersionAfterHandshake() throws Exception {
+        byte[] f = dataHeader(16 + 64);
+        f[0] = 5;
+        hostileAfterHandshake(concat(f, new byte[64]), false);
+    }
+
+    @Test
+    void oversizedFrameAfterHandshake() throws Exception {
+        hostileAfterHandshake(dataHeader(16 + (1L << 40)), false);
+    }
+
+    @Test
+    void frameThatIsNotAnRxmPacketAfterHandshake() throws Exception {
+        byte[] junk = new byte[24];
+        new SplittableRandom(3).nextBytes(junk);
+        junk[0] = 1; // not rxm ctrl version 4
+        hostileAfterHandshake(concat(dataHeader(16 + junk.length), junk), false);
+    }
+
+    @Test
+    void frameCutShortThenEofAfterHandshake() throws Exception {
+        hostileAfterHandshake(java.util.Arrays.copyOf(dataHeader(16 + 64), 9), true);
+    }
+
+    private void hostileAfterHandshake(byte[] bytes, boolean halfClose) throws Exception {
+        hostile(bytes, halfClose, true);
+    }
+
     private void hostileThenWellBehaved(byte[] bytes, boolean halfClose) throws Exception {
+        hostile(bytes, halfClose, false);
+    }
+
+    private void hostile(byte[] bytes, boolean halfClose, boolean handshakeFirst) throws Exception {
         victim = new Node();
         int port = Sockaddr.port(victim.ep.getName());
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            if (handshakeFirst) {
+                handshake(s);
+            }
             s.getOutputStream().write(bytes);
             s.getOutputStream().flush();
             if (halfClose) {
@@ -209,6 +247,39 @@ class RxmHostilePeerTest {
             }
         }
         return false;
+    }
+
+    /** Sends a libfabric-1.17-shaped rxm connect and waits for the victim's connresp + accept data. */
+    private void handshake(Socket s) throws IOException {
+        byte[] data = CmData.Connect.local(40000, 16384, 4096, 0x1234_0000_0000L).encode();
+        s.getOutputStream().write(concat(connreq(data.length), data));
+        s.getOutputStream().flush();
+        s.setSoTimeout(20);
+        byte[] resp = new byte[CmMessage.HEADER_SIZE + CmData.ACCEPT_SIZE];
+        int got = 0;
+        long end = System.nanoTime() + 10_000_000_000L;
+        InputStream in = s.getInputStream();
+        while (got < resp.length && System.nanoTime() < end) {
+            victim.poll();
+            try {
+                int n = in.read(resp, got, resp.length - got);
+                assertTrue(n >= 0, "victim closed a well-formed connect");
+                got += n;
+            } catch (SocketTimeoutException e) {
+                // keep driving progress
+            }
+        }
+        assertEquals(resp.length, got, "no connresp within 10 s");
+        assertEquals(CmMessage.TYPE_CONNRESP, resp[1] & 0xFF, "victim refused a well-formed connect");
+    }
+
+    /** A tcp op_msg base header (host order, as the captures) announcing {@code size} bytes in all. */
+    private static byte[] dataHeader(long size) {
+        byte[] h = new byte[16];
+        h[0] = 3;
+        h[6] = 16;
+        MemorySegment.ofArray(h).set(ValueLayout.JAVA_LONG_UNALIGNED, 8, size);
+        return h;
     }
 
     private static byte[] connreq(int dataLength) {
