@@ -55,7 +55,13 @@ final class SegmentView {
     ByteBuffer of(io.jfabric.util.UtilMemoryRegion mr, long offset, long len) {
         if (view == null || region != mr) {
             giveBack();
-            view = ((ByteBuffer) mr.providerState).duplicate();
+            // a region's view is lent like any other, so entries switching regions allocate nothing
+            MemorySegment whole = mr.segment();
+            if (whole.isNative() && (slot = cache.lend(whole)) >= 0) {
+                view = cache.view(slot);
+            } else {
+                view = ((ByteBuffer) mr.providerState).duplicate();
+            }
             region = mr;
             segment = null;
         }
