@@ -56,6 +56,7 @@ class ShmRmaHostileTest {
         final AddressVector av;
         final CompletionQueue cq;
         final Endpoint ep;
+        final boolean virtAddr;
 
         Node() {
             FabricInfo hints = FabricInfo.hints();
@@ -63,6 +64,7 @@ class ShmRmaHostileTest {
             hints.epAttr.type = EndpointType.RDM;
             hints.fabricAttr.provName = "shm";
             FabricInfo info = Fabrics.getInfo(hints).getFirst();
+            virtAddr = (info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0;
             fabric = Fabrics.openFabric(info);
             domain = fabric.openDomain(info);
             av = domain.openAv(AvAttr.of(AvType.TABLE));
@@ -106,7 +108,7 @@ class ShmRmaHostileTest {
 
     @Test
     void forgedKeyIsRefused() {
-        long base = targetMem.address();
+        long base = remoteBase();
         assertRefused("write with a forged key", () -> initiator.ep.write(src.asSlice(0, 64), null, toTarget, base,
                 targetMr.key() ^ 0x5A5A_0000L, "forged"));
         MemorySegment local = arena.allocate(64);
@@ -121,7 +123,7 @@ class ShmRmaHostileTest {
 
     @Test
     void outOfRangeAndWrappingAddressesAreRefused() {
-        long base = targetMem.address();
+        long base = remoteBase();
         long key = targetMr.key();
         assertRefused("write straddling the end", () -> initiator.ep.write(src.asSlice(0, 64), null, toTarget,
                 base + SIZE - 8, key, "straddle"));
@@ -138,7 +140,7 @@ class ShmRmaHostileTest {
 
     @Test
     void zeroLengthWriteChangesNothing() {
-        int rc = initiator.ep.write(src.asSlice(0, 0), null, toTarget, targetMem.address(), targetMr.key(), "zero");
+        int rc = initiator.ep.write(src.asSlice(0, 0), null, toTarget, remoteBase(), targetMr.key(), "zero");
         if (rc == 0) {
             CqErrEntry err = new CqErrEntry();
             int c = awaitCompletion(err);
@@ -158,7 +160,7 @@ class ShmRmaHostileTest {
             iov[i] = src.asSlice(0, 1);
         }
         MemoryRegion[] desc = new MemoryRegion[n];
-        long base = targetMem.address();
+        long base = remoteBase();
         assertRefused("writev with 100000 iovs", () -> initiator.ep.writev(iov, desc, n, toTarget, base,
                 targetMr.key(), "huge-iov"));
         assertRefused("writev with a negative count", () -> initiator.ep.writev(iov, desc, -1, toTarget, base,
@@ -166,6 +168,11 @@ class ShmRmaHostileTest {
         assertRefused("writev with a count above the array", () -> initiator.ep.writev(new MemorySegment[1],
                 new MemoryRegion[1], 2, toTarget, base, targetMr.key(), "short-array"));
         assertWellBehavedWriteLands();
+    }
+
+    /** Where the target region starts in RMA addresses: its virtual address with FI_MR_VIRT_ADDR, else 0. */
+    private long remoteBase() {
+        return target.virtAddr ? targetMem.address() : 0;
     }
 
     /** Negative return (not EAGAIN), or an error completion; the target keeps its bytes either way. */
@@ -216,7 +223,7 @@ class ShmRmaHostileTest {
         long end = System.nanoTime() + 5_000_000_000L;
         int rc;
         do {
-            rc = initiator.ep.write(src.asSlice(0, 128), null, toTarget, targetMem.address() + 256, targetMr.key(), "ok");
+            rc = initiator.ep.write(src.asSlice(0, 128), null, toTarget, remoteBase() + 256, targetMr.key(), "ok");
         } while (rc == -Errno.EAGAIN && System.nanoTime() < end);
         assertEquals(0, rc, "well-behaved write after the hostile ones");
         CqErrEntry err = new CqErrEntry();
