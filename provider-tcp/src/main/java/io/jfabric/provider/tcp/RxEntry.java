@@ -18,6 +18,12 @@ final class RxEntry {
     final MemorySegment[] iov = new MemorySegment[DataHeader.IOV_LIMIT];
     final SegmentView[] views = new SegmentView[DataHeader.IOV_LIMIT];
     int iovCount;
+    /** Posted with trecv: matches only TCPX_TAGGED frames whose tag satisfies tag/ignore. */
+    boolean tagged;
+    long tag;
+    long ignore;
+    /** Tag of the frame that filled this entry (reported in the completion). */
+    long rxTag;
 
     RxEntry() {
         for (int i = 0; i < views.length; i++) {
@@ -34,5 +40,12 @@ final class RxEntry {
         }
         iovCount = 0;
         capacity = 0;
+        tagged = false;
+        tag = ignore = rxTag = 0;
+    }
+
+    /** fi_tagged(3) matching rule (libfabric's ofi_match_tag). */
+    boolean matches(long sendTag) {
+        return (tag | ignore) == (sendTag | ignore);
     }
 }

@@ -81,6 +81,11 @@ final class TcpConnection {
     private long curData;
     private RxEntry postedHead;
     private RxEntry postedTail;
+    /** Posted tagged receives, searched in posting order; a tagged frame with no match waits (backpressure). */
+    private RxEntry taggedHead;
+    private RxEntry taggedTail;
+    private boolean rxTagged;
+    private long rxTag;
     private RxEntry rxFree;
 
     // ---- transmit side
@@ -247,12 +252,20 @@ final class TcpConnection {
     }
 
     void postRecv(RxEntry e) {
-        if (postedTail == null) {
+        if (e.tagged) {
+            if (taggedTail == null) {
+                taggedHead = e;
+            } else {
+                taggedTail.next = e;
+            }
+            taggedTail = e;
+        } else if (postedTail == null) {
             postedHead = e;
+            postedTail = e;
         } else {
             postedTail.next = e;
+            postedTail = e;
         }
-        postedTail = e;
         if (rxState == RX_WAIT_BUF) {
             updateInterest();
         }
@@ -260,20 +273,74 @@ final class TcpConnection {
 
     /** fi_cancel of a posted receive that has not started to fill; true when found. */
     boolean cancelRecv(Object context) {
+        RxEntry e = unlink(true, context, false, 0);
+        if (e == null) {
+            e = unlink(false, context, false, 0);
+        }
+        if (e == null) {
+            return false;
+        }
+        listener.rxFailed(e, Errno.ECANCELED);
+        releaseRx(e);
+        return true;
+    }
+
+    /**
+     * Removes and returns the first entry of the tagged or untagged posted list that has {@code context}
+     * ({@code byContext}) or matches {@code sendTag}; null when none.
+     */
+    private RxEntry unlink(boolean tagged, Object context, boolean byTag, long sendTag) {
         RxEntry prev = null;
-        for (RxEntry e = postedHead; e != null; prev = e, e = e.next) {
-            if (e.context == context) {
-                if (prev == null) {
-                    postedHead = e.next;
+        for (RxEntry e = tagged ? taggedHead : postedHead; e != null; prev = e, e = e.next) {
+            if (byTag ? e.matches(sendTag) : e.context == context) {
+                if (tagged) {
+                    if (prev == null) {
+                        taggedHead = e.next;
+                    } else {
+                        prev.next = e.next;
+                    }
+                    if (taggedTail == e) {
+                        taggedTail = prev;
+                    }
                 } else {
-                    prev.next = e.next;
-                }
-                if (postedTail == e) {
-                    postedTail = prev;
+                    if (prev == null) {
+                        postedHead = e.next;
+                    } else {
+                        prev.next = e.next;
+                    }
+                    if (postedTail == e) {
+                        postedTail = prev;
+                    }
                 }
                 e.next = null;
-                listener.rxFailed(e, Errno.ECANCELED);
-                releaseRx(e);
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** The posted receive for the message whose header is in rxHdr, unlinked; null when it must wait. */
+    private RxEntry takeMatch() {
+        if (rxTagged) {
+            return taggedHead == null ? null : unlink(true, null, true, rxTag);
+        }
+        RxEntry e = postedHead;
+        if (e != null) {
+            postedHead = e.next;
+            if (postedHead == null) {
+                postedTail = null;
+            }
+            e.next = null;
+        }
+        return e;
+    }
+
+    private boolean hasMatch() {
+        if (!rxTagged) {
+            return postedHead != null;
+        }
+        for (RxEntry e = taggedHead; e != null; e = e.next) {
+            if (e.matches(rxTag)) {
                 return true;
             }
         }
@@ -424,14 +491,15 @@ final class TcpConnection {
                         work++;
                     }
                     case RX_WAIT_BUF -> {
-                        if (postedHead == null) {
+                        RxEntry e = takeMatch();
+                        if (e == null) {
                             // keep filling the bounded prefetch buffer so a dead peer is noticed
                             if (stage.limit() < stage.capacity() && fillStage() < 0) {
                                 peerClosed();
                             }
                             return work;
                         }
-                        startMsg();
+                        startMsg(e);
                     }
                     case RX_PAYLOAD -> {
                         if (!readPayload()) {
@@ -553,10 +621,13 @@ final class TcpConnection {
                 rxKind = KIND_MSG;
                 curHasData = DataHeader.hasCqData(h, o);
                 curData = DataHeader.cqData(h, o);
+                rxTagged = (DataHeader.flags(h, o) & DataHeader.FLAG_TAGGED) != 0;
+                rxTag = DataHeader.tag(h, o);
                 rxLen = payload;
                 rxState = RX_WAIT_BUF;
-                if (postedHead != null) {
-                    startMsg();
+                RxEntry e = takeMatch();
+                if (e != null) {
+                    startMsg(e);
                 }
             }
             case DataHeader.OP_WRITE -> {
@@ -637,14 +708,9 @@ final class TcpConnection {
         return true;
     }
 
-    private void startMsg() {
-        RxEntry e = postedHead;
-        postedHead = e.next;
-        if (postedHead == null) {
-            postedTail = null;
-        }
-        e.next = null;
+    private void startMsg(RxEntry e) {
         curRx = e;
+        e.rxTag = rxTag;
         long left = rxLen;
         int n = 0;
         for (int i = 0; i < e.iovCount && left > 0; i++) {
@@ -772,6 +838,8 @@ final class TcpConnection {
         discardLeft = 0;
         curHasData = false;
         curData = 0;
+        rxTagged = false;
+        rxTag = 0;
         rxHdrView.clear().limit(DataHeader.BASE_SIZE);
         rxState = RX_HDR;
     }
@@ -784,7 +852,7 @@ final class TcpConnection {
             return;
         }
         int want = 0;
-        boolean starved = rxState == RX_WAIT_BUF && postedHead == null && stage.limit() == stage.capacity();
+        boolean starved = rxState == RX_WAIT_BUF && stage.limit() == stage.capacity() && !hasMatch();
         if (!starved) {
             want |= SelectionKey.OP_READ;
         }
@@ -919,21 +987,28 @@ final class TcpConnection {
             listener.rxFailed(e, err);
             releaseRx(e);
         }
-        RxEntry r = postedHead;
+        int rxErr = err == Errno.ECONNRESET ? Errno.ECONNRESET : Errno.ECANCELED;
+        flushPosted(postedHead, rxErr);
         postedHead = null;
         postedTail = null;
-        while (r != null) {
-            RxEntry next = r.next;
-            r.next = null;
-            listener.rxFailed(r, err == Errno.ECONNRESET ? Errno.ECONNRESET : Errno.ECANCELED);
-            releaseRx(r);
-            r = next;
-        }
+        flushPosted(taggedHead, rxErr);
+        taggedHead = null;
+        taggedTail = null;
         for (int i = 0; i < rxBufs.length; i++) {
             rxBufs[i] = null;
         }
         for (SegmentView v : targetViews) {
             v.clear();
+        }
+    }
+
+    private void flushPosted(RxEntry r, int err) {
+        while (r != null) {
+            RxEntry next = r.next;
+            r.next = null;
+            listener.rxFailed(r, err);
+            releaseRx(r);
+            r = next;
         }
     }
 
@@ -960,6 +1035,10 @@ final class TcpConnection {
         for (RxEntry e = postedHead; e != null; e = e.next) {
             posted++;
         }
+        int postedTagged = 0;
+        for (RxEntry e = taggedHead; e != null; e = e.next) {
+            postedTagged++;
+        }
         int acks = 0;
         for (TxEntry e = ackHead; e != null; e = e.next) {
             acks++;
@@ -968,7 +1047,7 @@ final class TcpConnection {
         for (TxEntry e = readHead; e != null; e = e.next) {
             reads++;
         }
-        return "conn[open=" + open + ", order=" + order + ", rxState=" + rxState + ", posted=" + posted
+        return "conn[open=" + open + ", order=" + order + ", rxState=" + rxState + ", posted=" + posted + ", postedTagged=" + postedTagged
                 + ", waitingAck=" + acks + ", reads=" + reads + ", txFree=" + txFreeCount + ", staged="
                 + stage.remaining() + ", txBusy=" + hasPendingTx() + "]";
     }

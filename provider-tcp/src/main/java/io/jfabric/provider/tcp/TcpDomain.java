@@ -115,7 +115,7 @@ final class TcpDomain implements Domain {
     public Counter openCounter(CounterAttr attr) {
         checkOpen();
         children.incrementAndGet();
-        return new TcpCounter(this, attr == null ? new CounterAttr() : attr);
+        return TcpCounter.open(this, attr == null ? new CounterAttr() : attr);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Msg;
+import io.jfabric.TaggedMsg;
 import io.jfabric.OpFlags;
 import io.jfabric.RmaIov;
 import io.jfabric.RmaMsg;
@@ -57,6 +58,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
 
     private static final long SEND_FLAGS = OpFlags.SEND | OpFlags.MSG;
     private static final long RECV_FLAGS = OpFlags.RECV | OpFlags.MSG;
+    private static final long TSEND_FLAGS = OpFlags.SEND | OpFlags.TAGGED;
+    private static final long TRECV_FLAGS = OpFlags.RECV | OpFlags.TAGGED;
     private static final long WRITE_FLAGS = OpFlags.RMA | OpFlags.WRITE;
     private static final long READ_FLAGS = OpFlags.RMA | OpFlags.READ;
     private static final long REMOTE_WRITE_FLAGS = OpFlags.RMA | OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA;
@@ -221,7 +224,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         if (old != null) {
             throw new FabricException(Errno.EINVAL, "a " + what + " counter is already bound");
         }
-        c.bindings.incrementAndGet();
+        c.acquire();
         return c;
     }
 
@@ -574,6 +577,57 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         return postRecv(msg.iov, null, msg.iovCount, flags, msg.context);
     }
 
+    // =================================================================== tagged messages
+    // libfabric 1.17 tcp carries these as op_msg frames with TCPX_TAGGED and the 8-byte tag extension; it
+    // offers them only on its shared-receive-context info, jfabric on the endpoint itself (see TcpProvider).
+
+    @Override
+    public int tsend(MemorySegment buf, MemoryRegion desc, long destAddr, long tag, Object ctx) {
+        return postSend(null, buf, 1, txOpFlags, 0, false, ctx, false, true, tag);
+    }
+
+    @Override
+    public int tsendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long tag, Object ctx) {
+        return postSend(iov, null, count, txOpFlags, 0, false, ctx, false, true, tag);
+    }
+
+    @Override
+    public int tsendmsg(TaggedMsg msg, long flags) {
+        return postSend(msg.iov, null, msg.iovCount, flags, msg.data, (flags & OpFlags.REMOTE_CQ_DATA) != 0,
+                msg.context, (flags & OpFlags.INJECT) != 0, true, msg.tag);
+    }
+
+    @Override
+    public int tinject(MemorySegment buf, long destAddr, long tag) {
+        return postSend(null, buf, 1, 0, 0, false, null, true, true, tag);
+    }
+
+    @Override
+    public int tsenddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long tag, Object ctx) {
+        return postSend(null, buf, 1, txOpFlags, data, true, ctx, false, true, tag);
+    }
+
+    @Override
+    public int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
+        return postSend(null, buf, 1, 0, data, true, null, true, true, tag);
+    }
+
+    @Override
+    public int trecv(MemorySegment buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object ctx) {
+        return postRecv(null, buf, 1, rxOpFlags, ctx, true, tag, ignore);
+    }
+
+    @Override
+    public int trecvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long tag, long ignore,
+                      Object ctx) {
+        return postRecv(iov, null, count, rxOpFlags, ctx, true, tag, ignore);
+    }
+
+    @Override
+    public int trecvmsg(TaggedMsg msg, long flags) {
+        return postRecv(msg.iov, null, msg.iovCount, flags, msg.context, true, msg.tag, msg.ignore);
+    }
+
     private int txState() {
         int s = state;
         if (s == CONNECTED) {
@@ -607,6 +661,11 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
 
     private int postSend(MemorySegment[] iov, MemorySegment single, int count, long flags, long data,
                          boolean hasData, Object ctx, boolean inject) {
+        return postSend(iov, single, count, flags, data, hasData, ctx, inject, false, 0);
+    }
+
+    private int postSend(MemorySegment[] iov, MemorySegment single, int count, long flags, long data,
+                         boolean hasData, Object ctx, boolean inject, boolean tagged, long tag) {
         lock.lock();
         try {
             int st = txState();
@@ -625,15 +684,18 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                 return -Errno.EAGAIN;
             }
             int wflags = hasData ? DataHeader.FLAG_REMOTE_CQ_DATA : 0;
+            if (tagged) {
+                wflags |= DataHeader.FLAG_TAGGED;
+            }
             if (!inject && (flags & ACK_FLAGS) != 0) {
                 wflags |= DataHeader.FLAG_DELIVERY_COMPLETE;
                 e.needAck = true;
             }
-            int hl = DataHeader.encodeMsg(e.hdr, conn.order(), wflags, data, 0, total);
+            int hl = DataHeader.encodeMsg(e.hdr, conn.order(), wflags, data, tag, total);
             attachPayload(e, iov, single, count, hl, total);
             e.kind = TxEntry.KIND_SEND;
             e.context = ctx;
-            e.cqFlags = SEND_FLAGS;
+            e.cqFlags = tagged ? TSEND_FLAGS : SEND_FLAGS;
             e.len = total;
             e.completion = !inject && (!txSelective || (flags & OpFlags.COMPLETION) != 0);
             if (!reserveTx(e)) {
@@ -675,6 +737,11 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     }
 
     private int postRecv(MemorySegment[] iov, MemorySegment single, int count, long flags, Object ctx) {
+        return postRecv(iov, single, count, flags, ctx, false, 0, 0);
+    }
+
+    private int postRecv(MemorySegment[] iov, MemorySegment single, int count, long flags, Object ctx,
+                         boolean tagged, long tag, long ignore) {
         lock.lock();
         try {
             if (state == ENDED || closed) {
@@ -694,6 +761,9 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             e.iovCount = count;
             e.capacity = total;
             e.context = ctx;
+            e.tagged = tagged;
+            e.tag = tag;
+            e.ignore = ignore;
             e.completion = !rxSelective || (flags & OpFlags.COMPLETION) != 0;
             if (e.completion && rxCq != null) {
                 if (!rxCq.tryReserve()) {
@@ -873,7 +943,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             default -> txCntr;
         };
         if (c != null) {
-            c.inc();
+            c.increment();
         }
         if (e.completion && txCq != null) {
             txCq.writeFrom(e.reserved, e.context, e.cqFlags, e.len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
@@ -889,7 +959,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             default -> txCntr;
         };
         if (c != null) {
-            c.incError();
+            c.incrementError();
         }
         if (txCq != null) {
             txCq.writeError(e.reserved, e.context, e.cqFlags, e.len, 0, 0, 0, 0, errno, errno, null);
@@ -901,22 +971,26 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     public void rxDone(RxEntry e, long len, long truncated, boolean hasData, long data) {
         if (truncated > 0) {
             if (rxCntr != null) {
-                rxCntr.incError();
+                rxCntr.incrementError();
             }
             if (rxCq != null) {
-                rxCq.writeError(e.reserved, e.context, RECV_FLAGS, len, 0, 0, 0, truncated, Errno.ETRUNC,
-                        Errno.ETRUNC, null);
+                rxCq.writeError(e.reserved, e.context, e.tagged ? TRECV_FLAGS : RECV_FLAGS, len, 0, 0, e.rxTag,
+                        truncated, Errno.ETRUNC, Errno.ETRUNC, null);
                 e.reserved = false;
             }
             return;
         }
         if (rxCntr != null) {
-            rxCntr.inc();
+            rxCntr.increment();
         }
         if (e.completion && rxCq != null) {
-            long flags = hasData ? RECV_FLAGS | OpFlags.REMOTE_CQ_DATA : RECV_FLAGS;
+            long flags = e.tagged ? TRECV_FLAGS : RECV_FLAGS;
+            if (hasData) {
+                flags |= OpFlags.REMOTE_CQ_DATA;
+            }
             rxCq.writeFrom(e.reserved, e.context, flags, len,
-                    e.iovCount > 0 && e.iov[0].isNative() ? e.iov[0].address() : 0, data, 0, Fabrics.ADDR_NOTAVAIL);
+                    e.iovCount > 0 && e.iov[0].isNative() ? e.iov[0].address() : 0, data, e.rxTag,
+                    Fabrics.ADDR_NOTAVAIL);
             e.reserved = false;
         }
     }
@@ -924,10 +998,11 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     @Override
     public void rxFailed(RxEntry e, int errno) {
         if (rxCntr != null) {
-            rxCntr.incError();
+            rxCntr.incrementError();
         }
         if (rxCq != null) {
-            rxCq.writeError(e.reserved, e.context, RECV_FLAGS, 0, 0, 0, 0, 0, errno, errno, null);
+            rxCq.writeError(e.reserved, e.context, e.tagged ? TRECV_FLAGS : RECV_FLAGS, 0, 0, 0, e.tag, 0, errno,
+                    errno, null);
             e.reserved = false;
         }
     }
@@ -935,7 +1010,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     @Override
     public void remoteWrite(long len, boolean hasData, long data) {
         if (remWrCntr != null) {
-            remWrCntr.inc();
+            remWrCntr.increment();
         }
         if (hasData && rxCq != null) {
             rxCq.write(null, REMOTE_WRITE_FLAGS, len, 0, data, 0);
@@ -945,7 +1020,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     @Override
     public void remoteRead(long len) {
         if (remRdCntr != null) {
-            remRdCntr.inc();
+            remRdCntr.increment();
         }
     }
 
@@ -1000,7 +1075,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         for (TcpCounter c : new TcpCounter[] {txCntr, rxCntr, rdCntr, wrCntr, remRdCntr, remWrCntr}) {
             if (c != null) {
                 c.progress.remove(this);
-                c.bindings.decrementAndGet();
+                c.release();
             }
         }
         if (eq != null) {

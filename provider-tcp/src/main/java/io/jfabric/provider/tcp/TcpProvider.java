@@ -107,7 +107,8 @@ public final class TcpProvider implements FabricProvider {
             if (!fits(t, hints, src, dest, (flags & Fabrics.SOURCE) != 0 && node == null)) {
                 continue;
             }
-            List<FabricInfo> m = InfoMatcher.match(List.of(withRequestedProgress(t, hints)), hints, version);
+            List<FabricInfo> m = InfoMatcher.match(List.of(withRequestedTagged(withRequestedProgress(t, hints), hints)),
+                    hints, version);
             if (m.isEmpty()) {
                 continue;
             }
@@ -229,6 +230,26 @@ public final class TcpProvider implements FabricProvider {
         FabricInfo c = t.copy();
         c.domainAttr.dataProgress = Progress.AUTO;
         c.domainAttr.controlProgress = Progress.AUTO;
+        return c;
+    }
+
+    /** FI_TAG_GENERIC, the mem_tag_format libfabric 1.17 tcp reports with FI_TAGGED. */
+    static final long TAG_GENERIC = 0xAAAAAAAAAAAAAAAAL;
+
+    /**
+     * FI_TAGGED is offered only to hints that ask for it (rxm does, for libfabric's dyn_rbuf path), as
+     * libfabric 1.17 tcp offers it only on its second, shared-receive-context info: plain hints get the
+     * untagged info they always got. jfabric carries tagged messages on the endpoint's own receive context.
+     */
+    private static FabricInfo withRequestedTagged(FabricInfo t, FabricInfo hints) {
+        if ((hints.caps & Caps.TAGGED) == 0) {
+            return t;
+        }
+        FabricInfo c = t.copy();
+        c.caps |= Caps.TAGGED;
+        c.txAttr.caps |= Caps.TAGGED;
+        c.rxAttr.caps |= Caps.TAGGED;
+        c.epAttr.memTagFormat = TAG_GENERIC;
         return c;
     }
 

@@ -154,18 +154,26 @@ final class Loopback implements AutoCloseable {
     }
 
     static Side open(FabricInfo info) {
+        return open(info, CqFormat.DATA);
+    }
+
+    static Side open(FabricInfo info, CqFormat format) {
         Side s = new Side();
         s.fabric = new TcpProvider().openFabric(info);
         s.domain = s.fabric.openDomain(info);
         s.eq = s.fabric.openEq(new EqAttr());
-        s.cq = s.domain.openCq(CqAttr.of(CqFormat.DATA, 128));
+        s.cq = s.domain.openCq(CqAttr.of(format, 128));
         return s;
     }
 
     Loopback(boolean ipv6, Progress progress, byte[] connectData, byte[] acceptData) {
+        this(ipv6, progress, connectData, acceptData, CqFormat.DATA);
+    }
+
+    Loopback(boolean ipv6, Progress progress, byte[] connectData, byte[] acceptData, CqFormat format) {
         FabricInfo info = loopbackInfo(ipv6, progress);
-        server = open(info);
-        client = open(info);
+        server = open(info, format);
+        client = open(info, format);
         server.partner = client;
         client.partner = server;
         pep = server.fabric.openPassiveEndpoint(info);
