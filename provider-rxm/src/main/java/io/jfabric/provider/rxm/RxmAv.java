@@ -84,7 +84,7 @@ final class RxmAv implements AddressVector {
                 byte[] a = in[i];
                 long fi = Fabrics.ADDR_NOTAVAIL;
                 int err = 0;
-                if (a == null || a.length < 8 || (a.length != SockAddr.IN_SIZE && a.length < SockAddr.IN6_SIZE)) {
+                if (io.jfabric.util.Sockaddr.validate(a) != null) { // family, length and port, not just length
                     err = Errno.EINVAL;
                 } else {
                     fi = addrs.size();

@@ -152,6 +152,9 @@ final class ShmAddressVector extends UtilFabricObject implements AddressVector {
 
     @Override
     public String straddr(byte[] addr) {
+        if (addr == null) {
+            return "(null)"; // fi_av_straddr must not throw: insert(null) reports through it
+        }
         int len = addr.length;
         while (len > 0 && addr[len - 1] == 0) {
             len--;
