@@ -61,7 +61,8 @@ class AllocationTest {
     void steadyStatePingPongAllocatesNothingPerMessage(boolean tagged) {
         Assumptions.assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean,
                 "this JVM cannot count per-thread allocation");
-        try (Loopback p = new Loopback(false, Progress.MANUAL, null, null); Arena arena = Arena.ofConfined()) {
+        try (Loopback p = new Loopback(false, Progress.MANUAL, null, null,
+                tagged ? io.jfabric.CqFormat.TAGGED : io.jfabric.CqFormat.DATA); Arena arena = Arena.ofConfined()) {
             MemorySegment small = arena.allocate(64);
             MemorySegment large = arena.allocate(64 * 1024);
             MemorySegment rxA = arena.allocate(64 * 1024);
