@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 final class MessageStream {
     static final int WINDOW = 32;
     static final long TAG = 7;
+    private static final long STALL_NANOS = 10_000_000_000L;
 
     private final MessagePair p;
     private final boolean tagged;
@@ -45,6 +46,7 @@ final class MessageStream {
     void run(long count, long deadlineNanos) {
         long sent = 0;
         long received = 0;
+        long lastProgress = System.nanoTime();
         while (received < count) {
             while (outstanding < WINDOW && sent < count) {
                 int slot = nextTx;
@@ -65,9 +67,16 @@ final class MessageStream {
                 postRecv((Integer) entries[k].context);
             }
             received += n;
-            if (System.nanoTime() - deadlineNanos > 0) {
-                throw new FabricException(Errno.ETIMEDOUT, "stream stalled: " + received + " of " + count
-                        + " messages received, " + outstanding + " sends in flight");
+            long now = System.nanoTime();
+            if (n > 0) {
+                lastProgress = now;
+            } else if (now - lastProgress > STALL_NANOS) {
+                throw new FabricException(Errno.ETIMEDOUT, "stream stalled: nothing received for 10 s; " + received
+                        + " of " + count + " messages received, " + outstanding + " sends in flight");
+            }
+            if (now - deadlineNanos > 0) {
+                throw new FabricException(Errno.ETIMEDOUT, "too slow for the test's time budget: " + received + " of "
+                        + count + " messages received (is the machine heavily loaded?)");
             }
         }
         // let the last sends complete so the next run starts from a clean window
@@ -102,7 +111,9 @@ final class MessageStream {
             cq.readError(err, 0);
             throw new FabricException(err.err, what + " completed with error " + Errno.name(err.err));
         }
-        check(n < 0 ? n : 0, what + " CQ read");
+        if (n < 0) {
+            throw new FabricException(-n, what + " CQ read failed: " + Errno.name(-n));
+        }
         return n;
     }
 

@@ -184,6 +184,20 @@ class DataPathTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"libfabric:tcp;ofi_rxm", "libfabric:shm", "libfabric:udp;ofi_rxd"})
+    void zeroByteMessageCompletesOnBothSides(String prov) {
+        try (NativePair p = new NativePair(prov, CAPS); Arena arena = Arena.ofShared()) {
+            MemorySegment empty = arena.allocate(8).asSlice(0, 0);
+            p.post(() -> p.b.recv(empty, null, io.jfabric.Fabrics.ADDR_UNSPEC, "zero recv"), "fi_recv");
+            p.post(() -> p.a.send(empty, null, p.addrB, "zero send"), "fi_send");
+            p.await(1, 1);
+            assertSame("zero send", p.doneA.get(0).context);
+            assertSame("zero recv", p.doneB.get(0).context);
+            assertEquals(0, p.doneB.get(0).len);
+        }
+    }
+
     private static void cancelComesBackAsAnError(NativePair p, MemorySegment buf, MemoryRegion mr) {
         p.clear();
         Object cancelled = "cancel me";

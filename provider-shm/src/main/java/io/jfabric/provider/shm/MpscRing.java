@@ -179,10 +179,13 @@ public final class MpscRing {
      */
     public int read(RecordHandler handler, int limit) {
         final long head = (long) LONG.get(buffer, headAt);
+        // a genuine header always lies below the tail (producers move the tail before writing one), so a
+        // header claiming a position at or past it is forged and must not move the head beyond the tail
+        final long tail = (long) LONG.getVolatile(buffer, tailAt);
         long position = head;
         int count = 0;
         try {
-            while (count < limit) {
+            while (count < limit && position - tail < 0) {
                 int index = (int) position & mask;
                 if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != position) {
                     break;
@@ -191,7 +194,7 @@ public final class MpscRing {
                 if (length <= 0) {
                     break; // claimed, still being written
                 }
-                if (length < HEADER_LENGTH || length > capacity - index) {
+                if (length < HEADER_LENGTH || length > capacity - index || align(length) > tail - position) {
                     corruptRecords++;
                     handler.onCorruptRecord(position, length);
                     position = resync(position);
@@ -265,7 +268,8 @@ public final class MpscRing {
         long position = (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD);
         int length = (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD);
         long next;
-        if (position == head && length < 0 && -length >= HEADER_LENGTH && -length <= capacity - index) {
+        if (position == head && length < 0 && -length >= HEADER_LENGTH && -length <= capacity - index
+                && align(-length) <= tail - head) {
             next = head + align(-length);
         } else if (position != head) {
             next = resync(head); // died between claiming and writing the header

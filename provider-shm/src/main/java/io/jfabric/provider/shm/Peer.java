@@ -28,7 +28,6 @@ final class Peer {
     private final MemorySegment callState = arena.allocate(Pidfd.callStateSize(), 8);
     private volatile boolean dead;
     private long lastLivenessCheck;
-    private int sendsSinceCheck;
 
     Peer(String name, ShmRegion region, long senderId, boolean cmaAllowed) {
         this.name = name;
@@ -74,17 +73,23 @@ final class Peer {
     }
 
     /**
-     * Data path: whether the peer is gone, looking at its process (not just its closed flag) once
-     * every 1024 calls, so a killed peer is noticed without a /proc read per message.
+     * How often, at most, the send path asks the kernel whether the peer process still exists
+     * (one pidfd_send_signal(0) syscall). Between checks a send costs one System.nanoTime (vDSO).
+     * A send posted more than this long after the kernel reaped the peer returns ECONNRESET.
+     */
+    static final long SEND_LIVENESS_INTERVAL_NANOS = 100_000;
+
+    /**
+     * Data path: whether the peer is gone. The closed flag is read every time; the peer's process
+     * is checked at most every {@link #SEND_LIVENESS_INTERVAL_NANOS} of wall time, so a SIGKILLed
+     * peer is noticed within that bound however few or many sends are posted, without a syscall
+     * per message.
      */
     boolean goneForSend() {
         if (gone()) {
             return true;
         }
-        if ((++sendsSinceCheck & 1023) == 0) {
-            return checkAlive(System.nanoTime(), 0);
-        }
-        return false;
+        return checkAlive(System.nanoTime(), SEND_LIVENESS_INTERVAL_NANOS);
     }
 
     /**

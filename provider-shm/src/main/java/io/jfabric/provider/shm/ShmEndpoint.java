@@ -568,7 +568,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             if (peer == null) {
                 return -Errno.EINVAL;
             }
-            if (peer.gone()) {
+            if (peer.goneForSend()) {
                 return -Errno.ECONNRESET;
             }
             if (!peer.cmaWorks) {

@@ -40,6 +40,11 @@ public final class ShmPeerMain {
             MemorySegment buf = arena.allocate(300_000);
             CqEntry e = new CqEntry();
             CqErrEntry err = new CqErrEntry();
+            if (args[0].equals("idle")) {
+                // posts nothing and waits to be killed (bounded, in case the test dies first)
+                Thread.sleep(30_000);
+                return;
+            }
             if (args[0].equals("burst")) {
                 long count = Long.parseLong(args[2]);
                 long id = Long.parseLong(args[3]);

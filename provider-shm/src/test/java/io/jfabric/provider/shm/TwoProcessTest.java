@@ -120,7 +120,7 @@ class TwoProcessTest {
                     node.ep.trecv(any, null, childAddr, 0, -1L, null);
                 }
                 node.progressFor(200);
-                // sends to the dead peer fail with an error (its death is noticed within ~1024 sends)
+                // sends to the dead peer fail with an error (its death is noticed within 100 us of wall time)
                 int rc = 0;
                 for (int i = 0; i < 5000 && rc == 0; i++) {
                     rc = node.ep.inject(arena.allocate(8), childAddr);
@@ -147,6 +147,51 @@ class TwoProcessTest {
             assertTrue(Files.exists(region), "SIGKILL leaves the region behind");
             assertTrue(RegionCleaner.sweepStale(region.getParent()) >= 1);
             assertFalse(Files.exists(region));
+        }
+    }
+
+    /**
+     * The receiver is SIGKILLed: an operation waiting for its ACK (CMA size) completes with
+     * ECONNRESET, and the first send posted more than the check interval after the death fails,
+     * whatever its size, rather than being accepted and lost.
+     */
+    @Test
+    void sendsToAKilledReceiverFailPromptly() throws Exception {
+        try (ShmNode node = new ShmNode(); Arena arena = Arena.ofShared()) {
+            Process child = startPeer("idle", new String(node.name(), StandardCharsets.US_ASCII));
+            try {
+                long childAddr = node.av.insert(readAddress(child).getBytes(StandardCharsets.US_ASCII));
+                CqEntry e = new CqEntry();
+                CqErrEntry err = new CqErrEntry();
+                MemorySegment small = arena.allocate(8);
+                MemorySegment bounce = arena.allocate(8 * 1024);
+                MemorySegment big = arena.allocate(200_000);
+                // alive: sends are accepted; the large one waits for the receiver, which never posts a receive
+                assertEquals(0, node.ep.inject(small, childAddr));
+                assertEquals(0, node.ep.tsend(big, null, childAddr, 1, "in flight"));
+                child.destroyForcibly(); // SIGKILL
+                assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+                // the process is reaped; give the send path's check interval (100 us) time to pass:
+                // then the very first send must fail (before the fix, 1,023 more were accepted and lost)
+                Thread.sleep(5);
+                assertEquals(-Errno.ECONNRESET, node.ep.inject(small, childAddr),
+                        "the first send after the peer's death must fail");
+
+                // once noticed, every later send of every size fails at once, with or without a completion
+                assertEquals(-Errno.ECONNRESET, node.ep.inject(small, childAddr));
+                assertEquals(-Errno.ECONNRESET, node.ep.send(small, null, childAddr, "inline"));
+                assertEquals(-Errno.ECONNRESET, node.ep.tsend(bounce, null, childAddr, 2, "bounce"));
+                assertEquals(-Errno.ECONNRESET, node.ep.tsend(big, null, childAddr, 3, "cma"));
+
+                // the large send posted before the kill completes with an error, not never
+                int r = node.next(e, err, 5_000);
+                assertEquals(-Errno.EAVAIL, r, "the in-flight send must complete with an error");
+                assertEquals(Errno.ECONNRESET, err.err);
+                assertEquals("in flight", err.context);
+                assertEquals(-Errno.EAGAIN, node.next(e, err, 100), "nothing else completes");
+            } finally {
+                child.destroyForcibly();
+            }
         }
     }
 }

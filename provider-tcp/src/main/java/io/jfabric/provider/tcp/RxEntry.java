@@ -25,9 +25,9 @@ final class RxEntry {
     /** Tag of the frame that filled this entry (reported in the completion). */
     long rxTag;
 
-    RxEntry() {
+    RxEntry(ViewCache viewCache) {
         for (int i = 0; i < views.length; i++) {
-            views[i] = new SegmentView();
+            views[i] = new SegmentView(viewCache);
         }
     }
 

@@ -7,16 +7,23 @@ import java.nio.ByteBuffer;
  * One reusable {@link ByteBuffer} view of a caller's native segment, so that NIO's gathering writes and
  * scattering reads touch the caller's memory directly (zero copy) without creating a view per operation.
  *
- * <p>{@link MemorySegment#asByteBuffer()} allocates, so the last view is kept and reused while the next
- * segment has the same address, size and scope (the usual case: an application reposting the same buffers).
- * Each slot belongs to one queue entry, so two in-flight operations never share a view's position. A heap
- * segment always gets a fresh view (its address is not comparable), which the provider documents as a copy
- * path. No equivalent in libfabric, where an iovec is just a pointer.
+ * <p>{@link MemorySegment#asByteBuffer()} allocates, so views of native segments are borrowed from the
+ * connection's {@link ViewCache} (keyed by address, size and scope) and kept while the next segment is the
+ * same one. Each slot belongs to one queue entry, so two in-flight operations never share a view's
+ * position. A heap segment always gets a fresh view (its address is not comparable), which the provider
+ * documents as a copy path. No equivalent in libfabric, where an iovec is just a pointer.
  */
 final class SegmentView {
+    private final ViewCache cache;
     private MemorySegment segment;
     private io.jfabric.util.UtilMemoryRegion region;
     private ByteBuffer view;
+    /** The cache slot this view is borrowed from, or -1 for a private view. */
+    private int slot = -1;
+
+    SegmentView(ViewCache cache) {
+        this.cache = cache;
+    }
 
     /** A view of all of {@code s}, position 0, limit its size. */
     ByteBuffer of(MemorySegment s) {
@@ -24,7 +31,12 @@ final class SegmentView {
         if (view == null || cached == null || !s.isNative() || cached.address() != s.address()
                 || cached.byteSize() != s.byteSize() || !cached.scope().equals(s.scope())
                 || !cached.scope().isAlive()) {
-            view = s.asByteBuffer();
+            giveBack();
+            if (s.isNative() && (slot = cache.lend(s)) >= 0) {
+                view = cache.view(slot);
+            } else {
+                view = s.asByteBuffer();
+            }
             segment = s;
             region = null;
         }
@@ -32,9 +44,17 @@ final class SegmentView {
         return view;
     }
 
+    private void giveBack() {
+        if (slot >= 0) {
+            cache.giveBack(slot);
+            slot = -1;
+        }
+    }
+
     /** A view of {@code len} bytes at {@code offset} of a registered region. */
     ByteBuffer of(io.jfabric.util.UtilMemoryRegion mr, long offset, long len) {
         if (view == null || region != mr) {
+            giveBack();
             view = ((ByteBuffer) mr.providerState).duplicate();
             region = mr;
             segment = null;
@@ -47,6 +67,7 @@ final class SegmentView {
 
     /** Drops the cached view (on close) so no dead memory stays referenced. */
     void clear() {
+        giveBack();
         segment = null;
         region = null;
         view = null;

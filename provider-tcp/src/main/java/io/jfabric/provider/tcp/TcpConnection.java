@@ -72,6 +72,8 @@ final class TcpConnection {
     private int rxKind;
     private final ByteBuffer[] rxBufs = new ByteBuffer[DataHeader.IOV_LIMIT];
     private final SegmentView[] targetViews = new SegmentView[DataHeader.IOV_LIMIT];
+    /** Views of application buffers, shared by this connection's entries (see ViewCache). */
+    private final ViewCache viewCache = new ViewCache();
     private int rxBufCount;
     private int rxIdx;
     private long rxLeft;
@@ -123,16 +125,16 @@ final class TcpConnection {
         this.rxHdr = MemorySegment.ofBuffer(rxHdrView);
         this.rxHdrView.limit(DataHeader.BASE_SIZE);
         for (int i = 0; i < targetViews.length; i++) {
-            targetViews[i] = new SegmentView();
+            targetViews[i] = new SegmentView(viewCache);
         }
         for (int i = 0; i < txSize + INTERNAL_RESERVE; i++) {
-            TxEntry e = new TxEntry();
+            TxEntry e = new TxEntry(viewCache);
             e.next = txFree;
             txFree = e;
             txFreeCount++;
         }
         for (int i = 0; i < rxSize; i++) {
-            RxEntry e = new RxEntry();
+            RxEntry e = new RxEntry(viewCache);
             e.next = rxFree;
             rxFree = e;
         }
@@ -1009,6 +1011,7 @@ final class TcpConnection {
         for (SegmentView v : targetViews) {
             v.clear();
         }
+        viewCache.clear();
     }
 
     private void flushPosted(RxEntry r, int err) {

@@ -43,12 +43,12 @@ final class TxEntry {
     final MemorySegment[] readIov = new MemorySegment[DataHeader.IOV_LIMIT];
     int readIovCount;
 
-    TxEntry() {
+    TxEntry(ViewCache viewCache) {
         // a plain direct buffer has no memory session, so NIO does no per-call session bookkeeping on it
         hdrView = ByteBuffer.allocateDirect(DataHeader.MAX_HDR_SIZE + INLINE_LIMIT);
         hdr = MemorySegment.ofBuffer(hdrView);
         for (int i = 0; i < views.length; i++) {
-            views[i] = new SegmentView();
+            views[i] = new SegmentView(viewCache);
         }
     }
 

@@ -13,6 +13,10 @@ import java.util.Arrays;
  * <p>Layout, little endian: u64 address, u64 length, u64 key, u16 owner length, owner bytes.
  */
 public final class BulkDescriptor {
+    /** An empty descriptor, to fill with {@link BulkHandle#describe} or {@link #decode}. */
+    public BulkDescriptor() {
+    }
+
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
     static final int MAX_OWNER = 256;

@@ -2,6 +2,10 @@ package io.jfabric.examples.rpc;
 
 /** Sizes and bounds of an {@link RpcEngine}; the defaults suit the examples. Mutable, read once at open. */
 public final class EngineOptions {
+    /** The defaults; change fields before {@link RpcEngine#open}. */
+    public EngineOptions() {
+    }
+
     /** Largest encoded input or output of one RPC; bigger payloads travel as bulk. */
     public int maxPayload = 4096;
     /** Requests this engine can have in flight as a client. */

@@ -26,9 +26,12 @@ public final class Incoming<I, O> extends Triggerable {
     Object inputReuse;
     int inputReuseRpcId = -1;
     boolean responded;
+    /** Receives only the engine's own requests (hello, ping). */
+    final boolean internal;
 
-    Incoming(RpcEngine engine, int index, MemorySegment recvBuf, MemorySegment respBuf) {
+    Incoming(RpcEngine engine, int index, MemorySegment recvBuf, MemorySegment respBuf, boolean internal) {
         this.engine = engine;
+        this.internal = internal;
         this.index = index;
         this.recvBuf = recvBuf;
         this.respBuf = respBuf;

@@ -59,6 +59,8 @@ public final class RpcEngine implements AutoCloseable {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final long POST_RETRY_NANOS = 2_000_000_000L;
     private static final long SCAN_INTERVAL_NANOS = 1_000_000L;
+    /** Receive buffers kept for hello and ping, apart from the application's. */
+    private static final int INTERNAL_INCOMING = 8;
 
     private final FabricResources res;
     private final EngineOptions options;
@@ -97,7 +99,7 @@ public final class RpcEngine implements AutoCloseable {
         this.maxRma = res.maxMessageSize();
         this.pingIntervalNanos = Math.max(1, options.peerTimeoutMillis / 4) * 1_000_000L;
         int bufSize = HEADER + options.maxPayload;
-        long poolSize = (long) bufSize * 2 * (options.requestSlots + options.incomingSlots);
+        long poolSize = (long) bufSize * 2 * (options.requestSlots + options.incomingSlots + INTERNAL_INCOMING);
         MemorySegment pool = arena.allocate(poolSize, 4096);
         this.poolMr = res.register(pool, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
         this.poolDesc = res.localDesc(poolMr);
@@ -111,9 +113,10 @@ public final class RpcEngine implements AutoCloseable {
         for (int i = slots.length - 1; i >= 0; i--) {
             freeSlots[freeSlotCount++] = i;
         }
-        incomings = new Incoming<?, ?>[options.incomingSlots];
+        incomings = new Incoming<?, ?>[options.incomingSlots + INTERNAL_INCOMING];
         for (int i = 0; i < incomings.length; i++) {
-            incomings[i] = new Incoming<>(this, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize));
+            incomings[i] = new Incoming<>(this, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize),
+                    i >= options.incomingSlots);
             off += 2L * bufSize;
         }
         bulks = new BulkTransfer[options.bulkSlots];
@@ -148,6 +151,10 @@ public final class RpcEngine implements AutoCloseable {
 
     FabricResources resources() {
         return res;
+    }
+
+    EngineOptions options() {
+        return options;
     }
 
     /** This engine's endpoint address; give it to peers (file, command line) for {@link #lookup}. */
@@ -380,7 +387,9 @@ public final class RpcEngine implements AutoCloseable {
         }
         MemorySegment msg = s.sendBuf.asSlice(0, HEADER + payload);
         until = System.nanoTime() + POST_RETRY_NANOS;
-        while ((rc = res.ep.tsend(msg, poolDesc, t.fiAddr, Tags.request(rpcId, s.requestId()), s.sendCtx))
+        long requestTag = Tags.request(rpcId, s.requestId())
+                | (s.internal != RequestSlot.INTERNAL_NONE ? Tags.INTERNAL : 0);
+        while ((rc = res.ep.tsend(msg, poolDesc, t.fiAddr, requestTag, s.sendCtx))
                 == -Errno.EAGAIN && drainUntil(until)) {
             // the transmit queue is full, or the provider is still connecting: completions free it
         }
@@ -543,7 +552,8 @@ public final class RpcEngine implements AutoCloseable {
         in.input = null;
         long until = System.nanoTime() + POST_RETRY_NANOS;
         int rc;
-        while ((rc = res.ep.trecv(in.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, 0, Tags.REQUEST_IGNORE, in.recvCtx))
+        long tag = in.internal ? Tags.INTERNAL : 0;
+        while ((rc = res.ep.trecv(in.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, tag, Tags.REQUEST_IGNORE, in.recvCtx))
                 == -Errno.EAGAIN && drainUntil(until)) {
             // receive queue full
         }
@@ -590,7 +600,7 @@ public final class RpcEngine implements AutoCloseable {
             sendResponse(req, 0, 0);
             return;
         }
-        Rpc<Object, Object> rpc = rpcs[req.rpcId];
+        Rpc<Object, Object> rpc = in.internal ? null : rpcs[req.rpcId];
         if (rpc == null || rpc.handler == null) {
             sendResponse(req, -Errno.ENOSYS, 0);
             return;

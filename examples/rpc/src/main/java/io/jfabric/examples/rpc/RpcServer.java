@@ -75,14 +75,10 @@ public final class RpcServer implements AutoCloseable {
         this.engine = engine;
         this.dir = dir;
         this.buffers = new BufferPool(engine, arena, bufferCount, maxChunk);
-        for (int i = 0; i < incomingSlots(); i++) {
+        for (int i = 0; i < engine.options().incomingSlots; i++) {
             freeOps.add(new ServerOp());
         }
         this.rpcs = new FileRpcs(engine, this);
-    }
-
-    private static int incomingSlots() {
-        return EngineOptions.defaults().incomingSlots;
     }
 
     public RpcEngine engine() {

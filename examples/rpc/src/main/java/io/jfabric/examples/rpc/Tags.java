@@ -1,14 +1,19 @@
 package io.jfabric.examples.rpc;
 
 /**
- * How the 64-bit tag carries an RPC: bit 48 says response, bits 32..47 the RPC id, bits 0..31 the
+ * How the 64-bit tag carries an RPC: bit 48 says response, bit 49 marks the engine's own requests, bits 32..47 the RPC id, bits 0..31 the
  * request id (slot index in the low 16 bits, the slot's generation above it, so a late response to a
  * slot that has since been reused never matches the new request's receive).
  */
 final class Tags {
     static final long RESPONSE = 1L << 48;
-    /** Receives of requests take every tag without the response bit. */
-    static final long REQUEST_IGNORE = ~RESPONSE;
+    /**
+     * Marks the engine's own requests (hello, ping), which have receives of their own: a server whose
+     * application requests fill every buffer still answers pings, so it is not declared dead.
+     */
+    static final long INTERNAL = 1L << 49;
+    /** Receives of requests take every tag with the response and internal bits as posted. */
+    static final long REQUEST_IGNORE = ~(RESPONSE | INTERNAL);
 
     private Tags() {
     }

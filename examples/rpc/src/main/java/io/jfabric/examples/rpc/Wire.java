@@ -14,6 +14,10 @@ public final class Wire {
 
     /** A boxed long that decoders refill, so a long-valued RPC does not allocate per call. */
     public static final class MutableLong {
+    /** Zero. */
+    public MutableLong() {
+    }
+
         public long value;
 
         public MutableLong set(long v) {
@@ -62,6 +66,10 @@ public final class Wire {
 
     /** Input of the chunk RPCs: which file, where, how much, and the requester's memory. */
     public static final class ChunkRequest {
+    /** An empty request, to fill before forwarding. */
+    public ChunkRequest() {
+    }
+
         public int file;
         public long offset;
         public long length;
@@ -97,6 +105,10 @@ public final class Wire {
 
     /** Output of the chunk RPCs: bytes moved and the CRC32C of them as the server saw them. */
     public static final class ChunkReply {
+    /** An empty reply. */
+    public ChunkReply() {
+    }
+
         public long length;
         public int crc;
 

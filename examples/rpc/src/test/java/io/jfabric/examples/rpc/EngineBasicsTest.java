@@ -80,4 +80,51 @@ class EngineBasicsTest {
             }
         }
     }
+
+    /**
+     * A server whose application buffers are all taken by requests it holds still answers the engine's
+     * pings (they have receives of their own): its requests end by their own timeout, not as a dead target.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.jfabric.examples.rpc.Providers#all")
+    @Timeout(60)
+    void aServerHoldingEveryBufferIsNotDeclaredDead(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
+        EngineOptions serverOpts = EngineOptions.defaults().progressThread(true);
+        serverOpts.incomingSlots = 4;
+        try (RpcEngine server = RpcEngine.open(provider, serverOpts);
+             RpcEngine client = RpcEngine.open(provider, EngineOptions.defaults().peerTimeoutMillis(600))) {
+            java.util.List<Incoming<MutableLong, MutableLong>> held = new java.util.ArrayList<>();
+            server.register(ECHO, "hold", Wire.LONG_CODEC, Wire.LONG_CODEC, held::add);
+            Thread trigger = Thread.ofPlatform().daemon().start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    server.progress(10);
+                    server.trigger(64);
+                }
+            });
+            try {
+                Rpc<MutableLong, MutableLong> hold = client.register(ECHO, "hold", Wire.LONG_CODEC, Wire.LONG_CODEC, null);
+                Target t = client.lookup(server.selfAddress(), 20_000);
+                int requests = 6; // more than the server has buffers for
+                int[] status = new int[requests];
+                int[] done = {0};
+                for (int i = 0; i < requests; i++) {
+                    long id = client.forward(t, hold, new MutableLong().set(i), null, 3_000,
+                            (rid, st, out, arg) -> {
+                                status[(Integer) arg] = st;
+                                done[0]++;
+                            }, i);
+                    assertTrue(id >= 0, Errno.name((int) -id));
+                }
+                Waiter.until(client, () -> done[0] == requests, 15_000, "held requests");
+                for (int i = 0; i < requests; i++) {
+                    assertEquals(-Errno.ETIMEDOUT, status[i], "request " + i + " ends by its own timeout");
+                }
+                assertTrue(!t.isDead(), "a busy server that answers pings is alive");
+            } finally {
+                trigger.interrupt();
+                trigger.join(5_000);
+            }
+        }
+    }
 }

@@ -26,12 +26,24 @@ class FileCopyAcrossProcessesTest {
     @MethodSource("io.jfabric.examples.rpc.Providers#all")
     @Timeout(120)
     void clientCopiesAFileThroughTheServerAndReadsItBack(String provider) throws Exception {
+        copy(provider);
+    }
+
+    /** The same with the server's progress on a background thread and its handlers on the main thread. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.jfabric.examples.rpc.Providers#all")
+    @Timeout(120)
+    void copyWorksWithAServerProgressThread(String provider) throws Exception {
+        copy(provider, "--progress-thread");
+    }
+
+    private void copy(String provider, String... serverOptions) throws Exception {
         Providers.assumeAvailable(provider);
         byte[] data = new byte[3 * (1 << 20) + 12345];
         new Random(provider.hashCode()).nextBytes(data);
         Path file = dir.resolve("input.bin");
         Files.write(file, data);
-        try (ServerProcess server = ServerProcess.server(dir, provider)) {
+        try (ServerProcess server = ServerProcess.server(dir, provider, serverOptions)) {
             ServerProcess client = ServerProcess.start(dir, "client", FileCopyClient.class, "-p", provider,
                     "--addr-file", dir.resolve("server.addr").toString(), "--file", file.toString(),
                     "--chunk", "1M", "--window", "3", "--shutdown");

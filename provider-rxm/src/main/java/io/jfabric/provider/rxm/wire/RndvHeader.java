@@ -59,7 +59,10 @@ public final class RndvHeader {
         }
         long total = 0;
         for (int i = 0; i < n; i++) {
-            total += len(h, i);
+            long len = len(h, i);
+            if (len < 0 || (total += len) < 0) {
+                return -1; // a length of 2^63 or more, or lengths whose sum wraps: a forged header
+            }
         }
         return total;
     }

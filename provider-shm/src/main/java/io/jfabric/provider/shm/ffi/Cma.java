@@ -81,12 +81,12 @@ public final class Cma implements AutoCloseable {
      *     bad address)
      */
     public long read(int pid, long localAddress, long remoteAddress, long length) {
-        return call(READV, pid, localAddress, remoteAddress, length);
+        return call(false, pid, localAddress, remoteAddress, length);
     }
 
     /** Copies {@code length} bytes from {@code localAddress} here to {@code remoteAddress} in {@code pid}. */
     public long write(int pid, long localAddress, long remoteAddress, long length) {
-        return call(WRITEV, pid, localAddress, remoteAddress, length);
+        return call(true, pid, localAddress, remoteAddress, length);
     }
 
     /**
@@ -95,18 +95,18 @@ public final class Cma implements AutoCloseable {
      * @return 0, or a negative errno
      */
     public int readFully(int pid, long localAddress, long remoteAddress, long length) {
-        return fully(READV, pid, localAddress, remoteAddress, length);
+        return fully(false, pid, localAddress, remoteAddress, length);
     }
 
     /** Writes exactly {@code length} bytes, repeating partial transfers; 0 or a negative errno. */
     public int writeFully(int pid, long localAddress, long remoteAddress, long length) {
-        return fully(WRITEV, pid, localAddress, remoteAddress, length);
+        return fully(true, pid, localAddress, remoteAddress, length);
     }
 
-    private int fully(MethodHandle op, int pid, long localAddress, long remoteAddress, long length) {
+    private int fully(boolean write, int pid, long localAddress, long remoteAddress, long length) {
         long done = 0;
         while (done < length) {
-            long n = call(op, pid, localAddress + done, remoteAddress + done, length - done);
+            long n = call(write, pid, localAddress + done, remoteAddress + done, length - done);
             if (n < 0) {
                 return (int) n;
             }
@@ -118,8 +118,14 @@ public final class Cma implements AutoCloseable {
         return 0;
     }
 
-    private long call(MethodHandle op, int pid, long localAddress, long remoteAddress, long length) {
-        if (op == null) {
+    /*
+     * The downcall handles are read from their static final fields at two separate call sites, never
+     * passed in as a parameter: a MethodHandle the JIT cannot see as a constant (one shared call site
+     * for both, polluted once RMA writes had run) is not inlined, and the out-of-line downcall path
+     * allocated about 40 B per CMA message.
+     */
+    private long call(boolean write, int pid, long localAddress, long remoteAddress, long length) {
+        if (READV == null) {
             return -Errno.ENOSYS;
         }
         local.set(ValueLayout.JAVA_LONG, 0, localAddress);
@@ -128,7 +134,9 @@ public final class Cma implements AutoCloseable {
         remote.set(ValueLayout.JAVA_LONG, 8, length);
         long n;
         try {
-            n = (long) op.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
+            n = write
+                    ? (long) WRITEV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L)
+                    : (long) READV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
         } catch (Throwable t) {
             throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
         }

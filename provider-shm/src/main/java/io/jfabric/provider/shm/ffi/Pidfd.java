@@ -24,6 +24,8 @@ public final class Pidfd {
     private static final VarHandle ERRNO =
             CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final MethodHandle SYSCALL;
+    /** The same syscall without errno capture: the JDK slices the capture segment on every captured call (40 B). */
+    private static final MethodHandle SYSCALL_NO_ERRNO;
     private static final MethodHandle CLOSE;
 
     static {
@@ -32,6 +34,10 @@ public final class Pidfd {
                 FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                         ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
                 Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+        SYSCALL_NO_ERRNO = linker.downcallHandle(linker.defaultLookup().findOrThrow("syscall"),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                        ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+                Linker.Option.firstVariadicArg(1));
         CLOSE = linker.downcallHandle(linker.defaultLookup().findOrThrow("close"),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     }
@@ -51,7 +57,14 @@ public final class Pidfd {
      * @return 0 if it runs, -ESRCH if it has exited, another negative errno on failure
      */
     public static int alive(int fd, MemorySegment callState) {
-        return (int) call(callState, SYS_PIDFD_SEND_SIGNAL, fd, 0, 0, 0);
+        long rc;
+        try {
+            rc = (long) SYSCALL_NO_ERRNO.invokeExact(SYS_PIDFD_SEND_SIGNAL, (long) fd, 0L, 0L, 0L);
+        } catch (Throwable t) {
+            throw new IllegalStateException("syscall downcall failed", t);
+        }
+        // the send path asks this often: only a failure pays for errno capture (signal 0 is idempotent)
+        return rc == 0 ? 0 : (int) call(callState, SYS_PIDFD_SEND_SIGNAL, fd, 0, 0, 0);
     }
 
     public static long callStateSize() {
