@@ -1,6 +1,7 @@
 package io.jfabric.provider.rxm;
 
 import io.jfabric.BindFlags;
+import io.jfabric.Caps;
 import io.jfabric.Endpoint;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
@@ -47,6 +48,17 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
     }
 
     private Endpoint open(RxmConnection<Endpoint> conn, FabricInfo info) {
+        if (ep.dynRbuf()) {
+            // the core takes the peer's headerless tagged messages only on endpoints opened with FI_TAGGED
+            info = info.copy();
+            info.caps |= Caps.TAGGED;
+            if (info.txAttr != null) {
+                info.txAttr.caps |= Caps.TAGGED;
+            }
+            if (info.rxAttr != null) {
+                info.rxAttr.caps |= Caps.TAGGED;
+            }
+        }
         Endpoint core = ep.domain.core.openEndpoint(info, conn);
         try {
             core.bind(ep.coreEq);

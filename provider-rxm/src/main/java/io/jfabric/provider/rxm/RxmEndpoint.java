@@ -449,6 +449,11 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
+    /** Whether small tagged messages travel as core tagged messages (libfabric 1.17's dyn_rbuf). */
+    boolean dynRbuf() {
+        return dynRbuf;
+    }
+
     private boolean postRx(RxmConnection<Endpoint> c, ConnData cd, Endpoint core, boolean tagged) {
         RxBuf rx = tagged ? rxFreeTagged : rxFree;
         if (rx != null) {

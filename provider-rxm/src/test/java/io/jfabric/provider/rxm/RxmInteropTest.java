@@ -20,10 +20,11 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * tcp;ofi_rxm across processes: jfabric against jfabric in two JVMs, and jfabric against the real C
  * {@code fi_pingpong -p "tcp;ofi_rxm" -e rdm} of libfabric 1.17 in both roles, with {@code -c} (data
- * verified) and sizes that put eager, SAR and rendezvous on the wire. Tagged runs set
- * FI_OFI_RXM_ENABLE_DYN_RBUF=0 on the C side: 1.17's default sends small tagged messages as core tagged
- * messages without rxm's header, which needs FI_TAGGED on the core's MSG endpoints (jfabric's tcp has none
- * yet). Skipped, with the reason, where fi_pingpong is not installed. Loopback only.
+ * verified) and sizes that put eager, SAR and rendezvous on the wire. Tagged runs use 1.17's default
+ * (dyn_rbuf on: small tagged messages go as tcp tagged messages without rxm's header, larger ones by
+ * rendezvous) and, in one run, FI_OFI_RXM_ENABLE_DYN_RBUF=0 on both sides (rxm header, SAR). Both sides must
+ * agree on the setting, as between two C peers. Skipped, with the reason, where fi_pingpong is not
+ * installed. Loopback only.
  */
 @Timeout(150)
 class RxmInteropTest {
@@ -47,16 +48,23 @@ class RxmInteropTest {
     }
 
     private static Process javaPeer(String role, int port, String mode, String sizes, Path log) throws IOException {
+        return javaPeer(role, port, mode, sizes, log, true);
+    }
+
+    private static Process javaPeer(String role, int port, String mode, String sizes, Path log, boolean dynRbuf)
+            throws IOException {
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 RxmPingpongPeer.class.getName(), role, "127.0.0.1", String.valueOf(port), mode,
                 String.valueOf(ITERATIONS), "1"));
         cmd.addAll(List.of(sizes.split(" ")));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("FI_OFI_RXM_ENABLE_DYN_RBUF", dynRbuf ? "1" : "0");
+        return pb.start();
     }
 
-    private static Process cPeer(String exe, boolean server, int port, String mode, String size, Path log)
-            throws IOException {
+    private static Process cPeer(String exe, boolean server, int port, String mode, String size, Path log,
+                                 boolean dynRbuf) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(exe, "-p", "tcp;ofi_rxm", "-e", "rdm", "-I",
                 String.valueOf(ITERATIONS), "-c"));
         if (mode.equals("tagged")) {
@@ -68,7 +76,11 @@ class RxmInteropTest {
         cmd.addAll(server ? List.of("-B", String.valueOf(port)) : List.of("-P", String.valueOf(port), "127.0.0.1"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> env = pb.environment();
-        env.put("FI_OFI_RXM_ENABLE_DYN_RBUF", "0");
+        if (dynRbuf) {
+            env.remove("FI_OFI_RXM_ENABLE_DYN_RBUF"); // libfabric 1.17's default: on
+        } else {
+            env.put("FI_OFI_RXM_ENABLE_DYN_RBUF", "0");
+        }
         env.remove("FI_PROVIDER");
         return pb.start();
     }
@@ -94,6 +106,11 @@ class RxmInteropTest {
     }
 
     private void runC(boolean javaServer, String mode, String cSize, String javaSizes) throws Exception {
+        runC(javaServer, mode, cSize, javaSizes, true);
+    }
+
+    private void runC(boolean javaServer, String mode, String cSize, String javaSizes, boolean dynRbuf)
+            throws Exception {
         String exe = fiPingpong();
         Assumptions.assumeTrue(exe != null, "fi_pingpong (libfabric-bin) is not installed");
         int port = freePort();
@@ -101,14 +118,14 @@ class RxmInteropTest {
         Path clog = Files.createTempFile("rxm-fi_pingpong", ".log");
         try {
             if (javaServer) {
-                Process j = javaPeer("server", port, mode, javaSizes, jlog);
+                Process j = javaPeer("server", port, mode, javaSizes, jlog, dynRbuf);
                 Thread.sleep(1500);
-                Process c = cPeer(exe, false, port, mode, cSize, clog);
+                Process c = cPeer(exe, false, port, mode, cSize, clog, dynRbuf);
                 finish(j, jlog, c, clog);
             } else {
-                Process c = cPeer(exe, true, port, mode, cSize, clog);
+                Process c = cPeer(exe, true, port, mode, cSize, clog, dynRbuf);
                 Thread.sleep(1000);
-                Process j = javaPeer("client", port, mode, javaSizes, jlog);
+                Process j = javaPeer("client", port, mode, javaSizes, jlog, dynRbuf);
                 finish(c, clog, j, jlog);
             }
             String out = read(clog);
@@ -128,8 +145,21 @@ class RxmInteropTest {
     }
 
     @Test
-    void cServerJavaClientTaggedDefaultSizes() throws Exception {
-        runC(false, "tagged", null, DEFAULT_SIZES);
+    void cServerJavaClientTaggedWithoutDynRbuf() throws Exception {
+        runC(false, "tagged", null, DEFAULT_SIZES, false);
+    }
+
+    /** C 1.17 as shipped: its 64 B and 4 KiB tagged pings reach jfabric as headerless tcp tagged messages. */
+    @Test
+    void cServerJavaClientTaggedDynRbuf() throws Exception {
+        runC(false, "tagged", null, DEFAULT_SIZES); // 64 B-4 KiB headerless eager, 64 KiB and 1 MiB rendezvous
+        runC(false, "tagged", "4194304", "4194304");
+    }
+
+    @Test
+    void javaServerCClientTaggedDynRbuf() throws Exception {
+        runC(true, "tagged", null, DEFAULT_SIZES); // 64 B-4 KiB headerless eager, 64 KiB and 1 MiB rendezvous
+        runC(true, "tagged", "4194304", "4194304");
     }
 
     @Test
@@ -138,8 +168,8 @@ class RxmInteropTest {
     }
 
     @Test
-    void javaServerCClientTaggedSar() throws Exception {
-        runC(true, "tagged", "100000", "100000");
+    void javaServerCClientTaggedSarWithoutDynRbuf() throws Exception {
+        runC(true, "tagged", "100000", "100000", false);
     }
 
     @Test

@@ -52,6 +52,8 @@ final class TcpConnection {
     private final ConnectionListener listener;
     private final RmaTarget rmaTarget;
     private final long maxPayload;
+    /** The endpoint was opened with FI_TAGGED; otherwise a TCPX_TAGGED frame is a protocol error. */
+    private final boolean acceptsTagged;
     private WireOrder order = WireOrder.HOST;
     /** The data protocol runs (CM done). */
     private boolean open;
@@ -110,7 +112,8 @@ final class TcpConnection {
     private int interest = -1;
 
     TcpConnection(ConnectionListener listener, RmaTarget rmaTarget,
-                  int txSize, int rxSize, int prefetch, long maxPayload) {
+                  int txSize, int rxSize, int prefetch, long maxPayload, boolean acceptsTagged) {
+        this.acceptsTagged = acceptsTagged;
         this.listener = listener;
         this.rmaTarget = rmaTarget;
         this.maxPayload = maxPayload;
@@ -624,6 +627,12 @@ final class TcpConnection {
                 curHasData = DataHeader.hasCqData(h, o);
                 curData = DataHeader.cqData(h, o);
                 rxTagged = (DataHeader.flags(h, o) & DataHeader.FLAG_TAGGED) != 0;
+                if (rxTagged && !acceptsTagged) {
+                    // waiting for a trecv that can never be posted would stall the connection for good
+                    protocolError(EPROTO, "peer sent a tagged message to an endpoint opened without FI_TAGGED"
+                            + " (tcp;ofi_rxm peers must agree on FI_OFI_RXM_ENABLE_DYN_RBUF)");
+                    return false;
+                }
                 rxTag = DataHeader.tag(h, o);
                 rxLen = payload;
                 rxState = RX_WAIT_BUF;

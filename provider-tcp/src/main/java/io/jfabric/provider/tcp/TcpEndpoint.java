@@ -58,6 +58,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
 
     private static final long SEND_FLAGS = OpFlags.SEND | OpFlags.MSG;
     private static final long RECV_FLAGS = OpFlags.RECV | OpFlags.MSG;
+    /** Opened with FI_TAGGED: tagged calls work and the peer's tagged frames are accepted. */
+    private final boolean tagged;
     private static final long TSEND_FLAGS = OpFlags.SEND | OpFlags.TAGGED;
     private static final long TRECV_FLAGS = OpFlags.RECV | OpFlags.TAGGED;
     private static final long WRITE_FLAGS = OpFlags.RMA | OpFlags.WRITE;
@@ -114,10 +116,11 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             max = Math.min(max, info.epAttr.maxMsgSize);
         }
         this.maxMsgSize = max;
+        this.tagged = (info.caps & io.jfabric.Caps.TAGGED) != 0;
         this.txOpFlags = info.txAttr == null ? 0 : info.txAttr.opFlags;
         this.rxOpFlags = info.rxAttr == null ? 0 : info.rxAttr.opFlags;
         this.conn = new TcpConnection(this, new EndpointRmaTarget(domain.mrs), txSize,
-                rxSize, (int) TcpParams.PREFETCH.get(), max);
+                rxSize, (int) TcpParams.PREFETCH.get(), max, tagged);
         if (info.handle instanceof ConnRequest r) {
             if (r.consumed) {
                 throw new FabricException(Errno.EINVAL, "this connection request was already accepted or rejected");
@@ -583,48 +586,75 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
 
     @Override
     public int tsend(MemorySegment buf, MemoryRegion desc, long destAddr, long tag, Object ctx) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postSend(null, buf, 1, txOpFlags, 0, false, ctx, false, true, tag);
     }
 
     @Override
     public int tsendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long tag, Object ctx) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postSend(iov, null, count, txOpFlags, 0, false, ctx, false, true, tag);
     }
 
     @Override
     public int tsendmsg(TaggedMsg msg, long flags) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postSend(msg.iov, null, msg.iovCount, flags, msg.data, (flags & OpFlags.REMOTE_CQ_DATA) != 0,
                 msg.context, (flags & OpFlags.INJECT) != 0, true, msg.tag);
     }
 
     @Override
     public int tinject(MemorySegment buf, long destAddr, long tag) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postSend(null, buf, 1, 0, 0, false, null, true, true, tag);
     }
 
     @Override
     public int tsenddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long tag, Object ctx) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postSend(null, buf, 1, txOpFlags, data, true, ctx, false, true, tag);
     }
 
     @Override
     public int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postSend(null, buf, 1, 0, data, true, null, true, true, tag);
     }
 
     @Override
     public int trecv(MemorySegment buf, MemoryRegion desc, long srcAddr, long tag, long ignore, Object ctx) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postRecv(null, buf, 1, rxOpFlags, ctx, true, tag, ignore);
     }
 
     @Override
     public int trecvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long tag, long ignore,
                       Object ctx) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postRecv(iov, null, count, rxOpFlags, ctx, true, tag, ignore);
     }
 
     @Override
     public int trecvmsg(TaggedMsg msg, long flags) {
+        if (!tagged) {
+            return -Errno.ENOSYS;
+        }
         return postRecv(msg.iov, null, msg.iovCount, flags, msg.context, true, msg.tag, msg.ignore);
     }
 

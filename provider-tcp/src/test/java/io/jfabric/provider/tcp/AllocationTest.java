@@ -11,7 +11,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -34,40 +35,43 @@ class AllocationTest {
     }
 
     private static void roundTrips(Loopback p, MemorySegment small, MemorySegment large, MemorySegment rxA,
-                                   MemorySegment rxB, CqEntry[] a, int count) {
+                                   MemorySegment rxB, CqEntry[] a, int count, boolean tagged) {
         for (int i = 0; i < count; i++) {
             MemorySegment tx = (i & 1) == 0 ? small : large;
-            assertEquals(0, p.server.ep.recv(rxA, null, 0, "a"));
+            long tag = i & 0xFF;
+            assertEquals(0, tagged ? p.server.ep.trecv(rxA, null, 0, tag, 0, "a") : p.server.ep.recv(rxA, null, 0, "a"));
             if (tx == small) {
-                assertEquals(0, p.client.ep.inject(tx, 0));
+                assertEquals(0, tagged ? p.client.ep.tinject(tx, 0, tag) : p.client.ep.inject(tx, 0));
             } else {
-                assertEquals(0, p.client.ep.send(tx, null, 0, "s"));
+                assertEquals(0, tagged ? p.client.ep.tsend(tx, null, 0, tag, "s") : p.client.ep.send(tx, null, 0, "s"));
             }
             take(p.server, a);
             if (tx == large) {
                 take(p.client, a);
             }
-            assertEquals(0, p.client.ep.recv(rxB, null, 0, "b"));
-            assertEquals(0, p.server.ep.send(tx, null, 0, "t"));
+            assertEquals(0, tagged ? p.client.ep.trecv(rxB, null, 0, 0, -1L, "b") : p.client.ep.recv(rxB, null, 0, "b"));
+            assertEquals(0, tagged ? p.server.ep.tsend(tx, null, 0, tag, "t") : p.server.ep.send(tx, null, 0, "t"));
             take(p.client, a);
             take(p.server, a);
         }
     }
 
-    @Test
-    void steadyStatePingPongAllocatesNothingPerMessage() {
+    @ParameterizedTest(name = "tagged={0}")
+    @ValueSource(booleans = {false, true})
+    void steadyStatePingPongAllocatesNothingPerMessage(boolean tagged) {
         Assumptions.assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean,
                 "this JVM cannot count per-thread allocation");
-        try (Loopback p = new Loopback(false, Progress.MANUAL, null, null); Arena arena = Arena.ofConfined()) {
+        try (Loopback p = new Loopback(false, Progress.MANUAL, null, null,
+                tagged ? io.jfabric.CqFormat.TAGGED : io.jfabric.CqFormat.DATA); Arena arena = Arena.ofConfined()) {
             MemorySegment small = arena.allocate(64);
             MemorySegment large = arena.allocate(64 * 1024);
             MemorySegment rxA = arena.allocate(64 * 1024);
             MemorySegment rxB = arena.allocate(64 * 1024);
             CqEntry[] a = CqEntry.array(1);
-            roundTrips(p, small, large, rxA, rxB, a, 20_000); // warm up, let the JIT settle
+            roundTrips(p, small, large, rxA, rxB, a, 20_000, tagged); // warm up, let the JIT settle
             int n = 10_000;
             long before = allocated();
-            roundTrips(p, small, large, rxA, rxB, a, n);
+            roundTrips(p, small, large, rxA, rxB, a, n, tagged);
             long perMessage = (allocated() - before) / (4L * n);
             assertTrue(perMessage < 8, "data path allocates about " + perMessage + " bytes per message");
         }

@@ -230,6 +230,18 @@ class FailureTest {
         checkHealthyConnectionStillWorks();
     }
 
+    /** A tagged frame at an endpoint without FI_TAGGED: no trecv can ever match, so it must not stall. */
+    @Test
+    void taggedFrameAtAnUntaggedEndpointClosesTheConnection() throws Exception {
+        try (Socket s = rawPeer()) {
+            assertEquals(0, server.ep.recv(arena.allocate(64), null, 0, "victim"));
+            byte[] h = header(24, seg -> DataHeader.encodeMsg(seg, WireOrder.HOST, DataHeader.FLAG_TAGGED, 0, 0x4d2, 0));
+            s.getOutputStream().write(h);
+            expectConnectionClosed(71 /* EPROTO */, Errno.ECANCELED);
+        }
+        checkHealthyConnectionStillWorks();
+    }
+
     @Test
     void oversizedFrameIsRejectedBeforeAnyPayloadIsRead() throws Exception {
         try (Socket s = rawPeer()) {

@@ -139,7 +139,12 @@ final class Loopback implements AutoCloseable {
     }
 
     static FabricInfo loopbackInfo(boolean ipv6, Progress progress) {
+        return loopbackInfo(ipv6, progress, 0);
+    }
+
+    static FabricInfo loopbackInfo(boolean ipv6, Progress progress, long caps) {
         FabricInfo hints = FabricInfo.hints();
+        hints.caps = caps;
         hints.fabricAttr.provName = "tcp";
         hints.addrFormat = ipv6 ? AddressFormat.SOCKADDR_IN6 : AddressFormat.SOCKADDR_IN;
         hints.domainAttr.dataProgress = progress;
@@ -171,7 +176,11 @@ final class Loopback implements AutoCloseable {
     }
 
     Loopback(boolean ipv6, Progress progress, byte[] connectData, byte[] acceptData, CqFormat format) {
-        FabricInfo info = loopbackInfo(ipv6, progress);
+        this(loopbackInfo(ipv6, progress, format == CqFormat.TAGGED ? io.jfabric.Caps.MSG | io.jfabric.Caps.TAGGED : 0),
+                connectData, acceptData, format);
+    }
+
+    Loopback(FabricInfo info, byte[] connectData, byte[] acceptData, CqFormat format) {
         server = open(info, format);
         client = open(info, format);
         server.partner = client;

@@ -75,6 +75,19 @@ class TaggedTest {
         assertEquals(TcpProvider.TAG_GENERIC, t.epAttr.memTagFormat);
     }
 
+    @Test
+    void endpointWithoutTaggedCapRefusesTaggedCalls() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        MemorySegment b = arena.allocate(16);
+        assertEquals(-Errno.ENOSYS, pair.server.ep.trecv(b, null, 0, 1, 0, "r"));
+        assertEquals(-Errno.ENOSYS, pair.client.ep.tsend(b, null, 0, 1, "s"));
+        assertEquals(-Errno.ENOSYS, pair.client.ep.tinject(b, 0, 1));
+        // the untagged path is unaffected
+        assertEquals(0, pair.server.ep.recv(b, null, 0, "r"));
+        assertEquals(0, pair.client.ep.send(b, null, 0, "s"));
+        assertEquals("r", pair.server.waitCq(5000).context);
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {0, 64, 4096, 65536, 1 << 20})
     void taggedSendCarriesTagAndEveryByte(int size) {
