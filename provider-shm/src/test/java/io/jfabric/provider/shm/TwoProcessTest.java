@@ -144,9 +144,12 @@ class TwoProcessTest {
             }
             // the dead process's region is found stale and removed by the next sweep (as at the next start)
             Path region = Path.of(ShmParams.DIRECTORY.get(), childName.substring("fi_shm://".length()));
-            assertTrue(Files.exists(region), "SIGKILL leaves the region behind");
-            assertTrue(RegionCleaner.sweepStale(region.getParent()) >= 1);
-            assertFalse(Files.exists(region));
+            // another fabric of this user may have swept it already (every fabric open sweeps); either way
+            // the dead region must be reclaimed, and a sweep that finds it must say so
+            if (Files.exists(region)) {
+                assertTrue(RegionCleaner.sweepStale(region.getParent()) >= 1, "the stale region was not swept");
+            }
+            assertFalse(Files.exists(region), "the dead process's region is still there");
         }
     }
 
