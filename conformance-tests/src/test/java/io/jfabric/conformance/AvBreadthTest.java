@@ -148,7 +148,7 @@ class AvBreadthTest {
                     p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "send " + i + " of round " + round);
                     CqEntry re = p.poller.expectSuccess(p.b.rxCq, new CqEntry(), T, "receive " + i + " of round " + round);
                     assertEquals(256, re.len);
-                    assertEquals(-1, Mem.mismatch((MemorySegment) re.context, seed), "payload of round " + round);
+                    assertEquals(-1, Mem.mismatch(Mem.postedBuffer(re), seed), "payload of round " + round);
                 }
                 assertEquals(0, p.a.av.remove(new long[] {p.a.peer}, 0), "fi_av_remove of the peer");
                 long removed = p.a.peer;

@@ -6,7 +6,6 @@ import io.jfabric.CounterAttr;
 import io.jfabric.Domain;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
-import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,9 +41,7 @@ class CounterTest {
 
     @ForEachFabric
     void setAddErrorAndWaitBehaveAsFiCntr(FabricCase c) throws Exception {
-        dump.caseUnderTest(c);
-        FabricInfo info = c.freshInfo();
-        Domain domain = dump.track(dump.track(Fabrics.openFabric(info)).openDomain(info));
+        Domain domain = OpenDomain.of(c, dump).domain();
         Counter cntr = openCounter(c, domain);
         assertEquals(0, cntr.read(), "a new counter reads 0");
         assertEquals(0, cntr.readError(), "a new counter's error value is 0");

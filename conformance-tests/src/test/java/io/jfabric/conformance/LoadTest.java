@@ -92,7 +92,7 @@ class LoadTest {
                 }
                 for (int i = 0; i < batch; i++) {
                     CqEntry re = p.poller.expectSuccess(p.b.rxCq, new CqEntry(), T, "receive of op " + (done + i));
-                    int slot = indexOf(rx, (MemorySegment) re.context);
+                    int slot = indexOf(rx, Mem.postedBuffer(re));
                     assertTrue(slot >= 0 && slot < batch, "completion names a posted receive: " + re);
                     assertEquals(size[slot], re.len, "length of op " + (done + slot));
                     if (isTagged[slot]) {
@@ -283,7 +283,7 @@ class LoadTest {
                 }
                 for (int i = 0; i < win; i++) {
                     CqEntry re = p.poller.expectSuccess(p.b.rxCq, new CqEntry(), T, "bw receive");
-                    int slot = indexOf(rx, (MemorySegment) re.context);
+                    int slot = indexOf(rx, Mem.postedBuffer(re));
                     assertTrue(slot >= 0, "completion of a posted receive: " + re);
                     assertEquals(size, re.len);
                     assertEquals(-1, Mem.mismatch(rx[slot], (long) it * win + slot), "payload of message " + (it * win + slot));

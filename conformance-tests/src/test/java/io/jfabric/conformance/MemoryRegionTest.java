@@ -7,8 +7,6 @@ import io.jfabric.CqErrEntry;
 import io.jfabric.Domain;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
-import io.jfabric.FabricInfo;
-import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.MrMode;
 import org.junit.jupiter.api.Timeout;
@@ -38,9 +36,7 @@ class MemoryRegionTest {
     final StateDump dump = new StateDump();
 
     private Domain openDomain(FabricCase c) {
-        dump.caseUnderTest(c);
-        FabricInfo info = c.freshInfo();
-        return dump.track(dump.track(Fabrics.openFabric(info)).openDomain(info));
+        return OpenDomain.of(c, dump).domain();
     }
 
     private static boolean providerKeys(FabricCase c) {

@@ -123,7 +123,7 @@ class MultiEndpointTest {
             Set<Long> seen = new HashSet<>();
             for (int k = 0; k < total; k++) {
                 CqEntry re = poller.expectSuccess(server.rxCq, new CqEntry(), T, "server receive " + k);
-                MemorySegment r = (MemorySegment) re.context;
+                MemorySegment r = Mem.postedBuffer(re);
                 int client = (int) r.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                 int seq = (int) r.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
                 assertTrue(client >= 0 && client < CLIENTS, "client id " + client);
