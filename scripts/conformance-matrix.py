@@ -15,6 +15,7 @@ reports = sys.argv[1] if len(sys.argv) > 1 else "conformance-tests/target/surefi
 cells = {}      # (scenario, case) -> (status, reason)
 cases = []
 scenarios = []
+others = {}     # scenario -> statuses of its runs that are not per case
 for path in sorted(glob.glob(os.path.join(reports, "TEST-*.xml"))):
     root = ET.parse(path).getroot()
     for tc in root.iter("testcase"):
@@ -40,6 +41,10 @@ for path in sorted(glob.glob(os.path.join(reports, "TEST-*.xml"))):
         if reason.startswith(case + " "):
             reason = reason[len(case) + 1:]
         scenario = cls + "." + method
+        if not re.match(r"^\S+/FI_EP_\w+$", case):
+            # not run per case (discovery checks, the C interop runs): listed under the tables
+            others.setdefault(scenario, []).append(status)
+            continue
         if scenario not in scenarios:
             scenarios.append(scenario)
         if case not in cases:
@@ -66,6 +71,11 @@ for title, cols in (("jfabric providers", java), ("native libfabric through the 
     print("|---|" + "---|" * len(cols))
     for s in scenarios:
         print("| %s | %s |" % (s, " | ".join(cell(s, c) for c in cols)))
+    print()
+if others:
+    print("Tests that do not run per case (count of runs by outcome):\n")
+    for s, sts in others.items():
+        print("- %s: %s" % (s, ", ".join("%d %s" % (sts.count(x), x) for x in sorted(set(sts)))))
     print()
 print("Reasons:\n")
 for i, n in enumerate(notes):
