@@ -645,6 +645,19 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
+    private static final long REMOTE_WRITE_DATA = OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA;
+
+    /**
+     * A peer's fi_writedata landed through a core endpoint: the core reports it with no context of ours, and
+     * the application sees it on rxm's receive CQ (as libfabric's rxm_handle_remote_write does). The core
+     * completion does not say which connection it came from, so the source is FI_ADDR_NOTAVAIL.
+     */
+    private void remoteWriteWithData(CqEntry e) {
+        if (rxCq != null) {
+            rxCq.writeFrom(null, e.flags, e.len, 0, e.data, 0, Fabrics.ADDR_NOTAVAIL);
+        }
+    }
+
     /** Reads up to {@code max} core completions (and every error completion) and dispatches them. */
     private void drainCoreCq(int max) {
         int reads = 0;
@@ -656,6 +669,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 e.context = null;
                 if (ctx instanceof CoreCompletion cc) {
                     cc.complete(this, e);
+                } else if ((e.flags & REMOTE_WRITE_DATA) == REMOTE_WRITE_DATA) {
+                    remoteWriteWithData(e);
                 }
             }
             reads += n;
