@@ -150,7 +150,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         coreIovLimit = core.txAttr == null || core.txAttr.iovLimit == 0 ? 4 : (int) core.txAttr.iovLimit;
         coreInjectSize = core.txAttr == null ? 0 : core.txAttr.injectSize;
         injectSize = info.txAttr == null || info.txAttr.injectSize == 0
-                ? Math.max(0, coreInjectSize - RxmPacket.SIZE) : info.txAttr.injectSize;
+                ? (coreInjectSize > RxmPacket.SIZE ? coreInjectSize - RxmPacket.SIZE : Math.max(0, coreInjectSize))
+                : info.txAttr.injectSize;
         int mr = core.domainAttr == null ? 0 : core.domainAttr.mrMode;
         coreVirtAddr = mr == MrMode.BASIC || (mr & MrMode.VIRT_ADDR) != 0;
         directSend = params.enableDirectSend() && (mr & MrMode.LOCAL) == 0;
@@ -1194,7 +1195,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         tb.conn = c;
         tb.cd = cd;
         tb.generation = cd.generation;
-        int rc = c.ep().send(tb.pending, null, 0, tb);
+        int rc = c.ep().send(tb.pending, tb.mr, 0, tb);
         if (rc != 0) {
             releaseTxBuf(tb);
             closeMrs(op.mrs, op.mrCount);

@@ -91,7 +91,9 @@ public final class RxmProvider implements UtilityProvider {
                 | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAR | MsgOrder.SAW;
         t.txAttr.compOrder = MsgOrder.NONE;
         long coreInject = core.txAttr == null ? 128 : core.txAttr.injectSize;
-        t.txAttr.injectSize = Math.max(0, coreInject - RxmPacket.SIZE);
+        // a core inject that cannot carry rxm's header (verbs' 64-byte inline data) still serves RMA injects
+        // as is, and message injects go through a bounce buffer (libfabric's rxm_ep_emulate_inject)
+        t.txAttr.injectSize = coreInject > RxmPacket.SIZE ? coreInject - RxmPacket.SIZE : Math.max(0, coreInject);
         t.txAttr.size = RxmParams.defaults().txSize();
         t.txAttr.iovLimit = 4;
         t.txAttr.rmaIovLimit = 4;
