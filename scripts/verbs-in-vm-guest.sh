@@ -5,15 +5,15 @@
 # Steps (all by default, in this order):
 #   check     VerbsVmCheck: the provider checks (one JVM, then a second JVM killed mid-transfer, port down)
 #   conform   the conformance suite, FI_PROVIDER=verbs: cases verbs/FI_EP_MSG and verbs;ofi_rxm/FI_EP_RDM
-#   pingpong  jfabric pingpong -c, 64 B .. 4 MiB, on verbs msg and verbs;ofi_rxm rdm (server rxe1, client rxe0)
-#   perf      perftest ib_send_lat / ib_write_bw beside jfabric pingpong / rma-bw on the same devices
+#   pingpong  perftest ib_send_lat / ib_write_bw, then in one JVM pair (server rxe1, client rxe0): jfabric pingpong
+#             -c, 64 B .. 4 MiB, on verbs msg and verbs;ofi_rxm rdm, and pingpong / rma-bw beside perftest
 #   rpc       examples/rpc: file copy and RpcBenchmark on verbs;ofi_rxm
 # Each step prints PASS/FAIL lines; the exit status is 0 when every step passed.
 set -u
 . "$1"
 shift
 STEPS=("$@")
-[ ${#STEPS[@]} -gt 0 ] || STEPS=(check conform pingpong perf rpc)
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(check conform pingpong rpc)
 # C1 only: under TCG emulation the JIT's own work is what costs most
 JAVA=(java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1)
 IP1="${SOFTROCE_IP:-192.0.2.1}" IP2="${SOFTROCE_IP2:-192.0.2.2}"
@@ -22,31 +22,31 @@ rc=0
 mkdir -p "$RESULTS"
 stamp() { echo "== [$(date +%T)] $*"; }
 
-# Runs `jfabric ARGS` as a server on rxe1 and as a client on rxe0 (PingPongLauncher warms discovery up
-# first: the client waits only 5 s, as fi_pingpong, for the server's address, less than a cold JVM needs
-# under emulation). usage: pair LABEL LOGNAME ARGS...; prints the client's output, then the server's.
+# Runs jfabric command lines (separated by --then) in one server JVM on rxe1 and one client JVM on rxe0
+# (PingPongLauncher: one warmed-up JVM per side, run k on control port 47592+k). usage: pair LOGNAME ARGS...
+# Prints the client's output, then the server's; sets PAIR_RC.
 pair() {
-  local label="$1" log="$2"; shift 2
+  local log="$1"; shift
   local main=(-cp "$CLI_CP" io.jfabric.provider.verbs.PingPongLauncher)
-  "${JAVA[@]}" "${main[@]}" "$@" -d "$DEV2" >"$RESULTS/$log-server.log" 2>&1 &
+  "${JAVA[@]}" "${main[@]}" server "$DEV2" -- "$@" >"$RESULTS/$log-server.log" 2>&1 &
   local server=$!
-  for _ in $(seq 1 240); do # the client does not retry: wait for the server's control port
-    ss -ltn 2>/dev/null | grep -q ':47592 ' && break
-    kill -0 $server 2>/dev/null || break
-    sleep 0.5
-  done
-  "${JAVA[@]}" "${main[@]}" "$@" -d "$DEV1" "$IP2" >"$RESULTS/$log-client.log" 2>&1
+  "${JAVA[@]}" "${main[@]}" client "$DEV1" "$IP2" -- "$@" >"$RESULTS/$log-client.log" 2>&1
   local crc=$?
   wait $server
   local src=$?
   cat "$RESULTS/$log-client.log"
   echo "-- server:"
   cat "$RESULTS/$log-server.log"
-  if [ $crc -eq 0 ] && [ $src -eq 0 ]; then
-    echo "PASS $label (client $crc, server $src)"
+  PAIR_RC=$(( crc != 0 || src != 0 ))
+}
+
+# the status of run K of a pair on both sides: "PASS label" or "FAIL label"
+verdict() {
+  local log="$1" k="$2" label="$3"
+  if grep -q "^== run $k exit 0$" "$RESULTS/$log-client.log" && grep -q "^== run $k exit 0$" "$RESULTS/$log-server.log"; then
+    echo "PASS $label"
   else
-    echo "FAIL $label (client $crc, server $src)"
-    rc=1
+    echo "FAIL $label"; rc=1
   fi
 }
 
@@ -69,30 +69,32 @@ step_conform() {
 }
 
 step_pingpong() {
-  # with -c every byte is checked in Java (C1 under emulation: about 5 s per 1 MiB round trip), so
-  # few iterations: default sizes 64 B .. 1 MiB, then 4 MiB on its own
-  for spec in "verbs msg" "verbs;ofi_rxm rdm"; do
-    set -- $spec
-    stamp "jfabric pingpong -p $1 -e $2 -c, 64 B .. 1 MiB"
-    pair "jfabric pingpong -p $1 -e $2 -c (64 B .. 1 MiB)" "pp-${2}" pingpong -p "$1" -e "$2" -c -I 3 --timeout 240000
-    stamp "jfabric pingpong -p $1 -e $2 -c -S 4m"
-    pair "jfabric pingpong -p $1 -e $2 -c -S 4194304" "pp-${2}-4m" pingpong -p "$1" -e "$2" -c -S 4194304 -I 2 --timeout 240000
-  done
-}
-
-step_perf() {
-  stamp "perftest beside jfabric on $DEV1 -> $DEV2 (emulation numbers: ratios only)"
-  local gid1="${SOFTROCE_GID_INDEX:-1}" gid2="${SOFTROCE_GID_INDEX2:-1}"
+  # perftest first, on an idle VM, then one JVM pair for every jfabric run: with -c every byte is checked
+  # in Java (C1 under emulation: seconds per MiB), so few iterations; 64 B .. 1 MiB, then 4 MiB alone
+  local gid1="${SOFTROCE_GID_INDEX:-1}" gid2="${SOFTROCE_GID_INDEX2:-1}" s
+  stamp "perftest on $DEV1 -> $DEV2 (emulation numbers: ratios only)"
   ib_send_lat -d "$DEV2" -x "$gid2" -s 64 -n 200 -F >"$RESULTS/ib_send_lat-server.log" 2>&1 &
-  local s=$!; sleep 2
-  ib_send_lat -d "$DEV1" -x "$gid1" -s 64 -n 200 -F "$IP2" | tee "$RESULTS/ib_send_lat.log"
+  s=$!; sleep 2
+  ib_send_lat -d "$DEV1" -x "$gid1" -s 64 -n 200 -F "$IP2" 2>&1 | tee "$RESULTS/ib_send_lat.log"
   wait $s
   ib_write_bw -d "$DEV2" -x "$gid2" -s 65536 -n 200 -F >"$RESULTS/ib_write_bw-server.log" 2>&1 &
   s=$!; sleep 2
-  ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F "$IP2" | tee "$RESULTS/ib_write_bw.log"
+  ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F "$IP2" 2>&1 | tee "$RESULTS/ib_write_bw.log"
   wait $s
-  pair "jfabric pingpong -p verbs -e msg -S 64 (perf)" "perf-pp" pingpong -p verbs -e msg -S 64 -I 200 --timeout 240000
-  pair "jfabric rma-bw -p verbs -e msg -o write -S 64k (perf)" "perf-rmabw" rma-bw -p verbs -e msg -o write -S 64k -I 10 -w 2 -W 16 --timeout 240000
+  stamp "jfabric pingpong -c on verbs msg and verbs;ofi_rxm rdm (64 B .. 4 MiB), then pingpong/rma-bw for the ratios"
+  local T=(--timeout 300000)
+  pair pp pingpong -p verbs -e msg -c -I 3 "${T[@]}" \
+      --then pingpong -p verbs -e msg -c -S 4194304 -I 2 "${T[@]}" \
+      --then pingpong -p "verbs;ofi_rxm" -e rdm -c -I 3 "${T[@]}" \
+      --then pingpong -p "verbs;ofi_rxm" -e rdm -c -S 4194304 -I 2 "${T[@]}" \
+      --then pingpong -p verbs -e msg -S 64 -I 200 --warmup 20 "${T[@]}" \
+      --then rma-bw -p verbs -e msg -o write -S 64k -I 10 -w 2 -W 16 --no-progress "${T[@]}"
+  verdict pp 0 "jfabric pingpong -p verbs -e msg -c (64 B .. 1 MiB)"
+  verdict pp 1 "jfabric pingpong -p verbs -e msg -c -S 4194304"
+  verdict pp 2 "jfabric pingpong -p verbs;ofi_rxm -e rdm -c (64 B .. 1 MiB)"
+  verdict pp 3 "jfabric pingpong -p verbs;ofi_rxm -e rdm -c -S 4194304"
+  verdict pp 4 "jfabric pingpong -p verbs -e msg -S 64 -I 200 (beside ib_send_lat)"
+  verdict pp 5 "jfabric rma-bw -p verbs -e msg -o write -S 64k (beside ib_write_bw)"
 }
 
 step_rpc() {
