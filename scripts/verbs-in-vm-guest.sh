@@ -81,6 +81,11 @@ step_pingpong() {
   s=$!; sleep 2
   ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F "$IP2" 2>&1 | tee "$RESULTS/ib_write_bw.log"
   wait $s
+  # jfabric rma-bw has no -d: it takes the first verbs info (rxe0) on both sides, so compare on rxe0 -> rxe0
+  ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F >"$RESULTS/ib_write_bw-lo-server.log" 2>&1 &
+  s=$!; sleep 2
+  ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F "$IP1" 2>&1 | tee "$RESULTS/ib_write_bw-lo.log"
+  wait $s
   stamp "jfabric pingpong -c on verbs msg and verbs;ofi_rxm rdm (64 B .. 4 MiB), then pingpong/rma-bw for the ratios"
   local T=(--timeout 300000)
   pair pp pingpong -p verbs -e msg -c -I 3 "${T[@]}" \
@@ -94,7 +99,7 @@ step_pingpong() {
   verdict pp 2 "jfabric pingpong -p verbs;ofi_rxm -e rdm -c (64 B .. 1 MiB)"
   verdict pp 3 "jfabric pingpong -p verbs;ofi_rxm -e rdm -c -S 4194304"
   verdict pp 4 "jfabric pingpong -p verbs -e msg -S 64 -I 200 (beside ib_send_lat)"
-  verdict pp 5 "jfabric rma-bw -p verbs -e msg -o write -S 64k (beside ib_write_bw)"
+  verdict pp 5 "jfabric rma-bw -p verbs -e msg -o write -S 64k, rxe0 -> rxe0 (beside ib_write_bw)"
 }
 
 step_rpc() {

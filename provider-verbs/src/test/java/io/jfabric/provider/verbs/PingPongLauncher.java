@@ -57,7 +57,9 @@ public final class PingPongLauncher {
         for (int k = 0; k < runs.size(); k++) {
             List<String> cmd = new ArrayList<>(runs.get(k));
             int port = FIRST_PORT + k;
-            cmd.addAll(List.of("-d", device));
+            if ("pingpong".equals(cmd.getFirst())) {
+                cmd.addAll(List.of("-d", device)); // bw and rma-bw take the first info's domain (rxe0)
+            }
             if (client) {
                 if (!awaitListening(port, 300_000)) {
                     out.println("== run " + k + ": the server never listened on control port " + port);
