@@ -52,9 +52,18 @@ public record FabricCase(String id, FabricInfo info) {
         return unsigned(info.txAttr.injectSize);
     }
 
-    /** A private copy of the info to open objects with; tests may alter it. */
+    /**
+     * A private copy of the info to open objects with; tests may alter it. FI_MULTI_RECV is taken out of
+     * the default receive op_flags: fi_getinfo with null hints returns a provider's own defaults there
+     * (libfabric 1.17's shm and rxd report FI_COMPLETION | FI_MULTI_RECV), which would make every fi_recv
+     * of the suite a multi-receive buffer (fi_endpoint(3)), while the suite's tests mean plain receives.
+     */
     public FabricInfo freshInfo() {
-        return info.copy();
+        FabricInfo copy = info.copy();
+        if (copy.rxAttr != null) {
+            copy.rxAttr.opFlags &= ~io.jfabric.OpFlags.MULTI_RECV;
+        }
+        return copy;
     }
 
     @Override
