@@ -53,13 +53,18 @@ public record FabricCase(String id, FabricInfo info) {
     }
 
     /**
-     * A private copy of the info to open objects with; tests may alter it. FI_MULTI_RECV is taken out of
-     * the default receive op_flags: fi_getinfo with null hints returns a provider's own defaults there
-     * (libfabric 1.17's shm and rxd report FI_COMPLETION | FI_MULTI_RECV), which would make every fi_recv
-     * of the suite a multi-receive buffer (fi_endpoint(3)), while the suite's tests mean plain receives.
+     * A private copy of the info to open objects with; tests may alter it. Default op_flags that change what
+     * a plain call means are taken out: fi_getinfo with null hints returns a provider's whole op_flags set
+     * there (libfabric 1.17's rxd reports FI_INJECT | FI_*_COMPLETE for transmits, shm and rxd FI_MULTI_RECV
+     * for receives), which would make every fi_send an inject send and every fi_recv a multi-receive buffer
+     * (fi_endpoint(3): op_flags are the defaults of the calls without a flags argument). The suite tests
+     * plain sends and receives; inject and multi-receive are asked for explicitly where tested.
      */
     public FabricInfo freshInfo() {
         FabricInfo copy = info.copy();
+        if (copy.txAttr != null) {
+            copy.txAttr.opFlags &= ~io.jfabric.OpFlags.INJECT;
+        }
         if (copy.rxAttr != null) {
             copy.rxAttr.opFlags &= ~io.jfabric.OpFlags.MULTI_RECV;
         }
