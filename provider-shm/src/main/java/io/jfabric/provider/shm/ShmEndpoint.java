@@ -111,6 +111,13 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private long lastLivenessScan;
     private long blockedSince;
+    /**
+     * Empty polls since the start; a stuck head (a sender that died mid-record) is looked for only every
+     * {@link #HEAD_CHECK_EVERY} of them, because the check reads the ring's tail, a line every producer
+     * writes, and polling it would cost a cache-line transfer per message.
+     */
+    private int emptyPolls;
+    private static final int HEAD_CHECK_EVERY = 1024;
     private long corruptDropped;
 
     ShmEndpoint(ShmDomain domain, FabricInfo info) {
@@ -724,22 +731,26 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                 work += failOpsToDeadPeers(now);
             }
         }
-        if (work == 0 && ring.headBlocked()) {
-            if (now == 0) {
-                now = System.nanoTime();
-            }
-            if (blockedSince == 0) {
-                blockedSince = now;
-            } else if (now - blockedSince > UNBLOCK_AFTER) {
-                // a sender died between claiming ring space and committing it: skip its record
-                if (ring.unblock()) {
-                    LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
-                            + "claimed but never finished (it probably died)", address);
-                }
-                blockedSince = 0;
-            }
-        } else {
+        if (work != 0) {
             blockedSince = 0;
+        } else if ((++emptyPolls & (HEAD_CHECK_EVERY - 1)) == 0) {
+            if (!ring.headBlocked()) {
+                blockedSince = 0;
+            } else {
+                if (now == 0) {
+                    now = System.nanoTime();
+                }
+                if (blockedSince == 0) {
+                    blockedSince = now;
+                } else if (now - blockedSince > UNBLOCK_AFTER) {
+                    // a sender died between claiming ring space and committing it: skip its record
+                    if (ring.unblock()) {
+                        LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
+                                + "claimed but never finished (it probably died)", address);
+                    }
+                    blockedSince = 0;
+                }
+            }
         }
         return work;
     }
@@ -1297,6 +1308,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     /** Ends a concurrent {@link #block}. */
     void wakeup() {
+        // no ring record was claimed, so no CAS orders what the caller wrote before against the armed word
+        java.lang.invoke.VarHandle.fullFence();
         doorbell.ring();
     }
 
