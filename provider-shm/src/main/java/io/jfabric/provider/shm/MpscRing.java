@@ -156,6 +156,22 @@ public final class MpscRing {
         LONG.setRelease(buffer, (long) index + POSITION_FIELD, position);
     }
 
+    /**
+     * The ring position just past the record whose payload is at {@code payloadOffset} (claimed by this
+     * thread and not yet consumed): once {@link #consumed} says so for it, the consumer has read it.
+     */
+    public long endPosition(long payloadOffset) {
+        long at = payloadOffset - HEADER_LENGTH;
+        long position = (long) LONG.get(buffer, at + POSITION_FIELD);
+        int length = (int) INT.get(buffer, at + LENGTH_FIELD);
+        return position + align(Math.abs(length));
+    }
+
+    /** Whether the consumer has moved past {@code endPosition} (one load of the head). */
+    public boolean consumed(long endPosition) {
+        return (long) LONG.getVolatile(buffer, headAt) - endPosition >= 0;
+    }
+
     /** Publishes a claimed record to the consumer. */
     public void commit(long payloadOffset) {
         long at = payloadOffset - HEADER_LENGTH + LENGTH_FIELD;

@@ -53,6 +53,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private static final long UNBLOCK_AFTER = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int READ_BATCH = 64;
     private static final int ACK_QUEUE = 1024;
+    private static final long DEFERRED_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final ShmDomain domain;
     private final FabricInfo info;
@@ -105,6 +106,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private int retryHead;
     private int retryTail;
 
+    // inline/bounce sends waiting for the peer to consume their record: op ids in posting order (entries of
+    // ops completed otherwise, e.g. failed by the liveness scan, are skipped when they reach the head)
+    private final long[] deferred;
+    private int deferredHead;
+    private int deferredTail;
+
     // the last sender seen, so the receive path rarely touches the domain's maps
     private long lastSender = -1;
     private Peer lastSenderPeer;
@@ -146,6 +153,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         }
         unexpectedPoolFree = unexpected;
         pending = new PendingOps(txSize);
+        deferred = new long[Integer.highestOneBit(txSize - 1) << 2]; // a power of two >= 2 x txSize
         pulls = new PullState[rxSize];
         pullFree = new int[rxSize];
         for (int i = 0; i < rxSize; i++) {
@@ -431,25 +439,24 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private int postInline(Peer peer, MemorySegment buf, int len, long tag, long data, int wflags, Object context,
                            boolean complete, boolean tagged) {
-        if (complete && !txCq.tryReserve()) {
+        PendingOp op = null;
+        if (complete && (op = reserveDeferred()) == null) {
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
         long at = r.tryClaim(Wire.INLINE, Wire.HEADER + len);
         if (at == MpscRing.FULL) {
-            if (complete) {
-                txCq.cancelReservation();
-            }
+            cancelDeferred(op);
             return full(peer);
         }
         MemorySegment s = r.buffer();
         writeHeader(s, at, tag, data, wflags, len, 0, 0);
         MemorySegment.copy(buf, 0, s, at + Wire.HEADER, len);
+        if (op != null) {
+            deferUntilConsumed(op, peer, r.endPosition(at), context, txFlags(tagged), len);
+        }
         r.commit(at);
         peer.doorbell.ring();
-        if (complete) {
-            txCq.writeFrom(true, context, txFlags(tagged), len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
-        }
         return 0;
     }
 
@@ -460,7 +467,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (slot < 0) {
             return -Errno.EAGAIN;
         }
-        if (complete && !txCq.tryReserve()) {
+        PendingOp op = null;
+        if (complete && (op = reserveDeferred()) == null) {
             pool.release(slot);
             return -Errno.EAGAIN;
         }
@@ -468,20 +476,73 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         long at = r.tryClaim(Wire.BOUNCE, Wire.HEADER);
         if (at == MpscRing.FULL) {
             pool.release(slot);
-            if (complete) {
-                txCq.cancelReservation();
-            }
+            cancelDeferred(op);
             return full(peer);
         }
         MemorySegment.copy(buf, 0, pool.segment(), pool.slotOffset(slot), len);
         MemorySegment s = r.buffer();
         writeHeader(s, at, tag, data, wflags, len, 0, slot);
+        if (op != null) {
+            deferUntilConsumed(op, peer, r.endPosition(at), context, txFlags(tagged), len);
+        }
         r.commit(at);
         peer.doorbell.ring();
-        if (complete) {
-            txCq.writeFrom(true, context, txFlags(tagged), len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
-        }
         return 0;
+    }
+
+    /*
+     * Inline and bounce sends that ask for a completion complete when the peer's ring head has passed
+     * their record, i.e. the peer has taken the message (matched it, or queued it as unexpected). Until
+     * then they hold a PendingOp, so a peer that dies first fails them with ECONNRESET from the liveness
+     * scan instead of the message being lost after a success completion.
+     */
+
+    /** A CQ slot and a PendingOp for a send that completes on consumption; null: answer EAGAIN. */
+    private PendingOp reserveDeferred() {
+        if (deferredTail - deferredHead == deferred.length || !txCq.tryReserve()) {
+            return null;
+        }
+        PendingOp op = pending.acquire();
+        if (op == null) {
+            txCq.cancelReservation();
+        }
+        return op;
+    }
+
+    private void cancelDeferred(PendingOp op) {
+        if (op != null) {
+            pending.release(op);
+            txCq.cancelReservation();
+        }
+    }
+
+    private void deferUntilConsumed(PendingOp op, Peer peer, long ringEnd, Object context, long flags, long len) {
+        op.context = context;
+        op.completionFlags = flags;
+        op.length = len;
+        op.buffer = 0;
+        op.peer = peer;
+        op.reserved = true;
+        op.segment = null;
+        op.ringEnd = ringEnd;
+        deferred[deferredTail++ & (deferred.length - 1)] = op.id();
+    }
+
+    /** Completes, in posting order, the deferred sends whose records the peers have consumed. */
+    private int completeConsumed() {
+        int n = 0;
+        while (deferredHead != deferredTail) {
+            PendingOp op = pending.find(deferred[deferredHead & (deferred.length - 1)]);
+            if (op != null && op.ringEnd >= 0) {
+                if (!op.peer.ring.consumed(op.ringEnd)) {
+                    break;
+                }
+                completeOp(op, 0);
+                n++;
+            }
+            deferredHead++;
+        }
+        return n;
     }
 
     private int postCma(Peer peer, MemorySegment buf, long len, long tag, long data, int wflags, Object context,
@@ -713,7 +774,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (isClosed()) {
             return 0;
         }
-        int work = ring.read(this, READ_BATCH);
+        int work = 0;
+        if (deferredHead != deferredTail) {
+            // before reading the ring: an ACK in it may be for a send posted after these
+            work += completeConsumed();
+        }
+        work += ring.read(this, READ_BATCH);
         if (ackHead != ackTail) {
             work += flushAcks();
         }
@@ -767,7 +833,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         for (int i = 0; i < pending.capacity(); i++) {
             PendingOp op = pending.at(i);
             if (op.busy && op.peer != null && op.peer.checkAlive(now, LIVENESS_INTERVAL)) {
-                completeOp(op, Errno.ECONNRESET);
+                // a deferred send the peer took just before it went away was delivered
+                completeOp(op, op.ringEnd >= 0 && op.peer.ring.consumed(op.ringEnd) ? 0 : Errno.ECONNRESET);
                 n++;
             }
         }
@@ -801,7 +868,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                     return dropCorrupt(type, length);
                 }
                 PendingOp op = pending.find(Wire.getLong(s, at + Wire.OP_ID));
-                if (op != null) {
+                if (op != null && op.ringEnd < 0) {
                     completeOp(op, Wire.getInt(s, at + Wire.STATUS));
                 }
                 return true;
@@ -1300,6 +1367,10 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             }
             // with operations in flight, wake up now and then to notice dead peers
             long limit = pending.inFlight() > 0 ? Math.min(nanos, LIVENESS_INTERVAL) : nanos;
+            if (deferredHead != deferredTail) {
+                // nobody rings this doorbell when a peer consumes a deferred send: look again soon
+                limit = Math.min(limit, DEFERRED_POLL_NANOS);
+            }
             doorbell.await(futex, limit);
         } finally {
             doorbell.disarm();
@@ -1335,7 +1406,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             for (int i = 0; i < pending.capacity(); i++) {
                 PendingOp op = pending.at(i);
                 if (op.busy) {
-                    completeOp(op, Errno.ECANCELED);
+                    completeOp(op, op.ringEnd >= 0 && op.peer.ring.consumed(op.ringEnd) ? 0 : Errno.ECANCELED);
                 }
             }
             for (PullState p : pulls) {
