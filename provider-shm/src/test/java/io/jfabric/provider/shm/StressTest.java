@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * full run is 4 x 100,000 ({@code -Djfabric.shm.stress.count=100000}); the default, 4 x 4,000 (16,000
  * messages, 870 MB), takes about 25 s on the shared 2-core machine under a load of 12.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+// long enough for the full 4 x 100,000 run on a loaded machine; a stall fails sooner (20 s without a message)
+@Timeout(value = 1800, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StressTest {
 
     @Test
