@@ -43,8 +43,8 @@ import java.util.concurrent.TimeUnit;
  * RMA commands carry key, target address and the initiator's buffer; the target checks key, access
  * and bounds against its MR map, copies with process_vm_readv/writev and ACKs with the status.
  *
- * <p>Data-path calls return 0 or a negative errno and allocate nothing once warm. FI_THREAD_DOMAIN:
- * no locks unless the domain runs auto progress.
+ * <p>Data-path calls return 0 or a negative errno and allocate nothing once warm. At FI_THREAD_DOMAIN:
+ * no locks unless the domain runs auto progress; at FI_THREAD_SAFE every call takes the domain lock.
  */
 final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint, RecordHandler {
 
