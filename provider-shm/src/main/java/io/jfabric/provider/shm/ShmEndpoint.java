@@ -1368,6 +1368,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             doorbell.await(futex, limit);
         } finally {
             doorbell.disarm();
+            busyPolls = LIVENESS_CLOCK_EVERY - 1; // after a sleep the next progress looks at the clock
         }
     }
 
