@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.function.Consumer;
 
 /**
  * One connected tcp stream speaking libfabric's tcp data protocol (version 3): it sends queued operations
@@ -111,6 +113,17 @@ final class TcpConnection {
     private SelectionKey key;
     private int interest = -1;
 
+    /**
+     * This socket's own readiness set (an epoll set holding only it), asked before a read when the last read
+     * drained the socket. Spinning on a read that fails with EAGAIN costs about twice an epoll check and takes
+     * the socket lock that the peer's loopback delivery needs; libfabric likewise polls before it receives.
+     * Null when it could not be opened: reads are then tried directly.
+     */
+    private Selector probe;
+    /** The last read filled its buffer, or the probe reported the socket readable: the next read may move. */
+    private boolean readable = true;
+    private final Consumer<SelectionKey> onReadable = k -> readable = true;
+
     TcpConnection(ConnectionListener listener, RmaTarget rmaTarget,
                   int txSize, int rxSize, int prefetch, long maxPayload, boolean acceptsTagged) {
         this.acceptsTagged = acceptsTagged;
@@ -161,6 +174,51 @@ final class TcpConnection {
     void establish(WireOrder order) {
         this.order = order;
         this.open = !ended;
+        if (open && probe == null) {
+            openProbe();
+        }
+    }
+
+    private void openProbe() {
+        Selector sel = null;
+        try {
+            sel = Selector.open();
+            ch.register(sel, SelectionKey.OP_READ);
+            probe = sel;
+        } catch (IOException | RuntimeException e) {
+            // out of descriptors or the like: direct reads work as well, only spinning costs more
+            LOG.log(System.Logger.Level.DEBUG, "no readiness probe for {0}, reading directly: {1}", peerText(),
+                    e.getMessage());
+            if (sel != null) {
+                try {
+                    sel.close();
+                } catch (IOException ignored) {
+                    // nothing registered that matters
+                }
+            }
+        }
+    }
+
+    /**
+     * Reads from the socket once the last read filled its buffer or the probe says data (or end of stream)
+     * is there; returns 0 without a read otherwise. A short read means the socket is drained for now.
+     */
+    private int socketRead(ByteBuffer dst) throws IOException {
+        if (!readable) {
+            Selector p = probe;
+            if (p == null) {
+                readable = true;
+            } else {
+                p.selectNow(onReadable);
+                if (!readable) {
+                    return 0;
+                }
+            }
+        }
+        int want = dst.remaining();
+        int n = ch.read(dst);
+        readable = n == want;
+        return n;
     }
 
     /**
@@ -538,7 +596,7 @@ final class TcpConnection {
         stage.compact();
         int n;
         try {
-            n = ch.read(stage);
+            n = open ? socketRead(stage) : ch.read(stage);
         } finally {
             stage.flip();
         }
@@ -756,7 +814,7 @@ final class TcpConnection {
             long n;
             if (rxLeft >= DIRECT_READ_MIN) {
                 // straight into the posted buffer, one buffer per read (see progressTx)
-                n = ch.read(rxBufs[rxIdx]);
+                n = socketRead(rxBufs[rxIdx]);
             } else {
                 n = fillStage();
                 if (n > 0) {
@@ -964,6 +1022,15 @@ final class TcpConnection {
         SelectionKey k = key;
         if (k != null) {
             k.cancel();
+        }
+        Selector p = probe;
+        if (p != null) {
+            probe = null;
+            try {
+                p.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
         }
         if (ch != null) {
             try {
