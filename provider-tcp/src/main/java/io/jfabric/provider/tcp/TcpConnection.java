@@ -199,21 +199,24 @@ final class TcpConnection {
         }
     }
 
+    /** Asks the probe whether the socket has data (or end of stream, or an error) to read. */
+    private boolean probeReadable() throws IOException {
+        Selector p = probe;
+        if (p == null) {
+            readable = true;
+        } else {
+            p.selectNow(onReadable);
+        }
+        return readable;
+    }
+
     /**
      * Reads from the socket once the last read filled its buffer or the probe says data (or end of stream)
      * is there; returns 0 without a read otherwise. A short read means the socket is drained for now.
      */
     private int socketRead(ByteBuffer dst) throws IOException {
-        if (!readable) {
-            Selector p = probe;
-            if (p == null) {
-                readable = true;
-            } else {
-                p.selectNow(onReadable);
-                if (!readable) {
-                    return 0;
-                }
-            }
+        if (!readable && !probeReadable()) {
+            return 0;
         }
         int want = dst.remaining();
         int n = ch.read(dst);
@@ -593,6 +596,9 @@ final class TcpConnection {
 
     /** Reads up to capacity into the prefetch buffer; returns bytes read, or -1 at end of stream. */
     private int fillStage() throws IOException {
+        if (open && !readable && !probeReadable()) {
+            return 0; // nothing arrived: leave the buffer as it is
+        }
         stage.compact();
         int n;
         try {
