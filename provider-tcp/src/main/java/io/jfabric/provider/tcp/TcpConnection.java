@@ -123,6 +123,8 @@ final class TcpConnection {
     /** The last read filled its buffer, or the probe reported the socket readable: the next read may move. */
     private boolean readable = true;
     private final Consumer<SelectionKey> onReadable = k -> readable = true;
+    /** Data-path read(2) calls made, successful or not (a plain counter, for tests and diagnostics). */
+    private long socketReads;
 
     TcpConnection(ConnectionListener listener, RmaTarget rmaTarget,
                   int txSize, int rxSize, int prefetch, long maxPayload, boolean acceptsTagged) {
@@ -174,7 +176,7 @@ final class TcpConnection {
     void establish(WireOrder order) {
         this.order = order;
         this.open = !ended;
-        if (open && probe == null) {
+        if (open && probe == null && TcpParams.READ_PROBE.get()) {
             openProbe();
         }
     }
@@ -219,6 +221,7 @@ final class TcpConnection {
             return 0;
         }
         int want = dst.remaining();
+        socketReads++;
         int n = ch.read(dst);
         readable = n == want;
         return n;
@@ -942,6 +945,11 @@ final class TcpConnection {
                 // cancelled key: the connection is closing
             }
         }
+    }
+
+    /** Data-path read(2) calls so far. */
+    long socketReads() {
+        return socketReads;
     }
 
     /** True when something could move without the socket (queued frames not yet tried). */
