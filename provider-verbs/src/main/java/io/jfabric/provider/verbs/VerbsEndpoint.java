@@ -128,6 +128,10 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                 throw new FabricException(Errno.EINVAL, "the connection request arrived on another device; open the "
                         + "endpoint on the domain named in the CONNREQ's info (" + info.domainAttr.name + ")");
             }
+            if (!cr.take()) {
+                throw new FabricException(Errno.EINVAL, "this CONNREQ was already rejected or taken by another "
+                        + "endpoint; each connection request is accepted or rejected once");
+            }
             request = cr;
             id = rdma_cm_id.reinterpret(cr.id());
             peer = info.destAddr == null ? null : info.destAddr.clone();

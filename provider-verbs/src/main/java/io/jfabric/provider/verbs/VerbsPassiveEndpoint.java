@@ -107,6 +107,12 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         if (!(handle instanceof ConnRequest cr) || cr.pep() != this) {
             throw new FabricException(Errno.EINVAL, "reject() takes the handle of a CONNREQ this passive endpoint raised");
         }
+        if (!cr.take()) {
+            // an endpoint opened from this request owns its id (closing that endpoint refuses the peer), or it
+            // was rejected already: librdmacm must not see the id again
+            throw new FabricException(Errno.EINVAL, "this CONNREQ was already rejected or taken by an endpoint; "
+                    + "close that endpoint instead, which refuses the peer");
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment pd = a.allocate(VerbsInfos.CM_DATA_SIZE + 1);
             int n = VerbsEventQueue.encodePrivateData(data, pd);

@@ -15,7 +15,7 @@ public final class EngineOptions {
     /** Bulk transfers in flight. */
     public int bulkSlots = 64;
     /** A target with requests outstanding that answers no ping for this long is declared dead. */
-    public long peerTimeoutMillis = 5_000;
+    public long peerTimeoutMillis = Long.getLong("rpc.peerTimeoutMs", 5_000); // -D for slow (emulated) machines
     /** Drive progress from a background thread; trigger stays the caller's. */
     public boolean progressThread;
 

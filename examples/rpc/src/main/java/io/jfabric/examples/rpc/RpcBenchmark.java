@@ -134,6 +134,11 @@ public final class RpcBenchmark {
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 RpcServer.class.getName(), "-p", provider, "--addr-file", addr.toString(), "--dir", dir.toString(),
                 "--buffers", String.valueOf(Math.max(8, bulkWindow))));
+        for (String prop : new String[] {"rpc.postRetryMs", "rpc.peerTimeoutMs"}) { // the server JVM gets them too
+            if (System.getProperty(prop) != null) {
+                cmd.add(1, "-D" + prop + "=" + System.getProperty(prop));
+            }
+        }
         Process server = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("server.log").toFile()).start();
         try {

@@ -57,7 +57,11 @@ public final class RpcEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("jfabric.examples.rpc");
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final long POST_RETRY_NANOS = 2_000_000_000L;
+    /**
+     * How long a post refused with EAGAIN is retried; -Drpc.postRetryMs stretches it where setting up a
+     * connection takes longer (the emulated Soft-RoCE VM needs seconds for an rxm connection over verbs).
+     */
+    private static final long POST_RETRY_NANOS = Long.getLong("rpc.postRetryMs", 2_000) * 1_000_000L;
     private static final long SCAN_INTERVAL_NANOS = 1_000_000L;
     /** Receive buffers kept for hello and ping, apart from the application's. */
     private static final int INTERNAL_INCOMING = 8;
