@@ -19,6 +19,8 @@ import java.util.Map;
  * the raw floor of that transport (a blocking loopback socket round trip for tcp and tcp;ofi_rxm, a
  * cache-line ping-pong between two processes for shm). Prints the medians and the ratios jfabric ÷
  * libfabric and floor ÷ libfabric per size, and writes runs.csv, summary.csv and one PNG per transport.
+ * jfabric's runs first do as many untimed round trips as timed ones ({@code pingpong --warmup}), so the
+ * timed loop measures JIT-compiled code rather than the interpreter; C needs no such warm-up.
  *
  * <p>Options: {@code --transports tcp,rxm,shm}, {@code --sizes 64,4k,64k,1m}, {@code --pairs 5},
  * {@code --iters-scale 1.0}, {@code --full} (1 B to 16 MiB, 7 pairs), {@code --out DIR}, {@code --jar},
@@ -111,7 +113,7 @@ public final class Compare {
 
     /** fi_pingpong's iteration count for a size: enough for a stable number, scaled by --iters-scale. */
     long iterations(long size) {
-        long base = size <= 4096 ? 10_000 : Math.max(100, 200_000_000L / size);
+        long base = size <= 4096 ? 50_000 : Math.max(500, 1_000_000_000L / size);
         return Math.max(20, Math.round(base * itersScale));
     }
 
@@ -139,7 +141,8 @@ public final class Compare {
                 for (int pair = 1; pair <= pairs; pair++) {
                     if (jfMissing == null) {
                         List<String> base = List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar, "pingpong",
-                                "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size), "-I", Long.toString(iters));
+                                "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size), "-I", Long.toString(iters),
+                                "--warmup", Long.toString(iters));
                         record(runner, "jfabric", t, size, pair, iters, base, cell.jfLat, cell.jfBw, runsCsv);
                     }
                     if (lfMissing == null) {

@@ -95,6 +95,7 @@ final class BenchSession implements AutoCloseable {
         ctrl = opts.isClient()
                 ? ControlChannel.connect(opts.dstAddr(), port(opts.dstPort()), opts.srcPort(), false)
                 : ControlChannel.serve(port(opts.srcPort()), false, (int) Math.min(Integer.MAX_VALUE, opts.timeoutMs()));
+        ctrl.readTimeout(opts.timeoutMs());
         if (opts.epType() == EndpointType.MSG) {
             openMsg(hints, window, maxSize, rmaBytes);
         } else {

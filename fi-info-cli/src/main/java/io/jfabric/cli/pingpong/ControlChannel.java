@@ -27,13 +27,16 @@ import java.util.Arrays;
  * <li>sync: the client sends "q\0", the server answers "a\0";</li>
  * <li>count: the client sends its ack count in decimal, NUL-padded to 10 bytes, the server answers "cnt ok\0".</li>
  * </ul>
- * Reads wait at most {@link #RECV_TIMEOUT_MS} (fi_pingpong's SO_RCVTIMEO of 5 s). Public because
+ * Reads wait at most {@link #RECV_TIMEOUT_MS} (fi_pingpong's SO_RCVTIMEO of 5 s) unless
+ * {@link #readTimeout(long)} widens it: a JVM that is still compiling, or one side's long warm-up, can
+ * outlast 5 s on a loaded machine. Public because
  * {@code jfabric bw} and {@code rma-bw} set up over the same channel.
  */
 public final class ControlChannel implements Closeable {
     public static final int DEFAULT_PORT = 47592;
     static final int RECV_TIMEOUT_MS = 5_000;
     static final int MAX_ADDRLEN = 1024;
+    private int readTimeoutMs;
     private static final byte[] SYNC_Q = {'q', 0};
     private static final byte[] SYNC_A = {'a', 0};
     private static final int LEN_CNT = 10;
@@ -49,6 +52,7 @@ public final class ControlChannel implements Closeable {
         this.client = client;
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(RECV_TIMEOUT_MS);
+        this.readTimeoutMs = RECV_TIMEOUT_MS;
         this.in = new DataInputStream(socket.getInputStream());
         this.out = socket.getOutputStream();
     }
@@ -136,6 +140,12 @@ public final class ControlChannel implements Closeable {
         }
     }
 
+    /** Longest wait of each later read, in ms; 0 waits forever, as fi_pingpong's {@code --timeout 0}. */
+    public void readTimeout(long ms) throws IOException {
+        readTimeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(0, ms));
+        socket.setSoTimeout(readTimeoutMs);
+    }
+
     /**
      * pp_ctrl_txrx_msg_count: the client tells the server how many messages it received; returns the
      * count the server will print (the client's) on both sides.
@@ -184,7 +194,7 @@ public final class ControlChannel implements Closeable {
         } catch (EOFException e) {
             throw new IOException("control connection closed by the peer while reading the " + what, e);
         } catch (SocketTimeoutException e) {
-            throw new IOException("no " + what + " from the peer within " + RECV_TIMEOUT_MS + " ms", e);
+            throw new IOException("no " + what + " from the peer within " + readTimeoutMs + " ms", e);
         }
         return b;
     }

@@ -145,10 +145,15 @@ final class PingPong implements AutoCloseable {
 
     // ---- set-up -------------------------------------------------------------------------------
 
-    private int runMsg() throws IOException {
+    private void openControl() throws IOException {
         ctrl = opts.isClient()
                 ? ControlChannel.connect(opts.dstAddr(), port(opts.dstPort()), opts.srcPort(), opts.ipv6())
                 : ControlChannel.serve(port(opts.srcPort()), opts.ipv6(), (int) Math.min(Integer.MAX_VALUE, opts.timeoutMs()));
+        ctrl.readTimeout(opts.timeoutMs());
+    }
+
+    private int runMsg() throws IOException {
+        openControl();
         debug("control connection up");
         int rc;
         if (opts.isClient()) {
@@ -199,9 +204,7 @@ final class PingPong implements AutoCloseable {
     }
 
     private int runRdm(boolean dgram) throws IOException {
-        ctrl = opts.isClient()
-                ? ControlChannel.connect(opts.dstAddr(), port(opts.dstPort()), opts.srcPort(), opts.ipv6())
-                : ControlChannel.serve(port(opts.srcPort()), opts.ipv6(), (int) Math.min(Integer.MAX_VALUE, opts.timeoutMs()));
+        openControl();
         byte[] remName;
         byte[] localName;
         if (opts.isClient()) {
@@ -372,8 +375,30 @@ final class PingPong implements AutoCloseable {
         MemorySegment txPayload = txBuf.asSlice(txPrefix, size);
         MemorySegment rxPayload = rxBuf.asSlice(rxPrefix, size);
         boolean inject = Long.compareUnsigned(size, injectSize) < 0;
+        if (opts.warmup() > 0) {
+            int rc = roundTrips(opts.warmup(), tx, txPayload, rxPayload, size, inject);
+            if (rc != 0) {
+                return rc;
+            }
+            cntAckMsg = 0;
+            ctrl.sync();
+        }
         long start = System.nanoTime();
-        for (int i = 0; i < opts.iterations(); i++) {
+        int rc = roundTrips(opts.iterations(), tx, txPayload, rxPayload, size, inject);
+        if (rc != 0) {
+            return rc;
+        }
+        long end = System.nanoTime();
+        long acked = ctrl.exchangeCount(cntAckMsg);
+        cntAckMsg = acked;
+        // fi_pingpong times in whole microseconds (gettimeofday)
+        table.row(size, opts.iterations(), cntAckMsg, Math.max(1, (end - start) / 1000), 2);
+        return 0;
+    }
+
+    private int roundTrips(int count, MemorySegment tx, MemorySegment txPayload, MemorySegment rxPayload, long size,
+                           boolean inject) {
+        for (int i = 0; i < count; i++) {
             int rc;
             if (opts.isClient()) {
                 rc = ping(tx, txPayload, size, inject);
@@ -390,11 +415,6 @@ final class PingPong implements AutoCloseable {
                 return rc;
             }
         }
-        long end = System.nanoTime();
-        long acked = ctrl.exchangeCount(cntAckMsg);
-        cntAckMsg = acked;
-        // fi_pingpong times in whole microseconds (gettimeofday)
-        table.row(size, opts.iterations(), cntAckMsg, Math.max(1, (end - start) / 1000), 2);
         return 0;
     }
 

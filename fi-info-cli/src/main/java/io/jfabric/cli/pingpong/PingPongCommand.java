@@ -38,6 +38,11 @@ public final class PingPongCommand implements Callable<Integer> {
     @Option(names = "-I", paramLabel = "<number>", description = "number of iterations (10)")
     int iterations = 10;
 
+    @Option(names = "--warmup", paramLabel = "<number>",
+            description = "untimed round trips before each size's timed ones, so the JIT has compiled the loop; "
+                    + "both sides must give the same number, and it must be 0 against C fi_pingpong (0)")
+    int warmup;
+
     @Option(names = "-S", paramLabel = "<size>", description = "specific transfer size or 'all' (default sizes: 64 B to 1 MiB)")
     String size;
 
@@ -96,7 +101,7 @@ public final class PingPongCommand implements Callable<Integer> {
         }
         checkPort(srcPort, "-B");
         checkPort(dstPort, "-P");
-        return new PingPongOptions(provider, domain, type, tagged, Math.max(0, iterations), s, all, verify, srcPort,
+        return new PingPongOptions(provider, domain, type, tagged, Math.max(0, iterations), Math.max(0, warmup), s, all, verify, srcPort,
                 dstPort, dstAddr, ipv6, debug, timeoutMs);
     }
 

@@ -11,6 +11,7 @@ import io.jfabric.EndpointType;
  * @param epType       -e (fi_pingpong's default is FI_EP_DGRAM)
  * @param tagged       -m tagged
  * @param iterations   -I (default 10)
+ * @param warmup       --warmup: untimed round trips before each size's timed ones (jfabric's addition, default 0)
  * @param size         -S n, or -1 when not given
  * @param allSizes     -S all
  * @param verify       -c
@@ -21,7 +22,7 @@ import io.jfabric.EndpointType;
  * @param debug        -v
  * @param timeoutMs    how long a wait for the peer may last (jfabric's addition; fi_pingpong waits forever)
  */
-record PingPongOptions(String provider, String domain, EndpointType epType, boolean tagged, int iterations,
+record PingPongOptions(String provider, String domain, EndpointType epType, boolean tagged, int iterations, int warmup,
                        int size, boolean allSizes, boolean verify, int srcPort, int dstPort, String dstAddr,
                        boolean ipv6, boolean debug, long timeoutMs) {
 

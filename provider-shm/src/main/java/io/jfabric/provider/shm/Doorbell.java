@@ -10,10 +10,13 @@ import java.lang.invoke.VarHandle;
  * producer that has just committed a record into the owner's ring wakes it. Producers pay one
  * fence and one load when nobody sleeps, so busy-polling owners lose nothing.
  *
- * <p>Protocol (a Dekker handshake): the owner {@linkplain #arm arms} (stores 1, full fence), checks
- * its ring once more, then {@linkplain #await sleeps} while the word is 1. A producer commits, fences,
- * and if it sees 1 swaps it to 0 and wakes. Either the owner sees the record, or the producer sees
- * the armed word.
+ * <p>Protocol (a Dekker handshake on volatile accesses): the owner {@linkplain #arm arms} (volatile
+ * store of 1), checks whether its ring's tail moved (volatile load), then {@linkplain #await sleeps}
+ * while the word is 1. A producer has moved that tail with a CAS (volatile) before it writes its record;
+ * after committing it reads the word (volatile load) and, if it sees 1, swaps it to 0 and wakes. The
+ * volatile accesses are totally ordered, so either the owner sees the moved tail (and does not sleep)
+ * or the producer sees the armed word. No fence of its own is needed on the producer side: the CAS
+ * already is one (on x86 the load after it is a plain load).
  */
 public final class Doorbell {
 
@@ -47,10 +50,9 @@ public final class Doorbell {
         return futex.await(address, 1, timeoutNanos);
     }
 
-    /** Producer: wake the owner if it sleeps. Call after committing. */
+    /** Producer: wake the owner if it sleeps. Call after committing a record claimed with {@link MpscRing#tryClaim}. */
     public void ring() {
-        VarHandle.fullFence();
-        if ((int) INT.getOpaque(segment, OFFSET) != 0 && INT.compareAndSet(segment, OFFSET, 1, 0)) {
+        if ((int) INT.getVolatile(segment, OFFSET) != 0 && INT.compareAndSet(segment, OFFSET, 1, 0)) {
             Futex.wake(address, Integer.MAX_VALUE);
         }
     }

@@ -1,7 +1,9 @@
 package io.jfabric.provider.shm;
 
 /**
- * A transmit operation that completes only when the peer answers with an ACK: CMA sends and RMA.
+ * A transmit operation that completes only when the peer answers with an ACK (CMA sends and RMA), or,
+ * for an inline or bounce send that asked for a completion, when the peer's ring head has passed its
+ * record ({@link #ringEnd}).
  * Pooled in {@link PendingOps}; its id carries a generation so a stale or forged ACK is ignored.
  */
 final class PendingOp {
@@ -16,6 +18,8 @@ final class PendingOp {
     java.lang.foreign.MemorySegment segment;
     Peer peer;
     boolean reserved;
+    /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */
+    long ringEnd = -1;
 
     PendingOp(int index) {
         this.index = index;

@@ -32,6 +32,7 @@ final class PendingOps {
         op.context = null;
         op.peer = null;
         op.segment = null;
+        op.ringEnd = -1;
         free[freeCount++] = op.index;
     }
 

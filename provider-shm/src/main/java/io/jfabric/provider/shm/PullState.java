@@ -9,7 +9,7 @@ final class PullState {
     final int index;
     int generation;
     boolean busy;
-    PostedReceive receive;
+    io.jfabric.util.TagMatcher.Recv receive;
     Peer peer;
     long senderOp;
     long length;

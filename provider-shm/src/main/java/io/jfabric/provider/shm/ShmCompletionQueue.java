@@ -9,8 +9,9 @@ final class ShmCompletionQueue extends UtilCompletionQueue {
 
     private final ShmDomain domain;
 
-    ShmCompletionQueue(ShmDomain domain, CqAttr attr, ProgressHook progress, boolean multiWriter) {
-        super(attr, progress, multiWriter, false);
+    ShmCompletionQueue(ShmDomain domain, CqAttr attr, ProgressHook progress, boolean multiWriter,
+                       boolean multiReader) {
+        super(attr, progress, multiWriter, multiReader);
         this.domain = domain;
     }
 

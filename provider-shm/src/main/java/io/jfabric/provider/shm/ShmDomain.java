@@ -16,6 +16,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Progress;
+import io.jfabric.Threading;
 import io.jfabric.util.MrMap;
 import io.jfabric.util.ProgressHook;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -34,8 +35,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * peers' RMA is checked against, the peers this process has mapped, and progress: manual progress
  * runs inside CQ reads (and sleeps on the endpoint's futex in sread), auto progress runs a thread.
  *
- * <p>Threading is FI_THREAD_DOMAIN: the application serialises its calls, so the data path takes no
- * lock; with auto progress a domain lock orders the progress thread against application calls.
+ * <p>Threading: at FI_THREAD_DOMAIN (the default) the application serialises its calls, so the data
+ * path takes no lock. At FI_THREAD_SAFE (or FID, ENDPOINT, COMPLETION, which let threads use different
+ * objects of one domain at once while endpoints share peers and CQs), and with auto progress, one
+ * domain lock orders every data-path call and progress; CQs then also take concurrent readers
+ * (FI_THREAD_SAFE).
  */
 final class ShmDomain implements Domain, ProgressHook {
 
@@ -53,8 +57,13 @@ final class ShmDomain implements Domain, ProgressHook {
     private volatile ShmEndpoint[] endpointArray = new ShmEndpoint[0];
     private final Map<String, Peer> peersByName = new HashMap<>();
     private final Long2ObjectHashMap<Peer> peersBySender = new Long2ObjectHashMap<>();
-    /** Null under manual progress (no lock needed); held by the progress thread and API calls otherwise. */
+    /**
+     * Null at FI_THREAD_DOMAIN with manual progress (no lock needed); otherwise held by every data-path
+     * call, by progress and by the progress thread.
+     */
     final ReentrantLock lock;
+    /** FI_THREAD_SAFE: CQs may be read by several threads at once. */
+    private final boolean threadSafe;
     private final Thread progressThread;
     private volatile boolean running = true;
     /** The endpoint the auto-progress thread sleeps on; a closing endpoint waits until it is not this. */
@@ -77,7 +86,12 @@ final class ShmDomain implements Domain, ProgressHook {
         this.inlineSize = (int) Math.min(ShmParams.INLINE_SIZE.get(), layout.ringCapacity() / 8 - 128);
         this.unexpectedLimit = ShmParams.UNEXPECTED.get();
         boolean auto = info.domainAttr != null && info.domainAttr.dataProgress == Progress.AUTO;
-        this.lock = auto ? new ReentrantLock() : null;
+        Threading threading = info.domainAttr == null || info.domainAttr.threading == null
+                ? Threading.DOMAIN : info.domainAttr.threading;
+        this.threadSafe = threading == Threading.SAFE;
+        boolean concurrent = threadSafe || threading == Threading.FID || threading == Threading.ENDPOINT
+                || threading == Threading.COMPLETION;
+        this.lock = auto || concurrent ? new ReentrantLock() : null;
         if (auto) {
             progressThread = new Thread(this::runProgress, "jfabric-shm-progress");
             progressThread.setDaemon(true);
@@ -88,7 +102,7 @@ final class ShmDomain implements Domain, ProgressHook {
     }
 
     boolean autoProgress() {
-        return lock != null;
+        return progressThread != null;
     }
 
     @Override
@@ -156,7 +170,8 @@ final class ShmDomain implements Domain, ProgressHook {
         boolean auto = autoProgress();
         acquire();
         try {
-            return new ShmCompletionQueue(this, attr, auto ? ProgressHook.NONE : this, auto);
+            // completions are written under the domain lock whenever several threads could write them
+            return new ShmCompletionQueue(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe);
         } catch (RuntimeException e) {
             release();
             throw e;
@@ -227,6 +242,19 @@ final class ShmDomain implements Domain, ProgressHook {
 
     @Override
     public int progress() {
+        ReentrantLock l = lock;
+        if (l == null) {
+            return progressEndpoints();
+        }
+        l.lock();
+        try {
+            return progressEndpoints();
+        } finally {
+            l.unlock();
+        }
+    }
+
+    private int progressEndpoints() {
         ShmEndpoint[] eps = endpointArray;
         int work = 0;
         for (ShmEndpoint ep : eps) {
@@ -264,7 +292,7 @@ final class ShmDomain implements Domain, ProgressHook {
             int work;
             lock.lock();
             try {
-                work = progress();
+                work = progressEndpoints();
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.ERROR, "shm progress thread: " + e, e);
                 work = 0;

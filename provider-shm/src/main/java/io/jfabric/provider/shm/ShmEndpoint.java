@@ -2,6 +2,7 @@ package io.jfabric.provider.shm;
 
 import io.jfabric.AddressVector;
 import io.jfabric.BindFlags;
+import io.jfabric.Caps;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
 import io.jfabric.EndpointOption;
@@ -16,6 +17,7 @@ import io.jfabric.OpFlags;
 import io.jfabric.RmaMsg;
 import io.jfabric.TaggedMsg;
 import io.jfabric.Access;
+import io.jfabric.util.TagMatcher;
 import io.jfabric.util.UtilCompletionQueue;
 import io.jfabric.util.UtilFabricObject;
 import io.jfabric.util.UtilMemoryRegion;
@@ -43,8 +45,8 @@ import java.util.concurrent.TimeUnit;
  * RMA commands carry key, target address and the initiator's buffer; the target checks key, access
  * and bounds against its MR map, copies with process_vm_readv/writev and ACKs with the status.
  *
- * <p>Data-path calls return 0 or a negative errno and allocate nothing once warm. FI_THREAD_DOMAIN:
- * no locks unless the domain runs auto progress.
+ * <p>Data-path calls return 0 or a negative errno and allocate nothing once warm. At FI_THREAD_DOMAIN:
+ * no locks unless the domain runs auto progress; at FI_THREAD_SAFE every call takes the domain lock.
  */
 final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint, RecordHandler {
 
@@ -53,6 +55,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private static final long UNBLOCK_AFTER = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int READ_BATCH = 64;
     private static final int ACK_QUEUE = 1024;
+    private static final long DEFERRED_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final ShmDomain domain;
     private final FabricInfo info;
@@ -72,14 +75,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private UtilCompletionQueue rxCq;
     private boolean txSelective;
     private boolean enabled;
-    private long minMultiRecv = 0;
-
-    private final MatchQueue<PostedReceive> msgReceives = new MatchQueue<>();
-    private final MatchQueue<PostedReceive> taggedReceives = new MatchQueue<>();
-    private final PostedReceive[] receivePool;
-    private int receivePoolFree;
-    private final MatchQueue<UnexpectedMessage> unexpectedMsgs = new MatchQueue<>();
-    private final MatchQueue<UnexpectedMessage> unexpectedTagged = new MatchQueue<>();
+    /** Posted receives and unexpected messages (provider-util's matcher); each unexpected one's payload is an UnexpectedMessage. */
+    private final TagMatcher matcher;
+    private final int rxSize;
     private final UnexpectedMessage[] unexpectedPool;
     private int unexpectedPoolFree;
     private final PendingOps pending;
@@ -105,12 +103,27 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private int retryHead;
     private int retryTail;
 
+    // inline/bounce sends waiting for the peer to consume their record: op ids in posting order (entries of
+    // ops completed otherwise, e.g. failed by the liveness scan, are skipped when they reach the head)
+    private final long[] deferred;
+    private int deferredHead;
+    private int deferredTail;
+
     // the last sender seen, so the receive path rarely touches the domain's maps
     private long lastSender = -1;
     private Peer lastSenderPeer;
 
     private long lastLivenessScan;
     private long blockedSince;
+    /**
+     * Empty polls since the start; a stuck head (a sender that died mid-record) is looked for only every
+     * {@link #HEAD_CHECK_EVERY} of them, because the check reads the ring's tail, a line every producer
+     * writes, and polling it would cost a cache-line transfer per message.
+     */
+    private int emptyPolls;
+    private int busyPolls;
+    private static final int LIVENESS_CLOCK_EVERY = 64;
+    private static final int HEAD_CHECK_EVERY = 1024;
     private long corruptDropped;
 
     ShmEndpoint(ShmDomain domain, FabricInfo info) {
@@ -127,18 +140,17 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         this.slotSize = domain.layout.bounceSlotSize();
         int rxSize = (int) Math.max(16, info.rxAttr == null || info.rxAttr.size == 0 ? 1024 : info.rxAttr.size);
         int txSize = (int) Math.max(16, info.txAttr == null || info.txAttr.size == 0 ? 1024 : info.txAttr.size);
-        receivePool = new PostedReceive[rxSize];
-        for (int i = 0; i < rxSize; i++) {
-            receivePool[i] = new PostedReceive();
-        }
-        receivePoolFree = rxSize;
+        this.rxSize = rxSize;
         int unexpected = Math.max(1, domain.unexpectedLimit);
+        long caps = info.caps | (info.rxAttr == null ? 0 : info.rxAttr.caps);
+        matcher = new TagMatcher(rxSize, unexpected, (caps & Caps.DIRECTED_RECV) != 0, 0);
         unexpectedPool = new UnexpectedMessage[unexpected];
         for (int i = 0; i < unexpected; i++) {
             unexpectedPool[i] = new UnexpectedMessage(arena.allocate(slotSize, 64));
         }
         unexpectedPoolFree = unexpected;
         pending = new PendingOps(txSize);
+        deferred = new long[Integer.highestOneBit(txSize - 1) << 2]; // a power of two >= 2 x txSize
         pulls = new PullState[rxSize];
         pullFree = new int[rxSize];
         for (int i = 0; i < rxSize; i++) {
@@ -260,9 +272,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     @Override
     public long getOpt(EndpointOption option) {
         return switch (option) {
-            case MIN_MULTI_RECV -> minMultiRecv;
+            case MIN_MULTI_RECV -> matcher.minMultiRecv();
             case TX_SIZE -> pending.capacity();
-            case RX_SIZE -> receivePool.length;
+            case RX_SIZE -> rxSize;
             default -> throw new FabricException(Errno.ENOPROTOOPT, "shm has no option " + option.cName());
         };
     }
@@ -272,32 +284,23 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (option != EndpointOption.MIN_MULTI_RECV || value < 0) {
             throw new FabricException(Errno.ENOPROTOOPT, "shm sets only FI_OPT_MIN_MULTI_RECV (>= 0)");
         }
-        minMultiRecv = value;
+        matcher.setMinMultiRecv(value);
     }
 
     @Override
     public int cancel(Object context) {
         lock();
         try {
-            if (cancelIn(msgReceives, context) || cancelIn(taggedReceives, context)) {
-                return 0;
+            TagMatcher.Recv r = matcher.cancel(context);
+            if (r == null) {
+                return -Errno.ENOENT;
             }
-            return -Errno.ENOENT;
+            rxCq.writeError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, Errno.ECANCELED, 0, null);
+            matcher.free(r);
+            return 0;
         } finally {
             unlock();
         }
-    }
-
-    private boolean cancelIn(MatchQueue<PostedReceive> q, Object context) {
-        for (PostedReceive r = q.first(); r != null; r = q.next(r)) {
-            if (r.context == context) {
-                q.remove(r);
-                rxCq.writeError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, Errno.ECANCELED, 0, null);
-                freeReceive(r);
-                return true;
-            }
-        }
-        return false;
     }
 
     // ---- data path: sends ----------------------------------------------------------------------
@@ -424,25 +427,24 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private int postInline(Peer peer, MemorySegment buf, int len, long tag, long data, int wflags, Object context,
                            boolean complete, boolean tagged) {
-        if (complete && !txCq.tryReserve()) {
+        PendingOp op = null;
+        if (complete && (op = reserveDeferred()) == null) {
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
         long at = r.tryClaim(Wire.INLINE, Wire.HEADER + len);
         if (at == MpscRing.FULL) {
-            if (complete) {
-                txCq.cancelReservation();
-            }
+            cancelDeferred(op);
             return full(peer);
         }
         MemorySegment s = r.buffer();
         writeHeader(s, at, tag, data, wflags, len, 0, 0);
         MemorySegment.copy(buf, 0, s, at + Wire.HEADER, len);
+        if (op != null) {
+            deferUntilConsumed(op, peer, r.endPosition(at), context, txFlags(tagged), len);
+        }
         r.commit(at);
         peer.doorbell.ring();
-        if (complete) {
-            txCq.writeFrom(true, context, txFlags(tagged), len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
-        }
         return 0;
     }
 
@@ -453,7 +455,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (slot < 0) {
             return -Errno.EAGAIN;
         }
-        if (complete && !txCq.tryReserve()) {
+        PendingOp op = null;
+        if (complete && (op = reserveDeferred()) == null) {
             pool.release(slot);
             return -Errno.EAGAIN;
         }
@@ -461,20 +464,73 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         long at = r.tryClaim(Wire.BOUNCE, Wire.HEADER);
         if (at == MpscRing.FULL) {
             pool.release(slot);
-            if (complete) {
-                txCq.cancelReservation();
-            }
+            cancelDeferred(op);
             return full(peer);
         }
         MemorySegment.copy(buf, 0, pool.segment(), pool.slotOffset(slot), len);
         MemorySegment s = r.buffer();
         writeHeader(s, at, tag, data, wflags, len, 0, slot);
+        if (op != null) {
+            deferUntilConsumed(op, peer, r.endPosition(at), context, txFlags(tagged), len);
+        }
         r.commit(at);
         peer.doorbell.ring();
-        if (complete) {
-            txCq.writeFrom(true, context, txFlags(tagged), len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
-        }
         return 0;
+    }
+
+    /*
+     * Inline and bounce sends that ask for a completion complete when the peer's ring head has passed
+     * their record, i.e. the peer has taken the message (matched it, or queued it as unexpected). Until
+     * then they hold a PendingOp, so a peer that dies first fails them with ECONNRESET from the liveness
+     * scan instead of the message being lost after a success completion.
+     */
+
+    /** A CQ slot and a PendingOp for a send that completes on consumption; null: answer EAGAIN. */
+    private PendingOp reserveDeferred() {
+        if (deferredTail - deferredHead == deferred.length || !txCq.tryReserve()) {
+            return null;
+        }
+        PendingOp op = pending.acquire();
+        if (op == null) {
+            txCq.cancelReservation();
+        }
+        return op;
+    }
+
+    private void cancelDeferred(PendingOp op) {
+        if (op != null) {
+            pending.release(op);
+            txCq.cancelReservation();
+        }
+    }
+
+    private void deferUntilConsumed(PendingOp op, Peer peer, long ringEnd, Object context, long flags, long len) {
+        op.context = context;
+        op.completionFlags = flags;
+        op.length = len;
+        op.buffer = 0;
+        op.peer = peer;
+        op.reserved = true;
+        op.segment = null;
+        op.ringEnd = ringEnd;
+        deferred[deferredTail++ & (deferred.length - 1)] = op.id();
+    }
+
+    /** Completes, in posting order, the deferred sends whose records the peers have consumed. */
+    private int completeConsumed() {
+        int n = 0;
+        while (deferredHead != deferredTail) {
+            PendingOp op = pending.find(deferred[deferredHead & (deferred.length - 1)]);
+            if (op != null && op.ringEnd >= 0) {
+                if (!op.peer.ring.consumed(op.ringEnd)) {
+                    break;
+                }
+                completeOp(op, 0);
+                n++;
+            }
+            deferredHead++;
+        }
+        return n;
     }
 
     private int postCma(Peer peer, MemorySegment buf, long len, long tag, long data, int wflags, Object context,
@@ -663,51 +719,47 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         }
         lock();
         try {
-            if (receivePoolFree == 0) {
+            TagMatcher.Recv r = matcher.newRecv();
+            if (r == null) {
                 return -Errno.EAGAIN;
             }
-            PostedReceive r = receivePool[--receivePoolFree];
-            r.buffer = buf;
-            r.context = context;
-            r.tagged = tagged;
-            r.srcAddr = src;
-            r.tag = tagged ? tag : 0;
-            r.ignore = tagged ? ignore : 0;
-            r.multi = multi && !tagged;
-            r.used = 0;
             // the CQ slot for this receive's completion is promised now, so delivery can never overrun it
             if (!rxCq.tryReserve()) {
-                freeReceive(r);
+                matcher.free(r);
                 return -Errno.EAGAIN;
             }
-            MatchQueue<PostedReceive> q = tagged ? taggedReceives : msgReceives;
-            q.add(r);
-            // messages that arrived first are delivered now; completion takes r off the queue
-            // (a multi-receive buffer stays while it has room, and may take several)
-            MatchQueue<UnexpectedMessage> uq = tagged ? unexpectedTagged : unexpectedMsgs;
-            UnexpectedMessage u;
-            while (r.buffer != null && r.context == context && (u = uq.matchMessage(src, r.tag, r.ignore)) != null) {
-                uq.remove(u);
-                deliverUnexpected(q, r, u);
+            r.buffer = buf;
+            r.length = buf.byteSize();
+            r.context = context;
+            r.tagged = tagged;
+            r.src = src;
+            r.tag = tagged ? tag : 0;
+            r.ignore = tagged ? ignore : 0;
+            r.flags = multi && !tagged ? OpFlags.MULTI_RECV : 0;
+            // messages that arrived first are delivered now (a multi-receive buffer may take several)
+            TagMatcher.Unexpected u;
+            while ((u = matcher.takeUnexpected(tagged, r.tag, r.ignore, src)) != null) {
+                boolean taken = deliverUnexpected(r, u);
                 freeUnexpected(u);
+                if (taken) {
+                    return 0;
+                }
             }
+            matcher.post(r);
             return 0;
         } finally {
             unlock();
         }
     }
 
-    private void freeReceive(PostedReceive r) {
-        r.clear();
-        receivePool[receivePoolFree++] = r;
+    private void freeUnexpected(TagMatcher.Unexpected u) {
+        UnexpectedMessage m = (UnexpectedMessage) u.payload;
+        m.clear();
+        unexpectedPool[unexpectedPoolFree++] = m;
+        matcher.free(u);
     }
 
-    private void freeUnexpected(UnexpectedMessage u) {
-        u.clear();
-        unexpectedPool[unexpectedPoolFree++] = u;
-    }
-
-    private static long flagsOf(PostedReceive r) {
+    private static long flagsOf(TagMatcher.Recv r) {
         return OpFlags.RECV | (r.tagged ? OpFlags.TAGGED : OpFlags.MSG);
     }
 
@@ -718,7 +770,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         if (isClosed()) {
             return 0;
         }
-        int work = ring.read(this, READ_BATCH);
+        int work = 0;
+        if (deferredHead != deferredTail) {
+            // before reading the ring: an ACK in it may be for a send posted after these
+            work += completeConsumed();
+        }
+        work += ring.read(this, READ_BATCH);
         if (ackHead != ackTail) {
             work += flushAcks();
         }
@@ -729,29 +786,35 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             work += resumeBlockedPulls();
         }
         long now = 0;
-        if (pending.inFlight() > 0 || pullsActive > 0) {
+        // the clock (about 25 ns) is read on every 64th poll only: a sender spinning on its CQ for an ACK
+        // or a consumed record must not pay it per poll; the scan is due every 50 ms anyway
+        if ((pending.inFlight() > 0 || pullsActive > 0) && (++busyPolls & (LIVENESS_CLOCK_EVERY - 1)) == 0) {
             now = System.nanoTime();
             if (now - lastLivenessScan > LIVENESS_INTERVAL) {
                 lastLivenessScan = now;
                 work += failOpsToDeadPeers(now);
             }
         }
-        if (work == 0 && ring.headBlocked()) {
-            if (now == 0) {
-                now = System.nanoTime();
-            }
-            if (blockedSince == 0) {
-                blockedSince = now;
-            } else if (now - blockedSince > UNBLOCK_AFTER) {
-                // a sender died between claiming ring space and committing it: skip its record
-                if (ring.unblock()) {
-                    LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
-                            + "claimed but never finished (it probably died)", address);
-                }
-                blockedSince = 0;
-            }
-        } else {
+        if (work != 0) {
             blockedSince = 0;
+        } else if ((++emptyPolls & (HEAD_CHECK_EVERY - 1)) == 0) {
+            if (!ring.headBlocked()) {
+                blockedSince = 0;
+            } else {
+                if (now == 0) {
+                    now = System.nanoTime();
+                }
+                if (blockedSince == 0) {
+                    blockedSince = now;
+                } else if (now - blockedSince > UNBLOCK_AFTER) {
+                    // a sender died between claiming ring space and committing it: skip its record
+                    if (ring.unblock()) {
+                        LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
+                                + "claimed but never finished (it probably died)", address);
+                    }
+                    blockedSince = 0;
+                }
+            }
         }
         return work;
     }
@@ -768,7 +831,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         for (int i = 0; i < pending.capacity(); i++) {
             PendingOp op = pending.at(i);
             if (op.busy && op.peer != null && op.peer.checkAlive(now, LIVENESS_INTERVAL)) {
-                completeOp(op, Errno.ECONNRESET);
+                // a deferred send the peer took just before it went away was delivered
+                completeOp(op, op.ringEnd >= 0 && op.peer.ring.consumed(op.ringEnd) ? 0 : Errno.ECONNRESET);
                 n++;
             }
         }
@@ -802,7 +866,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                     return dropCorrupt(type, length);
                 }
                 PendingOp op = pending.find(Wire.getLong(s, at + Wire.OP_ID));
-                if (op != null) {
+                if (op != null && op.ringEnd < 0) {
                     completeOp(op, Wire.getInt(s, at + Wire.STATUS));
                 }
                 return true;
@@ -871,24 +935,22 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return dropCorrupt(type, length);
         }
         long srcAddr = av == null ? Fabrics.ADDR_NOTAVAIL : av.addrOfSender(sender);
-        MatchQueue<PostedReceive> q = tagged ? taggedReceives : msgReceives;
-        PostedReceive r = q.matchReceive(srcAddr, tag);
+        TagMatcher.Recv r = matcher.matchPosted(tagged, tag, srcAddr);
         if (r == null) {
-            return queueUnexpected(type, s, at, peer, sender, srcAddr, tagged, tag, wflags, len);
+            return queueUnexpected(type, s, at, peer, srcAddr, tagged, tag, wflags, len);
         }
-        long offset = r.used;
-        long room = r.buffer.byteSize() - offset;
-        long n = Math.min(len, room);
+        long offset = r.consumed;
+        long n = Math.min(len, r.length - offset);
         long data = Wire.getLong(s, at + Wire.DATA);
         if (type == Wire.RTS) {
-            startPull(q, r, peer, Wire.getLong(s, at + Wire.OP_ID), len, n, data, wflags, tag, srcAddr);
+            startPull(r, peer, Wire.getLong(s, at + Wire.OP_ID), len, n, data, wflags, tag, srcAddr);
             return true;
         }
-        int status = copyIn(type, s, at, peer, r.buffer, offset, n);
+        int status = copyIn(type, s, at, peer, (MemorySegment) r.buffer, offset, n);
         if (type == Wire.CMA) {
             sendAck(peer, Wire.getLong(s, at + Wire.OP_ID), status);
         }
-        completeReceive(q, r, status, len, n, data, wflags, tag, srcAddr);
+        completeReceive(r, status, len, n, data, wflags, tag, srcAddr);
         return true;
     }
 
@@ -933,13 +995,19 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         };
     }
 
-    private void completeReceive(MatchQueue<PostedReceive> q, PostedReceive r, int status, long len, long n,
-                                 long data, int wflags, long tag, long srcAddr) {
-        long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
-        long bufAddr = r.buffer.isNative() ? r.buffer.address() + r.used : 0;
-        if (r.multi) {
-            r.used += n;
-            boolean last = r.buffer.byteSize() - r.used < Math.max(1, minMultiRecv);
+    /**
+     * Writes the completion of a message placed in receive {@code r} ({@code n} of its {@code len} bytes at
+     * {@code r.consumed}). A normal receive is off the matcher's queue already and is recycled; a
+     * multi-receive buffer advances and is recycled once the matcher has released it.
+     */
+    private void completeReceive(TagMatcher.Recv r, int status, long len, long n, long data, int wflags, long tag,
+                                 long srcAddr) {
+        if (r.isMultiRecv()) {
+            long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
+            MemorySegment b = (MemorySegment) r.buffer;
+            long bufAddr = b.isNative() ? b.address() + r.consumed : 0;
+            matcher.consumeMultiRecv(r, n);
+            boolean last = r.released;
             if (status != 0 || n < len) {
                 rxCq.writeError(false, r.context, flags | (last ? OpFlags.MULTI_RECV : 0), n, bufAddr, data, tag,
                         len - n, status != 0 ? status : Errno.ETRUNC, 0, null);
@@ -948,21 +1016,20 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                         srcAddr);
             }
             if (last) {
-                q.remove(r);
                 rxCq.cancelReservation();
-                freeReceive(r);
+                matcher.free(r);
             }
             return;
         }
-        q.remove(r);
         finishReceive(r, status, len, n, data, wflags, tag, srcAddr);
     }
 
     /** Writes the completion of a (non-multi) receive no longer queued, and recycles it. */
-    private void finishReceive(PostedReceive r, int status, long len, long n, long data, int wflags, long tag,
+    private void finishReceive(TagMatcher.Recv r, int status, long len, long n, long data, int wflags, long tag,
                                long srcAddr) {
         long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
-        long bufAddr = r.buffer.isNative() ? r.buffer.address() : 0;
+        MemorySegment b = (MemorySegment) r.buffer;
+        long bufAddr = b.isNative() ? b.address() : 0;
         if (status != 0) {
             rxCq.writeError(true, r.context, flags, n, bufAddr, data, tag, 0, status, 0, null);
         } else if (n < len) {
@@ -970,69 +1037,73 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         } else {
             rxCq.writeFrom(true, r.context, flags, n, bufAddr, data, tag, srcAddr);
         }
-        freeReceive(r);
+        matcher.free(r);
     }
 
-    private boolean queueUnexpected(int type, MemorySegment s, long at, Peer peer, long sender, long srcAddr,
-                                    boolean tagged, long tag, int wflags, long len) {
+    private boolean queueUnexpected(int type, MemorySegment s, long at, Peer peer, long srcAddr, boolean tagged,
+                                    long tag, int wflags, long len) {
         if (unexpectedPoolFree == 0) {
             return false; // back-pressure: leave it in the ring until a receive is posted
         }
-        UnexpectedMessage u = unexpectedPool[--unexpectedPoolFree];
-        u.type = type;
-        u.tagged = tagged;
-        u.sender = sender;
-        u.peer = peer;
-        u.srcAddr = srcAddr;
-        u.tag = tag;
-        u.data = Wire.getLong(s, at + Wire.DATA);
-        u.wireFlags = wflags;
-        u.length = len;
-        u.opId = Wire.getLong(s, at + Wire.OP_ID);
-        u.remoteAddress = Wire.getLong(s, at + Wire.ADDRESS);
-        if (type != Wire.CMA && type != Wire.RTS) {
-            copyIn(type, s, at, peer, u.buffer, 0, len); // frees the ring record and the bounce slot now
+        TagMatcher.Unexpected u = matcher.addUnexpected(tagged, tag, srcAddr, len, Wire.getLong(s, at + Wire.DATA),
+                wflags);
+        if (u == null) {
+            return false;
         }
-        (tagged ? unexpectedTagged : unexpectedMsgs).add(u);
+        UnexpectedMessage m = unexpectedPool[--unexpectedPoolFree];
+        u.payload = m;
+        m.type = type;
+        m.peer = peer;
+        m.opId = Wire.getLong(s, at + Wire.OP_ID);
+        m.remoteAddress = Wire.getLong(s, at + Wire.ADDRESS);
+        if (type != Wire.CMA && type != Wire.RTS) {
+            copyIn(type, s, at, peer, m.buffer, 0, len); // frees the ring record and the bounce slot now
+        }
         return true;
     }
 
-    /** A queued receive met a queued message. */
-    private void deliverUnexpected(MatchQueue<PostedReceive> q, PostedReceive r, UnexpectedMessage u) {
-        long offset = r.used;
-        long n = Math.min(u.length, r.buffer.byteSize() - offset);
+    /**
+     * A receive being posted met a queued message (already off the matcher's queue). Returns whether the
+     * receive is used up (a normal one always; a multi-receive buffer once released).
+     */
+    private boolean deliverUnexpected(TagMatcher.Recv r, TagMatcher.Unexpected u) {
+        UnexpectedMessage m = (UnexpectedMessage) u.payload;
+        MemorySegment b = (MemorySegment) r.buffer;
+        long offset = r.consumed;
+        long n = Math.min(u.len, r.length - offset);
+        int wflags = (int) u.flags;
         int status = 0;
-        if (u.type == Wire.RTS) {
-            startPull(q, r, u.peer, u.opId, u.length, n, u.data, u.wireFlags, u.tag, u.srcAddr);
-            return;
+        if (m.type == Wire.RTS) {
+            startPull(r, m.peer, m.opId, u.len, n, u.data, wflags, u.tag, u.src);
+            return !r.isMultiRecv() || r.released;
         }
-        if (u.type == Wire.CMA) {
+        if (m.type == Wire.CMA) {
             if (n > 0) {
-                if (!r.buffer.isNative()) {
+                if (!b.isNative()) {
                     status = Errno.EINVAL;
                 } else {
-                    int rc = cma.readFully(u.peer.pid, r.buffer.address() + offset, u.remoteAddress, n);
+                    int rc = cma.readFully(m.peer.pid, b.address() + offset, m.remoteAddress, n);
                     status = rc == 0 ? 0 : cmaError(rc);
                 }
             }
-            sendAck(u.peer, u.opId, status);
+            sendAck(m.peer, m.opId, status);
         } else if (n > 0) {
-            MemorySegment.copy(u.buffer, 0, r.buffer, offset, n);
+            MemorySegment.copy(m.buffer, 0, b, offset, n);
         }
-        completeReceive(q, r, status, u.length, n, u.data, u.wireFlags, u.tag, u.srcAddr);
+        completeReceive(r, status, u.len, n, u.data, wflags, u.tag, u.src);
+        return !r.isMultiRecv() || r.released;
     }
 
     // ---- pipelined bounce protocol (no CMA) -----------------------------------------------------
 
-    private void startPull(MatchQueue<PostedReceive> q, PostedReceive r, Peer peer, long senderOp, long len, long n,
+    private void startPull(TagMatcher.Recv r, Peer peer, long senderOp, long len, long n,
                            long data, int wflags, long tag, long srcAddr) {
-        if (r.multi) {
+        if (r.isMultiRecv()) {
             // a multi-receive buffer would have to stay shared while a pull fills part of it
             sendAck(peer, senderOp, Errno.EOPNOTSUPP);
-            completeReceive(q, r, Errno.EOPNOTSUPP, len, 0, data, wflags, tag, srcAddr);
+            completeReceive(r, Errno.EOPNOTSUPP, len, 0, data, wflags, tag, srcAddr);
             return;
         }
-        q.remove(r);
         PullState p = pulls[pullFree[--pullFreeCount]]; // never empty: one pull per posted receive at most
         p.busy = true;
         p.generation++;
@@ -1175,7 +1246,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                 || offset > p.wanted - len) {
             return dropCorrupt(Wire.CHUNK, length);
         }
-        MemorySegment.copy(pool.segment(), pool.slotOffset((int) slotIndex), p.receive.buffer, offset, len);
+        MemorySegment.copy(pool.segment(), pool.slotOffset((int) slotIndex), (MemorySegment) p.receive.buffer, offset,
+                len);
         pool.release((int) slotIndex);
         p.received += len;
         p.outstanding--;
@@ -1189,7 +1261,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private void finishPull(PullState p, int status) {
         sendAck(p.peer, p.senderOp, status);
-        PostedReceive r = p.receive;
+        TagMatcher.Recv r = p.receive;
         finishReceive(r, status, p.length, status == 0 ? p.wanted : p.received, p.data, p.wireFlags, p.tag,
                 p.srcAddr);
         p.busy = false;
@@ -1307,14 +1379,21 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             }
             // with operations in flight, wake up now and then to notice dead peers
             long limit = pending.inFlight() > 0 ? Math.min(nanos, LIVENESS_INTERVAL) : nanos;
+            if (deferredHead != deferredTail) {
+                // nobody rings this doorbell when a peer consumes a deferred send: look again soon
+                limit = Math.min(limit, DEFERRED_POLL_NANOS);
+            }
             doorbell.await(futex, limit);
         } finally {
             doorbell.disarm();
+            busyPolls = LIVENESS_CLOCK_EVERY - 1; // after a sleep the next progress looks at the clock
         }
     }
 
     /** Ends a concurrent {@link #block}. */
     void wakeup() {
+        // no ring record was claimed, so no CAS orders what the caller wrote before against the armed word
+        java.lang.invoke.VarHandle.fullFence();
         doorbell.ring();
     }
 
@@ -1340,7 +1419,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             for (int i = 0; i < pending.capacity(); i++) {
                 PendingOp op = pending.at(i);
                 if (op.busy) {
-                    completeOp(op, Errno.ECANCELED);
+                    completeOp(op, op.ringEnd >= 0 && op.peer.ring.consumed(op.ringEnd) ? 0 : Errno.ECANCELED);
                 }
             }
             for (PullState p : pulls) {
@@ -1348,13 +1427,18 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                     finishPull(p, Errno.ECANCELED);
                 }
             }
-            cancelAll(msgReceives);
-            cancelAll(taggedReceives);
-            while (unexpectedMsgs.first() != null) {
-                dropUnexpected(unexpectedMsgs, unexpectedMsgs.first());
+            TagMatcher.Recv r;
+            while ((r = matcher.removeFirstPosted()) != null) {
+                rxCq.writeError(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED, 0, null);
+                matcher.free(r);
             }
-            while (unexpectedTagged.first() != null) {
-                dropUnexpected(unexpectedTagged, unexpectedTagged.first());
+            TagMatcher.Unexpected u;
+            while ((u = matcher.removeFirstUnexpected()) != null) {
+                UnexpectedMessage m = (UnexpectedMessage) u.payload;
+                if ((m.type == Wire.CMA || m.type == Wire.RTS) && m.peer != null) {
+                    sendAck(m.peer, m.opId, Errno.ECANCELED);
+                }
+                freeUnexpected(u);
             }
             flushAcks();
         } finally {
@@ -1376,26 +1460,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         arena.close();
     }
 
-    private void cancelAll(MatchQueue<PostedReceive> q) {
-        for (PostedReceive r = q.first(); r != null; r = q.first()) {
-            q.remove(r);
-            rxCq.writeError(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED, 0, null);
-            freeReceive(r);
-        }
-    }
-
-    private void dropUnexpected(MatchQueue<UnexpectedMessage> q, UnexpectedMessage u) {
-        q.remove(u);
-        if ((u.type == Wire.CMA || u.type == Wire.RTS) && u.peer != null) {
-            sendAck(u.peer, u.opId, Errno.ECANCELED);
-        }
-        freeUnexpected(u);
-    }
-
     @Override
     public String toString() {
-        return "ShmEndpoint[" + address + ", " + ring + ", posted=" + msgReceives.size() + "+"
-                + taggedReceives.size() + ", unexpected=" + unexpectedMsgs.size() + "+" + unexpectedTagged.size()
+        return "ShmEndpoint[" + address + ", " + ring + ", " + matcher
                 + ", pending=" + pending.inFlight() + ", corrupt=" + corruptDropped + "]";
     }
 }

@@ -15,8 +15,8 @@ import io.jfabric.Threading;
 
 /**
  * The info template shm offers before hint matching. Attribute values follow libfabric 1.17's shm
- * where jfabric behaves the same; differences: no FI_ATOMIC, FI_THREAD_DOMAIN (no locks on the data
- * path; libfabric claims FI_THREAD_SAFE), MR mode FI_MR_VIRT_ADDR only when asked (offsets
+ * where jfabric behaves the same; differences: no FI_ATOMIC, FI_THREAD_DOMAIN by default (no locks on
+ * the data path; libfabric answers FI_THREAD_SAFE) and FI_THREAD_SAFE when the hints ask, MR mode FI_MR_VIRT_ADDR only when asked (offsets
  * otherwise), and no src_addr until an endpoint is opened (each endpoint names its own region).
  */
 final class ShmInfos {
@@ -56,7 +56,7 @@ final class ShmInfos {
         f.epAttr.rxCtxCnt = 1;
         var d = f.domainAttr;
         d.name = "shm";
-        d.threading = Threading.DOMAIN;
+        d.threading = Threading.SAFE; // offered; getInfo answers DOMAIN unless the hints ask
         d.controlProgress = Progress.MANUAL;
         d.dataProgress = Progress.MANUAL;
         d.resourceMgmt = ResourceMgmt.ENABLED;

@@ -3,19 +3,16 @@ package io.jfabric.provider.shm;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A message that arrived before a matching receive. Inline and bounce data are copied into
- * {@link #buffer} (so the ring and the sender's slot are freed at once); a CMA message keeps only the
- * sender's address, and the sender waits for its ACK until a receive takes it.
+ * The shm part of a message that arrived before a matching receive (the payload of a
+ * {@link io.jfabric.util.TagMatcher.Unexpected}, which holds tag, source, length, CQ data and wire
+ * flags). Inline and bounce data are copied into {@link #buffer} (so the ring and the sender's slot
+ * are freed at once); a CMA or RTS message keeps only the sender's address and op, and the sender
+ * waits for its ACK until a receive takes it. Pooled, one per unexpected-queue slot.
  */
-final class UnexpectedMessage extends MatchQueue.Entry {
+final class UnexpectedMessage {
     final MemorySegment buffer;
     int type;
-    boolean tagged;
-    long sender;
     Peer peer;
-    long data;
-    int wireFlags;
-    long length;
     long opId;
     long remoteAddress;
 

@@ -24,6 +24,9 @@ public final class ShmPeerMain {
     static final long BYE = 1L << 41;
     static final int[] SIZES = {8, 1000, 5000, 20_000, 300_000, 64};
 
+    /** Sends the "burst" sender keeps in flight. */
+    static final int BURST_WINDOW = 8;
+
     static int sizeOf(long i) {
         return SIZES[(int) (i % SIZES.length)];
     }
@@ -48,10 +51,39 @@ public final class ShmPeerMain {
             if (args[0].equals("burst")) {
                 long count = Long.parseLong(args[2]);
                 long id = Long.parseLong(args[3]);
-                for (long i = 0; i < count; i++) {
-                    MemorySegment m = buf.asSlice(0, sizeOf(i));
-                    pattern(m, id * 1_000_000 + i);
-                    send(node, m, parent, (id << 32) | i, e, err);
+                // a window of sends in flight, each from its own buffer (reused only after its completion),
+                // as a real streaming sender does: the sender fills the next while the receiver verifies
+                int window = BURST_WINDOW;
+                MemorySegment[] bufs = new MemorySegment[window];
+                Integer[] ctx = new Integer[window];
+                int[] free = new int[window];
+                for (int b = 0; b < window; b++) {
+                    bufs[b] = arena.allocate(300_000);
+                    ctx[b] = b;
+                    free[b] = b;
+                }
+                int freeCount = window;
+                CqEntry[] one = {e};
+                for (long i = 0; i < count || freeCount < window; ) {
+                    if (i < count && freeCount > 0) {
+                        int b = free[--freeCount];
+                        MemorySegment m = bufs[b].asSlice(0, sizeOf(i));
+                        pattern(m, id * 1_000_000 + i);
+                        int rc;
+                        while ((rc = node.ep.tsend(m, null, parent, (id << 32) | i, ctx[b])) == -Errno.EAGAIN) {
+                            node.cq.read(new CqEntry[0], 0);
+                        }
+                        check(rc, "tsend");
+                        i++;
+                        continue;
+                    }
+                    int rc = node.cq.read(one, 1);
+                    if (rc == 1) {
+                        free[freeCount++] = (Integer) e.context;
+                    } else if (rc == -Errno.EAVAIL) {
+                        node.cq.readError(err, 0);
+                        throw new IllegalStateException("send failed: " + err.err);
+                    }
                 }
                 System.exit(0);
             }
