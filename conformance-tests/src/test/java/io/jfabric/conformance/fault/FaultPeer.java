@@ -1,0 +1,274 @@
+package io.jfabric.conformance.fault;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.EqAttr;
+import io.jfabric.EqEntry;
+import io.jfabric.EqErrEntry;
+import io.jfabric.EqEvent;
+import io.jfabric.Errno;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.conformance.EndpointPair;
+import io.jfabric.conformance.FabricCase;
+import io.jfabric.conformance.FabricCases;
+import io.jfabric.conformance.Poller;
+import io.jfabric.conformance.Side;
+import io.jfabric.conformance.StateDump;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The second process of the fault tests: it sets up like {@code PeerMain} (MSG: listens and accepts one
+ * connection; RDM: prints its address, reads "PEER hex") and then streams {@link Stream sequence-numbered}
+ * messages. Arguments: case id, role, count, size, and optionally the IPv4 source address to bind (a peer in
+ * a network namespace has no usable loopback case). Roles:
+ * <ul>
+ * <li>{@code source}: after "GO", sends {@code count} messages of {@code size} bytes, a window at a time, and
+ *     says "SENT count" when all completed successfully;</li>
+ * <li>{@code sink}: receives {@code count} messages, checks each one's sequence and bytes, says
+ *     "GOT count" (or "BAD ..." at the first wrong one).</li>
+ * </ul>
+ * Then it waits for QUIT. Protocol lines go to stdout, diagnostics to stderr; it exits on its own after
+ * {@link #LIFETIME_MS}.
+ */
+public final class FaultPeer {
+    static final long LIFETIME_MS = 60_000;
+    static final int WINDOW = 8;
+
+    private final FabricCase c;
+    private final StateDump dump = new StateDump();
+    private final Poller poller = new Poller();
+    private final Side me;
+    private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
+    private final long deadline = System.nanoTime() + LIFETIME_MS * 1_000_000L;
+
+    private FaultPeer(FabricCase c) {
+        this.c = c;
+        this.me = new Side("fault-peer", c, dump);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                Thread.sleep(LIFETIME_MS + 5_000);
+            } catch (InterruptedException ignored) {
+                return;
+            }
+            System.err.println("fault peer: lifetime exceeded, exiting");
+            Runtime.getRuntime().halt(3);
+        });
+        FabricCase c = FabricCases.byId(args[0]);
+        String role = args[1];
+        int count = Integer.parseInt(args[2]);
+        long size = Long.parseLong(args[3]);
+        FabricInfo info = c.freshInfo();
+        if (args.length > 4) {
+            info.srcAddr = Ipv4.sockaddr(info.srcAddr, args[4], 0);
+        }
+        FaultPeer p = new FaultPeer(c);
+        Thread.ofPlatform().daemon().start(p::readCommands);
+        int rc;
+        try {
+            p.setUp(info);
+            rc = role.equals("source") ? p.source(count, size) : p.sink(count, size);
+            if (rc == 0) {
+                p.awaitQuit();
+            }
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.err.println(p.dump.dump("fault peer failed"));
+            rc = 2;
+        }
+        System.out.flush();
+        Runtime.getRuntime().halt(rc);
+    }
+
+    private void readCommands() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                commands.add(line);
+            }
+        } catch (Exception e) {
+            System.err.println("fault peer: stdin: " + e);
+        }
+        commands.add("QUIT"); // the parent went away
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    private void setUp(FabricInfo info) throws InterruptedException {
+        if (!c.isMsg()) {
+            EndpointPair.openSide(me, c, dump, new EndpointPair.Options(), info, poller);
+            say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
+            String cmd = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
+            if (cmd == null || !cmd.startsWith("PEER ")) {
+                throw new IllegalStateException("expected PEER, got " + cmd);
+            }
+            me.peer = me.av.insert(HexFormat.of().parseHex(cmd.substring(5)));
+            say("READY");
+            return;
+        }
+        me.fabric = dump.track(Fabrics.openFabric(info));
+        me.eq = dump.track(me.fabric.openEq(EqAttr.defaults()));
+        poller.add(me.eq);
+        me.pep = dump.track(me.fabric.openPassiveEndpoint(info));
+        me.pep.bind(me.eq);
+        me.pep.listen();
+        say("ADDR " + HexFormat.of().formatHex(me.pep.getName()));
+        EqEntry e = new EqEntry();
+        EqErrEntry err = new EqErrEntry();
+        int rc = poller.awaitEvent(me.eq, e, err, remainingMs());
+        if (rc != EqEvent.CONNREQ) {
+            throw new IllegalStateException("waiting for CONNREQ got " + rc + " " + e + " " + err);
+        }
+        me.info = e.info;
+        me.domain = dump.track(me.fabric.openDomain(e.info));
+        EndpointPair.openQueuesAndEndpoint(me, c, dump, new EndpointPair.Options(), e.info, poller);
+        me.ep.accept(null);
+        rc = poller.awaitEvent(me.eq, e, err, remainingMs());
+        if (rc != EqEvent.CONNECTED) {
+            throw new IllegalStateException("waiting for CONNECTED got " + rc + " " + e + " " + err);
+        }
+        say("CONNECTED");
+    }
+
+    private int source(int count, long size) throws InterruptedException {
+        String go = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
+        if (!"GO".equals(go)) {
+            System.err.println("fault peer: expected GO, got " + go);
+            return 4;
+        }
+        try (Arena arena = Arena.ofShared()) {
+            Stream tx = new Stream(me, arena, WINDOW, size);
+            CqEntry ok = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            int next = 0;
+            int done = 0;
+            while (done < count) {
+                while (next < count && next - done < WINDOW) {
+                    int rc = tx.send(next, me.peer);
+                    if (rc == -Errno.EAGAIN) {
+                        break;
+                    }
+                    if (rc != 0) {
+                        System.err.println("fault peer: send " + next + " returned " + Errno.name(rc));
+                        return 7;
+                    }
+                    next++;
+                }
+                int rc = poller.awaitCq(me.txCq, ok, err, 10);
+                if (rc == 1) {
+                    done++;
+                } else if (rc == -Errno.EAVAIL) {
+                    System.err.println("fault peer: send failed " + err);
+                    return 7;
+                } else if (remainingMs() == 0) {
+                    return 8;
+                }
+            }
+        }
+        say("SENT " + count);
+        return 0;
+    }
+
+    private int sink(int count, long size) throws InterruptedException {
+        try (Arena arena = Arena.ofShared()) {
+            Stream rx = new Stream(me, arena, WINDOW, size);
+            for (int i = 0; i < WINDOW; i++) {
+                if (rx.recv(i) != 0) {
+                    return 5;
+                }
+            }
+            CqEntry ok = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            int got = 0;
+            while (got < count) {
+                int rc = poller.awaitCq(me.rxCq, ok, err, 10);
+                if (rc == -Errno.EAVAIL) {
+                    System.err.println("fault peer: receive failed " + err);
+                    return 6;
+                }
+                if (rc == 1) {
+                    int slot = (int) ok.context;
+                    String bad = rx.check(slot, got, ok.len);
+                    if (bad != null) {
+                        say("BAD " + bad);
+                        return 6;
+                    }
+                    got++;
+                    if (rx.recv(slot) != 0) {
+                        return 5;
+                    }
+                } else if (remainingMs() == 0) {
+                    return 8;
+                }
+            }
+        }
+        say("GOT " + count);
+        return 0;
+    }
+
+    private void awaitQuit() throws InterruptedException {
+        while (remainingMs() > 0) {
+            String cmd = commands.poll(10, TimeUnit.MILLISECONDS);
+            if ("QUIT".equals(cmd)) {
+                return;
+            }
+            poller.drive();
+        }
+    }
+
+    private long remainingMs() {
+        return Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+    }
+
+    /** A window of message buffers over one registration. */
+    static final class Stream {
+        private final Side side;
+        private final MemorySegment buf;
+        private final MemoryRegion mr;
+        private final long size;
+
+        Stream(Side side, Arena arena, int window, long size) {
+            this.side = side;
+            this.size = size;
+            this.buf = io.jfabric.conformance.Mem.alloc(arena, size * window);
+            this.mr = side.desc(buf);
+        }
+
+        MemorySegment slot(int i) {
+            return buf.asSlice(size * i, size);
+        }
+
+        /** Posts message {@code seq} from slot {@code seq % window}, its context the sequence number. */
+        int send(int seq, long dest) {
+            MemorySegment s = slot(seq % (int) (buf.byteSize() / size));
+            Sequenced.fill(s, seq);
+            return side.ep.send(s, mr, dest, seq);
+        }
+
+        /** Posts a receive into {@code slot}, its context the slot number. */
+        int recv(int slot) {
+            return side.ep.recv(slot(slot), mr, Fabrics.ADDR_UNSPEC, slot);
+        }
+
+        /** Null when slot {@code slot} holds message {@code seq} whole, else what is wrong. */
+        String check(int slot, int seq, long len) {
+            return Sequenced.check(slot(slot), seq, len, size);
+        }
+    }
+}
