@@ -30,8 +30,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The second process of the fault tests: it sets up like {@code PeerMain} (MSG: listens and accepts one
  * connection; RDM: prints its address, reads "PEER hex") and then streams {@link Stream sequence-numbered}
- * messages. Arguments: case id, role, count, size, and optionally the IPv4 source address to bind (a peer in
- * a network namespace has no usable loopback case). Roles:
+ * messages. Arguments: case id, role, count, size, then options: {@code src=<IPv4>}, the source address to
+ * bind (a peer in a network namespace), and {@code delay=<ms>}, a pause after each message a sink receives (a
+ * slow consumer keeps the sender's window in flight), and {@code survive}: a sink reposts a receive that failed
+ * (a connection lost under it) and waits for the sender to resend, as an application of a connectionless
+ * endpoint would. Roles:
  * <ul>
  * <li>{@code source}: after "GO", sends {@code count} messages of {@code size} bytes, a window at a time, and
  *     says "SENT count" when all completed successfully;</li>
@@ -51,6 +54,8 @@ public final class FaultPeer {
     private final Side me;
     private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
     private final long deadline = System.nanoTime() + LIFETIME_MS * 1_000_000L;
+    private long delayMs;
+    private boolean survive;
 
     private FaultPeer(FabricCase c) {
         this.c = c;
@@ -72,10 +77,18 @@ public final class FaultPeer {
         int count = Integer.parseInt(args[2]);
         long size = Long.parseLong(args[3]);
         FabricInfo info = c.freshInfo();
-        if (args.length > 4) {
-            info.srcAddr = Ipv4.sockaddr(info.srcAddr, args[4], 0);
-        }
         FaultPeer p = new FaultPeer(c);
+        long delayMs = 0;
+        for (int i = 4; i < args.length; i++) {
+            if (args[i].startsWith("src=")) {
+                info.srcAddr = Ipv4.sockaddr(info.srcAddr, args[i].substring(4), 0);
+            } else if (args[i].startsWith("delay=")) {
+                delayMs = Long.parseLong(args[i].substring(6));
+            } else if (args[i].equals("survive")) {
+                p.survive = true;
+            }
+        }
+        p.delayMs = delayMs;
         Thread.ofPlatform().daemon().start(p::readCommands);
         int rc;
         try {
@@ -200,7 +213,13 @@ public final class FaultPeer {
                 int rc = poller.awaitCq(me.rxCq, ok, err, 10);
                 if (rc == -Errno.EAVAIL) {
                     System.err.println("fault peer: receive failed " + err);
-                    return 6;
+                    if (!survive) {
+                        return 6;
+                    }
+                    if (rx.recv((int) err.context) != 0) {
+                        return 5;
+                    }
+                    continue;
                 }
                 if (rc == 1) {
                     int slot = (int) ok.context;
@@ -210,6 +229,9 @@ public final class FaultPeer {
                         return 6;
                     }
                     got++;
+                    if (delayMs > 0) {
+                        Thread.sleep(delayMs);
+                    }
                     if (rx.recv(slot) != 0) {
                         return 5;
                     }
