@@ -39,7 +39,10 @@ import java.util.concurrent.TimeUnit;
  * <li>{@code source}: after "GO", sends {@code count} messages of {@code size} bytes, a window at a time, and
  *     says "SENT count" when all completed successfully;</li>
  * <li>{@code sink}: receives {@code count} messages, checks each one's sequence and bytes, says
- *     "GOT count" (or "BAD ..." at the first wrong one).</li>
+ *     "GOT count" (or "BAD ..." at the first wrong one);</li>
+ * <li>{@code swarm} (RDM): opens {@code count} endpoints in one domain, says "ADDR" with the first one's
+ *     address, reads "PEER hex" and "BASE n", then each endpoint sends one {@code size}-byte message numbered
+ *     {@code n + its index} to the peer; says "SENT count" when all completed.</li>
  * </ul>
  * Then it waits for QUIT. Protocol lines go to stdout, diagnostics to stderr; it exits on its own after
  * {@link #LIFETIME_MS}.
@@ -92,8 +95,14 @@ public final class FaultPeer {
         Thread.ofPlatform().daemon().start(p::readCommands);
         int rc;
         try {
-            p.setUp(info);
-            rc = role.equals("source") ? p.source(count, size) : p.sink(count, size);
+            if (!role.equals("swarm")) {
+                p.setUp(info);
+            }
+            rc = switch (role) {
+                case "source" -> p.source(count, size);
+                case "swarm" -> p.swarm(info, count, size);
+                default -> p.sink(count, size);
+            };
             if (rc == 0) {
                 p.awaitQuit();
             }
@@ -244,6 +253,72 @@ public final class FaultPeer {
         return 0;
     }
 
+    private int swarm(FabricInfo info, int count, long size) throws InterruptedException {
+        // one fabric and domain, then per endpoint its own CQ and AV (an rxm AV serves one endpoint)
+        EndpointPair.openSide(me, c, dump, new EndpointPair.Options(), info, poller);
+        Side[] eps = new Side[count];
+        eps[0] = me;
+        for (int i = 1; i < count; i++) {
+            eps[i] = new Side("swarm-" + i, c, dump);
+            eps[i].fabric = me.fabric;
+            eps[i].domain = me.domain;
+            EndpointPair.openQueuesAndEndpoint(eps[i], c, dump, new EndpointPair.Options(), info, poller);
+        }
+        say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
+        String peerCmd = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
+        String baseCmd = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
+        if (peerCmd == null || !peerCmd.startsWith("PEER ") || baseCmd == null || !baseCmd.startsWith("BASE ")) {
+            System.err.println("fault peer: expected PEER and BASE, got " + peerCmd + ", " + baseCmd);
+            return 4;
+        }
+        byte[] target = HexFormat.of().parseHex(peerCmd.substring(5));
+        int base = Integer.parseInt(baseCmd.substring(5).trim());
+        try (Arena arena = Arena.ofShared()) {
+            FaultPeer.Stream[] tx = new FaultPeer.Stream[count];
+            for (int i = 0; i < count; i++) {
+                eps[i].peer = eps[i].av.insert(target);
+                tx[i] = new FaultPeer.Stream(eps[i], arena, 1, size);
+            }
+            CqEntry ok = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            boolean[] posted = new boolean[count];
+            int done = 0;
+            int sent = 0;
+            while (done < count) {
+                int before = done + sent;
+                for (int i = 0; i < count; i++) {
+                    if (!posted[i]) {
+                        int rc = tx[i].sendNumbered(base + i, eps[i].peer);
+                        if (rc == 0) {
+                            posted[i] = true;
+                            sent++;
+                        } else if (rc != -Errno.EAGAIN) {
+                            System.err.println("fault peer: swarm send " + i + " returned " + Errno.name(rc));
+                            return 7;
+                        }
+                    }
+                    int rc = eps[i].txCq.read(ok);
+                    if (rc == 1) {
+                        done++;
+                    } else if (rc == -Errno.EAVAIL) {
+                        eps[i].txCq.readError(err, 0);
+                        System.err.println("fault peer: swarm send failed " + err);
+                        return 7;
+                    }
+                }
+                if (done + sent == before) {
+                    Thread.sleep(1); // several swarms share the cores with the receiver: don't spin
+                }
+                if (remainingMs() == 0) {
+                    System.err.println("fault peer: swarm lifetime over, " + sent + " posted, " + done + " done");
+                    return 8;
+                }
+            }
+        }
+        say("SENT " + count);
+        return 0;
+    }
+
     private void awaitQuit() throws InterruptedException {
         while (remainingMs() > 0) {
             String cmd = commands.poll(10, TimeUnit.MILLISECONDS);
@@ -281,6 +356,12 @@ public final class FaultPeer {
             MemorySegment s = slot(seq % (int) (buf.byteSize() / size));
             Sequenced.fill(s, seq);
             return side.ep.send(s, mr, dest, seq);
+        }
+
+        /** Posts message {@code id} from slot 0 with the id in its first bytes ({@link Sequenced#fillNumbered}). */
+        int sendNumbered(int id, long dest) {
+            Sequenced.fillNumbered(slot(0), id);
+            return side.ep.send(slot(0), mr, dest, id);
         }
 
         /** Posts a receive into {@code slot}, its context the slot number. */
