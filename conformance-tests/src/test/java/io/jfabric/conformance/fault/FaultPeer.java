@@ -13,15 +13,13 @@ import io.jfabric.MemoryRegion;
 import io.jfabric.conformance.EndpointPair;
 import io.jfabric.conformance.FabricCase;
 import io.jfabric.conformance.FabricCases;
+import io.jfabric.conformance.PeerIo;
 import io.jfabric.conformance.Poller;
 import io.jfabric.conformance.Side;
 import io.jfabric.conformance.StateDump;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -66,15 +64,7 @@ public final class FaultPeer {
     }
 
     public static void main(String[] args) throws Exception {
-        Thread.ofPlatform().daemon().start(() -> {
-            try {
-                Thread.sleep(LIFETIME_MS + 5_000);
-            } catch (InterruptedException ignored) {
-                return;
-            }
-            System.err.println("fault peer: lifetime exceeded, exiting");
-            Runtime.getRuntime().halt(3);
-        });
+        PeerIo.lifetimeGuard(LIFETIME_MS + 5_000, "fault peer");
         FabricCase c = FabricCases.byId(args[0]);
         String role = args[1];
         int count = Integer.parseInt(args[2]);
@@ -92,7 +82,7 @@ public final class FaultPeer {
             }
         }
         p.delayMs = delayMs;
-        Thread.ofPlatform().daemon().start(p::readCommands);
+        PeerIo.readCommands(p.commands, "fault peer");
         int rc;
         try {
             if (!role.equals("swarm")) {
@@ -115,33 +105,16 @@ public final class FaultPeer {
         Runtime.getRuntime().halt(rc);
     }
 
-    private void readCommands() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                commands.add(line);
-            }
-        } catch (Exception e) {
-            System.err.println("fault peer: stdin: " + e);
-        }
-        commands.add("QUIT"); // the parent went away
-    }
-
-    private static void say(String line) {
-        System.out.println(line);
-        System.out.flush();
-    }
-
     private void setUp(FabricInfo info) throws InterruptedException {
         if (!c.isMsg()) {
             EndpointPair.openSide(me, c, dump, new EndpointPair.Options(), info, poller);
-            say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
+            PeerIo.say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
             String cmd = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
             if (cmd == null || !cmd.startsWith("PEER ")) {
                 throw new IllegalStateException("expected PEER, got " + cmd);
             }
             me.peer = me.av.insert(HexFormat.of().parseHex(cmd.substring(5)));
-            say("READY");
+            PeerIo.say("READY");
             return;
         }
         me.fabric = dump.track(Fabrics.openFabric(info));
@@ -150,7 +123,7 @@ public final class FaultPeer {
         me.pep = dump.track(me.fabric.openPassiveEndpoint(info));
         me.pep.bind(me.eq);
         me.pep.listen();
-        say("ADDR " + HexFormat.of().formatHex(me.pep.getName()));
+        PeerIo.say("ADDR " + HexFormat.of().formatHex(me.pep.getName()));
         EqEntry e = new EqEntry();
         EqErrEntry err = new EqErrEntry();
         int rc = poller.awaitEvent(me.eq, e, err, remainingMs());
@@ -165,7 +138,7 @@ public final class FaultPeer {
         if (rc != EqEvent.CONNECTED) {
             throw new IllegalStateException("waiting for CONNECTED got " + rc + " " + e + " " + err);
         }
-        say("CONNECTED");
+        PeerIo.say("CONNECTED");
     }
 
     private int source(int count, long size) throws InterruptedException {
@@ -203,7 +176,7 @@ public final class FaultPeer {
                 }
             }
         }
-        say("SENT " + count);
+        PeerIo.say("SENT " + count);
         return 0;
     }
 
@@ -234,7 +207,7 @@ public final class FaultPeer {
                     int slot = (int) ok.context;
                     String bad = rx.check(slot, got, ok.len);
                     if (bad != null) {
-                        say("BAD " + bad);
+                        PeerIo.say("BAD " + bad);
                         return 6;
                     }
                     got++;
@@ -249,7 +222,7 @@ public final class FaultPeer {
                 }
             }
         }
-        say("GOT " + count);
+        PeerIo.say("GOT " + count);
         return 0;
     }
 
@@ -264,7 +237,7 @@ public final class FaultPeer {
             eps[i].domain = me.domain;
             EndpointPair.openQueuesAndEndpoint(eps[i], c, dump, new EndpointPair.Options(), info, poller);
         }
-        say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
+        PeerIo.say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
         String peerCmd = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
         String baseCmd = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
         if (peerCmd == null || !peerCmd.startsWith("PEER ") || baseCmd == null || !baseCmd.startsWith("BASE ")) {
@@ -315,7 +288,7 @@ public final class FaultPeer {
                 }
             }
         }
-        say("SENT " + count);
+        PeerIo.say("SENT " + count);
         return 0;
     }
 
