@@ -5,4 +5,5 @@
  */
 module io.jfabric.conformance {
     requires io.jfabric;
+    requires java.management; // the fault tests measure thread CPU time and heap use
 }

@@ -4,6 +4,7 @@
 module io.jfabric.provider.tcp {
     requires io.jfabric;
     requires io.jfabric.util;
+    requires jdk.net; // TCP keepalive timing for the user_timeout parameter
 
     exports io.jfabric.provider.tcp.wire;
 

@@ -23,12 +23,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  * (MSG, through a passive endpoint) or with each other's address in their AV (RDM, DGRAM). {@code a} is
  * the active/initiating side, {@code b} the passive/target side.
  */
-final class EndpointPair {
+public final class EndpointPair {
     static final long CONNECT_TIMEOUT_MS = 10_000;
 
-    final Side a;
-    final Side b;
-    final Poller poller = new Poller();
+    public final Side a;
+    public final Side b;
+    public final Poller poller = new Poller();
 
     private EndpointPair(Side a, Side b) {
         this.a = a;
@@ -36,32 +36,32 @@ final class EndpointPair {
     }
 
     /** The provider refused the extra bind flags a test asked for (fi_ep_bind failed with them). */
-    static final class BindRefused extends RuntimeException {
+    public static final class BindRefused extends RuntimeException {
         BindRefused(String flags, FabricException cause) {
             super("fi_ep_bind with " + flags + " refused: " + cause.getMessage(), cause);
         }
     }
 
     /** Options of {@link #open}. */
-    static final class Options {
-        CqFormat format = CqFormat.TAGGED;
-        long txBindFlags;
-        Consumer<FabricInfo> alterInfo = i -> { };
-        byte[] connectData;
-        byte[] acceptData;
+    public static final class Options {
+        public CqFormat format = CqFormat.TAGGED;
+        public long txBindFlags;
+        public Consumer<FabricInfo> alterInfo = i -> { };
+        public byte[] connectData;
+        public byte[] acceptData;
         /** Size of the transmit CQ; 0 takes the endpoint's tx_size (at least 64). */
-        long txCqSize;
+        public long txCqSize;
         /** Opens extra objects (counters) in the side's domain before its endpoint, so they close after it. */
-        Consumer<Side> beforeEndpoint = s -> { };
+        public Consumer<Side> beforeEndpoint = s -> { };
         /** Extra bindings (counters) made before the endpoint is enabled. */
-        Consumer<Side> beforeEnable = s -> { };
+        public Consumer<Side> beforeEnable = s -> { };
     }
 
-    static EndpointPair open(FabricCase c, StateDump dump) {
+    public static EndpointPair open(FabricCase c, StateDump dump) {
         return open(c, dump, new Options());
     }
 
-    static EndpointPair open(FabricCase c, StateDump dump, Options o) {
+    public static EndpointPair open(FabricCase c, StateDump dump, Options o) {
         dump.caseUnderTest(c);
         EndpointPair p = new EndpointPair(new Side("a", c, dump), new Side("b", c, dump));
         dump.reporter(p.a::toString);
@@ -78,7 +78,7 @@ final class EndpointPair {
     }
 
     /** Opens a whole side from {@code info}: fabric, EQ (MSG), domain, CQs, AV (connectionless), enabled endpoint. */
-    static void openSide(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info, Poller poller) {
+    public static void openSide(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info, Poller poller) {
         o.alterInfo.accept(info);
         s.info = info;
         s.fabric = dump.track(Fabrics.openFabric(info));
@@ -91,7 +91,7 @@ final class EndpointPair {
     }
 
     /** Opens the CQs, the AV when connectionless, and the endpoint of {@code s} in its open domain, then enables it. */
-    static void openQueuesAndEndpoint(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info, Poller poller) {
+    public static void openQueuesAndEndpoint(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info, Poller poller) {
         s.txCq = dump.track(s.domain.openCq(o.txCqSize > 0 ? CqAttr.of(o.format, o.txCqSize)
                 : cqAttr(o, info.txAttr.size)));
         s.rxCq = dump.track(s.domain.openCq(cqAttr(o, info.rxAttr.size)));
@@ -165,7 +165,7 @@ final class EndpointPair {
         }
     }
 
-    static byte[] bytes(String s) {
+    public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 }

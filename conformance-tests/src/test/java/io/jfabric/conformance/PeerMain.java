@@ -10,8 +10,6 @@ import io.jfabric.Errno;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -55,15 +53,7 @@ public final class PeerMain {
     }
 
     public static void main(String[] args) throws Exception {
-        Thread killer = Thread.ofPlatform().daemon().start(() -> {
-            try {
-                Thread.sleep(Slow.ms(LIFETIME_MS) + 5_000);
-            } catch (InterruptedException ignored) {
-                return;
-            }
-            System.err.println("peer: lifetime exceeded, exiting");
-            Runtime.getRuntime().halt(3);
-        });
+        Thread killer = PeerIo.lifetimeGuard(Slow.ms(LIFETIME_MS) + 5_000, "peer");
         FabricCase c = FabricCases.byId(args[0]);
         if (args[1].startsWith("check:")) {
             int rc = IsolatedCheck.runInChild(c, args[1].substring("check:".length()));
@@ -72,7 +62,7 @@ public final class PeerMain {
             Runtime.getRuntime().halt(rc);
         }
         PeerMain p = new PeerMain(c, args[1].equals("victim"));
-        Thread.ofPlatform().daemon().start(p::readCommands);
+        PeerIo.readCommands(p.commands, "peer");
         int rc;
         try {
             rc = c.isMsg() ? p.serveMsg() : p.servePeer();
@@ -86,23 +76,6 @@ public final class PeerMain {
         Runtime.getRuntime().halt(rc);
     }
 
-    private void readCommands() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                commands.add(line);
-            }
-        } catch (Exception e) {
-            System.err.println("peer: stdin: " + e);
-        }
-        commands.add("QUIT"); // the parent went away
-    }
-
-    private static void say(String line) {
-        System.out.println(line);
-        System.out.flush();
-    }
-
     private int serveMsg() throws InterruptedException {
         FabricInfo info = c.freshInfo();
         me.fabric = dump.track(Fabrics.openFabric(info));
@@ -111,7 +84,7 @@ public final class PeerMain {
         me.pep = dump.track(me.fabric.openPassiveEndpoint(info));
         me.pep.bind(me.eq);
         me.pep.listen();
-        say("ADDR " + HexFormat.of().formatHex(me.pep.getName()));
+        PeerIo.say("ADDR " + HexFormat.of().formatHex(me.pep.getName()));
         EqEntry e = new EqEntry();
         EqErrEntry err = new EqErrEntry();
         while (true) {
@@ -122,7 +95,7 @@ public final class PeerMain {
             }
             if (java.util.Arrays.equals(REJECT_ME, e.cmData)) {
                 me.pep.reject(e.info.handle, REJECTED);
-                say("REJECTED");
+                PeerIo.say("REJECTED");
                 continue;
             }
             me.info = e.info;
@@ -134,21 +107,21 @@ public final class PeerMain {
                 System.err.println("peer: waiting for CONNECTED got " + rc + " " + e + " " + err);
                 return 4;
             }
-            say("CONNECTED");
+            PeerIo.say("CONNECTED");
             return victim ? stall() : echo();
         }
     }
 
     private int servePeer() throws InterruptedException {
         EndpointPair.openSide(me, c, dump, new EndpointPair.Options(), c.freshInfo(), poller);
-        say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
+        PeerIo.say("ADDR " + HexFormat.of().formatHex(me.ep.getName()));
         String cmd = commands.poll(remainingMs(), TimeUnit.MILLISECONDS);
         if (cmd == null || !cmd.startsWith("PEER ")) {
             System.err.println("peer: expected PEER, got " + cmd);
             return 4;
         }
         me.peer = me.av.insert(HexFormat.of().parseHex(cmd.substring(5)));
-        say("READY");
+        PeerIo.say("READY");
         return victim ? stall() : echo();
     }
 
@@ -173,7 +146,7 @@ public final class PeerMain {
                 if (me.eq != null) {
                     int ev = me.eq.read(ee, 0);
                     if (ev == EqEvent.SHUTDOWN) {
-                        say("SHUTDOWN");
+                        PeerIo.say("SHUTDOWN");
                         return 0;
                     }
                 }
@@ -182,7 +155,7 @@ public final class PeerMain {
                     me.rxCq.readError(cerr, 0);
                     if (me.eq != null && awaitShutdown(ee)) {
                         // the parent's fi_shutdown flushed the posted receive before the event was read
-                        say("SHUTDOWN");
+                        PeerIo.say("SHUTDOWN");
                         return 0;
                     }
                     System.err.println("peer: receive failed " + cerr);

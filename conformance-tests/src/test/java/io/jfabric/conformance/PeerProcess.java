@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * protocol lines from its stdout, stderr kept in target/peer-logs for the state dump. Registered with
  * the test's {@link StateDump}, which kills it after the test.
  */
-final class PeerProcess implements AutoCloseable {
+public final class PeerProcess implements AutoCloseable {
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final OutputStream stdin;
@@ -45,11 +45,20 @@ final class PeerProcess implements AutoCloseable {
         });
     }
 
-    static PeerProcess start(FabricCase c, String role, StateDump dump) throws IOException {
+    public static PeerProcess start(FabricCase c, String role, StateDump dump) throws IOException {
+        return start(c, role, dump, PeerMain.class, List.of(), List.of());
+    }
+
+    /**
+     * A peer running {@code mainClass} with arguments (case id, role, {@code extraArgs}...), its command line
+     * prefixed by {@code launcher} (e.g. {@code ip netns exec <ns>}) when that is not empty.
+     */
+    public static PeerProcess start(FabricCase c, String role, StateDump dump, Class<?> mainClass,
+                                    List<String> extraArgs, List<String> launcher) throws IOException {
         Path dir = Path.of("target", "peer-logs");
         Files.createDirectories(dir);
         Path log = Files.createTempFile(dir, c.id().replaceAll("[^A-Za-z0-9]+", "_") + "-" + role + "-", ".log");
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(launcher);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         // a native crash's report goes next to the peer's stderr, not into the source tree
@@ -65,9 +74,10 @@ final class PeerProcess implements AutoCloseable {
                 cmd.add("-D" + prop + "=" + System.getProperty(prop));
             }
         }
-        cmd.add(PeerMain.class.getName());
+        cmd.add(mainClass.getName());
         cmd.add(c.id());
         cmd.add(role);
+        cmd.addAll(extraArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
         pb.environment().put("LIBC_FATAL_STDERR_", "1"); // glibc's abort messages go to stderr, not the tty
         Process p = pb.start();
@@ -77,7 +87,7 @@ final class PeerProcess implements AutoCloseable {
     }
 
     /** Waits for the next line, which must start with {@code prefix}; returns the rest. */
-    String expect(String prefix, long timeoutMs) throws InterruptedException {
+    public String expect(String prefix, long timeoutMs) throws InterruptedException {
         String l = lines.poll(Slow.ms(timeoutMs), TimeUnit.MILLISECONDS);
         if (l == null) {
             fail("peer " + process.pid() + " said nothing within " + timeoutMs + " ms (expected " + prefix + ")");
@@ -88,17 +98,17 @@ final class PeerProcess implements AutoCloseable {
         return l.substring(prefix.length()).trim();
     }
 
-    byte[] expectAddress(long timeoutMs) throws InterruptedException {
+    public byte[] expectAddress(long timeoutMs) throws InterruptedException {
         return HexFormat.of().parseHex(expect("ADDR", timeoutMs));
     }
 
-    void send(String line) throws IOException {
+    public void send(String line) throws IOException {
         stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         stdin.flush();
     }
 
     /** Waits for the process to exit; returns its status, or fails after {@code timeoutMs}. */
-    int awaitExit(long timeoutMs) throws InterruptedException {
+    public int awaitExit(long timeoutMs) throws InterruptedException {
         if (!process.waitFor(Slow.ms(timeoutMs), TimeUnit.MILLISECONDS)) {
             fail("peer " + process.pid() + " still running " + timeoutMs + " ms after it was told to finish");
         }
@@ -106,16 +116,37 @@ final class PeerProcess implements AutoCloseable {
     }
 
     /** SIGKILL, as a crash would. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
-    long pid() {
+    /** SIGSTOP: the process freezes with its sockets and shared memory open, as a hung or swapped-out peer would. */
+    public void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #freeze}. */
+    public void thaw() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        int rc = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+        if (rc != 0) {
+            fail("kill -" + name + " " + process.pid() + " exited with " + rc);
+        }
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
         return process.pid();
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 

@@ -19,22 +19,22 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Waits on queues with a deadline while driving progress on every other queue it knows (manual progress
  * happens only inside reads, and both ends of an in-process test need it).
  */
-final class Poller {
+public final class Poller {
     static final CqEntry[] NONE = new CqEntry[0];
     /** Result of a wait that ran out of time. */
-    static final int TIMED_OUT = -Errno.ETIMEDOUT;
+    public static final int TIMED_OUT = -Errno.ETIMEDOUT;
 
     private final List<CompletionQueue> cqs = new ArrayList<>();
     private final List<EventQueue> eqs = new ArrayList<>();
     private final EqEntry peekEntry = new EqEntry();
 
-    void add(CompletionQueue cq) {
+    public void add(CompletionQueue cq) {
         if (cq != null && !cqs.contains(cq)) {
             cqs.add(cq);
         }
     }
 
-    void add(EventQueue eq) {
+    public void add(EventQueue eq) {
         if (eq != null && !eqs.contains(eq)) {
             eqs.add(eq);
         }
@@ -46,13 +46,13 @@ final class Poller {
      * Posts an operation, retrying -FI_EAGAIN (a full queue, or an RDM connection still being set up, both
      * legal answers) while progress runs, and asserts the provider took it.
      */
-    void post(String what, java.util.function.IntSupplier op) {
+    public void post(String what, java.util.function.IntSupplier op) {
         int rc = tryPost(op);
         assertEquals(0, rc, what + " returned " + Errno.name(rc) + " (" + Errno.strerror(rc) + ")");
     }
 
     /** As {@link #post} but returns the final result instead of asserting it. */
-    int tryPost(java.util.function.IntSupplier op) {
+    public int tryPost(java.util.function.IntSupplier op) {
         long deadline = System.nanoTime() + Slow.ms(POST_TIMEOUT_MS) * 1_000_000L;
         int rc;
         while ((rc = op.getAsInt()) == -Errno.EAGAIN && System.nanoTime() - deadline < 0) {
@@ -63,7 +63,7 @@ final class Poller {
     }
 
     /** Drives progress everywhere without taking anything. */
-    void drive() {
+    public void drive() {
         for (CompletionQueue cq : cqs) {
             int rc = cq.read(NONE, 0);
             if (rc < 0 && rc != -Errno.EAGAIN && rc != -Errno.EAVAIL) {
@@ -79,7 +79,7 @@ final class Poller {
      * Waits for one completion on {@code cq}: 1 with {@code out} filled, -EAVAIL with {@code err} filled,
      * or {@link #TIMED_OUT}.
      */
-    int awaitCq(CompletionQueue cq, CqEntry out, CqErrEntry err, long timeoutMillis) {
+    public int awaitCq(CompletionQueue cq, CqEntry out, CqErrEntry err, long timeoutMillis) {
         long deadline = System.nanoTime() + Slow.ms(timeoutMillis) * 1_000_000L;
         while (true) {
             int rc = cq.read(out);
@@ -102,7 +102,7 @@ final class Poller {
     }
 
     /** Waits for a successful completion and returns it; fails on an error completion or time-out. */
-    CqEntry expectSuccess(CompletionQueue cq, CqEntry out, long timeoutMillis, String what) {
+    public CqEntry expectSuccess(CompletionQueue cq, CqEntry out, long timeoutMillis, String what) {
         CqErrEntry err = new CqErrEntry();
         int rc = awaitCq(cq, out, err, timeoutMillis);
         if (rc == -Errno.EAVAIL) {
@@ -115,7 +115,7 @@ final class Poller {
     }
 
     /** Waits for an error completion and returns it; fails on success or time-out. */
-    CqErrEntry expectError(CompletionQueue cq, long timeoutMillis, String what) {
+    public CqErrEntry expectError(CompletionQueue cq, long timeoutMillis, String what) {
         CqEntry out = new CqEntry();
         CqErrEntry err = new CqErrEntry();
         int rc = awaitCq(cq, out, err, timeoutMillis);
@@ -129,7 +129,7 @@ final class Poller {
     }
 
     /** Asserts {@code cq} yields nothing for {@code millis} while progress runs. */
-    void expectQuiet(CompletionQueue cq, long millis, String what) {
+    public void expectQuiet(CompletionQueue cq, long millis, String what) {
         CqEntry out = new CqEntry();
         CqErrEntry err = new CqErrEntry();
         int rc = awaitCq(cq, out, err, millis);
@@ -145,7 +145,7 @@ final class Poller {
      * Waits for an event on {@code eq}: the event number with {@code out} filled, -EAVAIL with {@code err}
      * filled, or {@link #TIMED_OUT}.
      */
-    int awaitEvent(EventQueue eq, EqEntry out, EqErrEntry err, long timeoutMillis) {
+    public int awaitEvent(EventQueue eq, EqEntry out, EqErrEntry err, long timeoutMillis) {
         long deadline = System.nanoTime() + Slow.ms(timeoutMillis) * 1_000_000L;
         while (true) {
             int rc = eq.read(out, 0);
@@ -171,7 +171,7 @@ final class Poller {
     }
 
     /** Waits for event {@code expected}; fails on anything else. */
-    EqEntry expectEvent(EventQueue eq, int expected, long timeoutMillis, String what) {
+    public EqEntry expectEvent(EventQueue eq, int expected, long timeoutMillis, String what) {
         EqEntry out = new EqEntry();
         EqErrEntry err = new EqErrEntry();
         int rc = awaitEvent(eq, out, err, timeoutMillis);

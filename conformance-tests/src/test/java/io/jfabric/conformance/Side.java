@@ -20,41 +20,41 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Side {
     private static final AtomicLong NEXT_KEY = new AtomicLong(0x1000);
 
-    final String name;
-    final FabricCase fabricCase;
-    final StateDump dump;
-    FabricInfo info;
-    Fabric fabric;
-    Domain domain;
-    EventQueue eq;
-    PassiveEndpoint pep;
-    CompletionQueue txCq;
-    CompletionQueue rxCq;
-    AddressVector av;
-    Endpoint ep;
+    public final String name;
+    public final FabricCase fabricCase;
+    public final StateDump dump;
+    public FabricInfo info;
+    public Fabric fabric;
+    public Domain domain;
+    public EventQueue eq;
+    public PassiveEndpoint pep;
+    public CompletionQueue txCq;
+    public CompletionQueue rxCq;
+    public AddressVector av;
+    public Endpoint ep;
     /** The peer's fi_addr (connectionless) or FI_ADDR_UNSPEC (connected). */
-    long peer = Fabrics.ADDR_UNSPEC;
+    public long peer = Fabrics.ADDR_UNSPEC;
 
-    Side(String name, FabricCase fabricCase, StateDump dump) {
+    public Side(String name, FabricCase fabricCase, StateDump dump) {
         this.name = name;
         this.fabricCase = fabricCase;
         this.dump = dump;
     }
 
     /** The descriptor a local buffer needs: a registration under FI_MR_LOCAL, null otherwise. */
-    MemoryRegion desc(MemorySegment seg) {
+    public MemoryRegion desc(MemorySegment seg) {
         if (!fabricCase.needsLocalMr()) {
             return null;
         }
         return register(seg, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
     }
 
-    MemoryRegion register(MemorySegment seg, long access) {
+    public MemoryRegion register(MemorySegment seg, long access) {
         return dump.track(domain.registerMemory(seg, access, 0, NEXT_KEY.getAndIncrement(), 0));
     }
 
     /** The remote address of byte {@code offset} of {@code mr}, as a peer names it in RMA. */
-    long remoteAddr(MemoryRegion mr, long offset) {
+    public long remoteAddr(MemoryRegion mr, long offset) {
         return (info.domainAttr.mrMode & MrMode.VIRT_ADDR) != 0 ? mr.segment().address() + offset
                 : offset;
     }

@@ -154,14 +154,7 @@ public final class StateDump implements TestExecutionExceptionHandler, BeforeEac
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
             }
-            while (!objects.isEmpty()) {
-                FabricObject o = objects.pop();
-                try {
-                    o.close();
-                } catch (Throwable t) {
-                    problems.add(t);
-                }
-            }
+            problems.addAll(closeTracked());
         }
         // a close that fails after a passing test is a finding of its own (EBUSY on the right order, a leak)
         if (!problems.isEmpty() && context.getExecutionException().isEmpty()) {
@@ -170,6 +163,23 @@ public final class StateDump implements TestExecutionExceptionHandler, BeforeEac
             System.err.println(dump("close after " + context.getDisplayName() + " failed"));
             throw e;
         }
+    }
+
+    /**
+     * Closes every tracked object in reverse order of opening, now (a test that measures what closing
+     * gives back); returns what failed to close.
+     */
+    public synchronized List<Throwable> closeTracked() {
+        List<Throwable> problems = new ArrayList<>();
+        while (!objects.isEmpty()) {
+            FabricObject o = objects.pop();
+            try {
+                o.close();
+            } catch (Throwable t) {
+                problems.add(t);
+            }
+        }
+        return problems;
     }
 
     private static String safe(Supplier<String> s) {

@@ -24,6 +24,9 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
     public Endpoint connect(RxmConnection<Endpoint> conn, byte[] peerAddr, byte[] cmData) {
         FabricInfo info = ep.domain.coreInfo.copy();
         info.destAddr = peerAddr.clone();
+        // leave from the interface the endpoint listens on (the application's source address), not the one
+        // discovery's core info names: a connect from loopback to a peer on another interface fails
+        info.srcAddr = io.jfabric.provider.rxm.conn.SockAddr.withPort(ep.getName(), 0);
         info.handle = null;
         Endpoint core = open(conn, info);
         try {

@@ -1052,6 +1052,9 @@ final class TcpConnection {
             } catch (IOException ignored) {
                 // closing anyway
             }
+            if (k != null) {
+                TcpFabric.flushCancelledKeys(k.selector());
+            }
         }
     }
 

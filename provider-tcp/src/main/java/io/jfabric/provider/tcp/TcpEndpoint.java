@@ -284,6 +284,9 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                     }
                 }
                 boolean done = ch.connect(target);
+                if (done) {
+                    UserTimeout.apply(ch);
+                }
                 conn.attach(ch);
                 peer = target;
                 state = done ? REQ_SENDING : CONNECTING;
@@ -317,6 +320,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             try {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, TcpParams.NODELAY.get());
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+                UserTimeout.apply(ch);
                 conn.attach(ch);
                 peer = r.peer();
                 if (!CmWriter.writeFully(ch, resp)) {
@@ -374,6 +378,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
                 if (!ch.finishConnect()) {
                     return 0;
                 }
+                UserTimeout.apply(ch);
                 state = REQ_SENDING;
                 key.interestOps(SelectionKey.OP_WRITE);
             }

@@ -117,6 +117,21 @@ final class TcpFabric implements Fabric {
         selector.wakeup();
     }
 
+    /**
+     * Lets the kernel really close sockets closed since the last select. java.nio keeps the descriptor of a
+     * channel closed while registered until its selector flushes the cancelled key; under manual progress
+     * nobody may select for a long time, and meanwhile a closed listening socket still completes the TCP
+     * handshake of connections that nobody will ever answer (a peer's connect then waits forever).
+     */
+    static void flushCancelledKeys(Selector selector) {
+        selector.wakeup(); // a thread in select returns now, so the selector is free soon
+        try {
+            selector.selectNow(IGNORE);
+        } catch (IOException | RuntimeException e) {
+            // a closed selector has closed everything already
+        }
+    }
+
     void childClosed(Object child) {
         if (child instanceof Progressable p) {
             everything.remove(p);

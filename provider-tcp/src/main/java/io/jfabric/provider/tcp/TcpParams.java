@@ -38,6 +38,11 @@ final class TcpParams {
     static final ProviderParams.IntParam PROGRESS_IDLE_US = PARAMS.integer("progress_idle_us", 1000,
             "with FI_PROGRESS_AUTO, longest sleep of the progress thread between socket readiness checks");
 
+    static final ProviderParams.IntParam USER_TIMEOUT_MS = PARAMS.integer("user_timeout", 0,
+            "milliseconds a data connection's peer may leave sent data unacknowledged (TCP_USER_TIMEOUT) or an idle"
+                    + " connection unanswered to keepalive probes before the connection fails with ETIMEDOUT; 0: the"
+                    + " kernel's defaults (about 15 minutes with data in flight, 2 hours idle). Linux");
+
     private TcpParams() {
     }
 }

@@ -40,6 +40,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
     private ServerSocketChannel server;
     private TcpEq eq;
     private volatile boolean closed;
+    private SelectionKey serverKey;
 
     TcpPassiveEndpoint(TcpFabric fabric, FabricInfo info) {
         this.fabric = fabric;
@@ -84,7 +85,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             s.configureBlocking(false);
             server = s;
             name = (InetSocketAddress) s.getLocalAddress();
-            fabric.register(s, SelectionKey.OP_ACCEPT, this);
+            serverKey = fabric.register(s, SelectionKey.OP_ACCEPT, this);
             LOG.log(System.Logger.Level.DEBUG, "listening on {0}", SockAddr.toString(name));
         } catch (IOException e) {
             throw new FabricException(Errno.EIO, "cannot listen on " + SockAddr.toString(name) + ": " + e.getMessage());
@@ -246,6 +247,9 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             closed = true;
             if (server != null) {
                 closeQuietly(server);
+                if (serverKey != null) {
+                    TcpFabric.flushCancelledKeys(serverKey.selector());
+                }
             }
             for (ConnRequest r : reading) {
                 closeQuietly(r.ch);

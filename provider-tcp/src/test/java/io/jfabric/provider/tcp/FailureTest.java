@@ -84,6 +84,21 @@ class FailureTest {
         server.waitEq(EqEvent.CONNECTED, 10_000);
     }
 
+    /**
+     * A closed passive endpoint stops listening at once, though nothing selects on the fabric afterwards
+     * (manual progress): java.nio defers closing a registered socket until its selector runs, and a listening
+     * socket left open completes handshakes nobody answers, so a connecting peer would wait forever.
+     */
+    @Test
+    void closedPassiveEndpointRefusesConnectionsAtOnce() throws Exception {
+        InetSocketAddress addr = SockAddr.decode(pep.getName());
+        pep.close();
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open()) {
+            assertThrows(java.net.ConnectException.class, () -> ch.connect(addr),
+                    "a connect to the port of a closed passive endpoint");
+        }
+    }
+
     @Test
     void killedPeerFailsEveryPostedOperationAndRaisesShutdown() throws Exception {
         InetSocketAddress addr = SockAddr.decode(pep.getName());

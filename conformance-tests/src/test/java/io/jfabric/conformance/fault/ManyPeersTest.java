@@ -1,0 +1,139 @@
+package io.jfabric.conformance.fault;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Errno;
+import io.jfabric.conformance.EndpointPair;
+import io.jfabric.conformance.FabricCase;
+import io.jfabric.conformance.ForEachFabric;
+import io.jfabric.conformance.Gate;
+import io.jfabric.conformance.PeerProcess;
+import io.jfabric.conformance.Poller;
+import io.jfabric.conformance.Side;
+import io.jfabric.conformance.StateDump;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HexFormat;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Thousands of peers against one endpoint: {@link #PROCESSES} processes open {@link #PER_PROCESS} endpoints
+ * each and every one sends a numbered message to a single endpoint here, which must therefore accept (RDM
+ * over connections: set up) one connection per peer. Every message arrives exactly once and intact within
+ * {@link #BOUND_MS}; the receiving process's file descriptors stay within its limit and its resident memory
+ * growth per peer is measured and bounded.
+ *
+ * <p>The default, 2 x 50 peers, is what passes in the suite's time budget on a shared 2-core machine; the issue
+ * asks for thousands ({@code -Djfabric.fault.processes=4 -Djfabric.fault.peersPerProcess=500}), which does not
+ * pass here yet: opening 500 rxm endpoints in one process took over 60 s, and with 2 x 100 the hub heard only
+ * its first 64 (= its posted receives) of 200 within 90 s under load. Open work.
+ */
+@Timeout(120)
+class ManyPeersTest {
+    static final int PROCESSES = Integer.getInteger("jfabric.fault.processes", 2);
+    static final int PER_PROCESS = Integer.getInteger("jfabric.fault.peersPerProcess", 50);
+    static final long SIZE = 64;
+    static final int RX_WINDOW = 64;
+    static final long BOUND_MS = 90_000;
+    /** Resident growth per peer allowed at the receiver (its connection state and receive buffers). */
+    static final long MAX_BYTES_PER_PEER = 512 << 10;
+
+    @RegisterExtension
+    final StateDump dump = new StateDump();
+
+    @ForEachFabric
+    void everyPeerIsHeardOnce(FabricCase c) throws Exception {
+        Gate.messaging(c);
+        Gate.connectionless(c);
+        Assumptions.assumeTrue(!c.provider().contains("ofi_rxm") || Boolean.getBoolean(HostCutOffTest.OPEN_FINDINGS),
+                () -> "not run: open finding: with 100 peers the tcp;ofi_rxm hub heard only its first 64 messages (as"
+                        + " many as it had receives posted) within 90 s; run with -D" + HostCutOffTest.OPEN_FINDINGS
+                        + "=true");
+        dump.caseUnderTest(c);
+        Side me = new Side("hub", c, dump);
+        Poller poller = new Poller();
+        EndpointPair.openSide(me, c, dump, new EndpointPair.Options(), c.freshInfo(), poller);
+        int total = PROCESSES * PER_PROCESS;
+        long fdLimit = fdLimit();
+        Gate.require(fdLimit > 3L * total, c, "needs " + 3 * total + " file descriptors; the limit here is " + fdLimit);
+        List<PeerProcess> swarms = new ArrayList<>();
+        for (int i = 0; i < PROCESSES; i++) {
+            swarms.add(PeerProcess.start(c, "swarm", dump, FaultPeer.class,
+                    List.of(Integer.toString(PER_PROCESS), Long.toString(SIZE)), List.of()));
+        }
+        long startRss = SlowReceiverTest.residentBytes();
+        long peakRss = startRss;
+        int startFds = ResourceLevel.readFds().size();
+        int peakFds = startFds;
+        String hub = HexFormat.of().formatHex(me.ep.getName());
+        for (int i = 0; i < PROCESSES; i++) {
+            swarms.get(i).expectAddress(60_000);
+            swarms.get(i).send("PEER " + hub);
+            swarms.get(i).send("BASE " + i * PER_PROCESS);
+        }
+        BitSet heard = new BitSet(total);
+        try (Arena arena = Arena.ofShared()) {
+            FaultPeer.Stream rx = new FaultPeer.Stream(me, arena, RX_WINDOW, SIZE);
+            for (int i = 0; i < RX_WINDOW; i++) {
+                int slot = i;
+                poller.post("fi_recv", () -> rx.recv(slot));
+            }
+            CqEntry ok = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            long deadline = PeerFailureTest.deadline(BOUND_MS);
+            int got = 0;
+            while (got < total) {
+                PeerFailureTest.checkDeadline(deadline, got + " of " + total + " peers heard");
+                int rc = me.rxCq.read(ok);
+                if (rc == -Errno.EAVAIL) {
+                    me.rxCq.readError(err, 0);
+                    fail("a receive failed: " + err);
+                }
+                if (rc != 1) {
+                    continue;
+                }
+                int slot = (int) ok.context;
+                int id = Sequenced.numberOf(rx.slot(slot), ok.len, SIZE);
+                assertTrue(id >= 0 && id < total, "a torn or unknown message (" + ok + ")");
+                assertTrue(!heard.get(id), "message " + id + " arrived twice");
+                heard.set(id);
+                got++;
+                poller.post("fi_recv", () -> rx.recv(slot));
+                if ((got & 127) == 0) {
+                    peakRss = Math.max(peakRss, SlowReceiverTest.residentBytes());
+                    peakFds = Math.max(peakFds, ResourceLevel.readFds().size());
+                }
+            }
+        }
+        peakRss = Math.max(peakRss, SlowReceiverTest.residentBytes());
+        peakFds = Math.max(peakFds, ResourceLevel.readFds().size());
+        for (PeerProcess s : swarms) {
+            assertEquals(Integer.toString(PER_PROCESS), s.expect("SENT", 30_000), "a swarm's sends");
+        }
+        long perPeer = (peakRss - startRss) / total;
+        String measured = c.id() + ": " + total + " peers, resident growth " + ((peakRss - startRss) >> 20)
+                + " MiB (" + (perPeer >> 10) + " KiB per peer), descriptors " + startFds + " -> " + peakFds;
+        dump.note(measured);
+        System.out.println("[fault] many peers " + measured);
+        assertTrue(perPeer <= MAX_BYTES_PER_PEER, "resident memory per peer " + (perPeer >> 10) + " KiB");
+    }
+
+    static long fdLimit() throws java.io.IOException {
+        for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/limits"))) {
+            if (l.startsWith("Max open files")) {
+                String soft = l.substring("Max open files".length()).trim().split("\\s+")[0];
+                return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
+            }
+        }
+        return 1024;
+    }
+}
