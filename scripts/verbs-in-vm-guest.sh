@@ -1,47 +1,133 @@
 #!/usr/bin/env bash
 # The part of scripts/verbs-in-vm that runs inside the Soft-RoCE VM (rxe0 on 192.0.2.1, rxe1 on
-# 192.0.2.2). usage: verbs-in-vm-guest.sh CHECK_CLASSPATH [CLI_CLASSPATH]
-#   1. VerbsVmCheck: the provider checks (one JVM, then a second JVM, then a port going down)
-#   2. with CLI_CLASSPATH: `jfabric info -p verbs` and `jfabric pingpong -p verbs -e msg -c` between
-#      two JVMs, server on rxe1, client on rxe0, all sizes, with data integrity checks
-# Exit status: 0 when everything passed.
+# 192.0.2.2). usage: verbs-in-vm-guest.sh CLASSPATHS_FILE [STEP...]
+# CLASSPATHS_FILE (written by scripts/verbs-in-vm) sets ROOT, CP, CLI_CP, CONF_CP, RPC_CP, RESULTS.
+# Steps (all by default, in this order):
+#   check     VerbsVmCheck: the provider checks (one JVM, then a second JVM killed mid-transfer, port down)
+#   conform   the conformance suite, FI_PROVIDER=verbs: cases verbs/FI_EP_MSG and verbs;ofi_rxm/FI_EP_RDM
+#   pingpong  perftest ib_send_lat / ib_write_bw, then in one JVM pair (server rxe1, client rxe0): jfabric pingpong
+#             -c, 64 B .. 4 MiB, on verbs msg and verbs;ofi_rxm rdm, and pingpong / rma-bw beside perftest
+#   rpc       examples/rpc: file copy and RpcBenchmark on verbs;ofi_rxm
+# Each step prints PASS/FAIL lines; the exit status is 0 when every step passed.
 set -u
-CP="$1"
-CLI_CP="${2:-}"
+. "$1"
+shift
+STEPS=("$@")
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(check conform pingpong rpc)
+# C1 only: under TCG emulation the JIT's own work is what costs most
 JAVA=(java --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1)
+IP1="${SOFTROCE_IP:-192.0.2.1}" IP2="${SOFTROCE_IP2:-192.0.2.2}"
+DEV1="${SOFTROCE_DEV:-rxe0}" DEV2="${SOFTROCE_DEV2:-rxe1}"
+rc=0
+mkdir -p "$RESULTS"
+stamp() { echo "== [$(date +%T)] $*"; }
 
-"${JAVA[@]}" -cp "$CP" io.jfabric.provider.verbs.VerbsVmCheck
-rc=$?
-[ -n "$CLI_CP" ] || exit $rc
+# Runs jfabric command lines (separated by --then) in one server JVM on rxe1 and one client JVM on rxe0
+# (PingPongLauncher: one warmed-up JVM per side, run k on control port 47592+k). usage: pair LOGNAME ARGS...
+# Prints the client's output, then the server's; sets PAIR_RC.
+pair() {
+  local log="$1"; shift
+  local main=(-cp "$CLI_CP" io.jfabric.provider.verbs.PingPongLauncher)
+  "${JAVA[@]}" "${main[@]}" server "$DEV2" -- "$@" >"$RESULTS/$log-server.log" 2>&1 &
+  local server=$!
+  "${JAVA[@]}" "${main[@]}" client "$DEV1" "$IP2" -- "$@" >"$RESULTS/$log-client.log" 2>&1
+  local crc=$?
+  wait $server
+  local src=$?
+  cat "$RESULTS/$log-client.log"
+  echo "-- server:"
+  cat "$RESULTS/$log-server.log"
+  PAIR_RC=$(( crc != 0 || src != 0 ))
+}
 
-echo "== jfabric info -p verbs"
-"${JAVA[@]}" -cp "$CLI_CP" io.jfabric.cli.Main info -p verbs || rc=1
+# the status of run K of a pair on both sides: "PASS label" or "FAIL label"
+verdict() {
+  local log="$1" k="$2" label="$3"
+  if grep -q "^== run $k exit 0$" "$RESULTS/$log-client.log" && grep -q "^== run $k exit 0$" "$RESULTS/$log-server.log"; then
+    echo "PASS $label"
+  else
+    echo "FAIL $label"; rc=1
+  fi
+}
 
-echo "== jfabric pingpong -p verbs -e msg -c, 64 B .. 1 MiB (server rxe1 192.0.2.2, client rxe0)"
-# default sizes (64 B .. 1 MiB): with -c every byte is checked in Java, which under emulation costs
-# about 70 ms per KiB round trip, so the larger sizes of -S all would take tens of minutes
-PP=(-p verbs -e msg -c -I 10 --timeout 120000)
-# PingPongLauncher warms discovery up before it starts io.jfabric.cli.Main: the server discovers and
-# opens its fabric only after the client connected, and the client waits just 5 s (as fi_pingpong)
-# for the server's address, less than a cold JVM needs for that under emulation
-PPMAIN=(-cp "$CLI_CP" io.jfabric.provider.verbs.PingPongLauncher pingpong)
-"${JAVA[@]}" "${PPMAIN[@]}" "${PP[@]}" -d "${SOFTROCE_DEV2:-rxe1}" >/tmp/pp-server.log 2>&1 &
-server=$!
-for _ in $(seq 1 120); do # the client does not retry: wait for the server's control port
-  ss -ltn 2>/dev/null | grep -q ':47592 ' && break
-  kill -0 $server 2>/dev/null || break
-  sleep 0.5
+step_check() {
+  stamp "VerbsVmCheck"
+  "${JAVA[@]}" -cp "$CP" io.jfabric.provider.verbs.VerbsVmCheck || rc=1
+  stamp "jfabric info -p verbs;ofi_rxm"
+  "${JAVA[@]}" -cp "$CLI_CP" io.jfabric.cli.Main info -p "verbs;ofi_rxm" || { echo "FAIL verbs;ofi_rxm not offered"; rc=1; }
+}
+
+step_conform() {
+  stamp "conformance suite, FI_PROVIDER=verbs (verbs/FI_EP_MSG and verbs;ofi_rxm/FI_EP_RDM), two JVMs where the suite uses them"
+  # PingPongInteropTest needs libfabric's C fi_pingpong and ReadmeExampleTest compiles with javac: neither
+  # is about verbs, and both run on the host
+  (cd "$ROOT/conformance-tests" && FI_PROVIDER=verbs "${JAVA[@]}" -Djfabric.conformance.timeScale=8 \
+      -Djfabric.conformance.peerJvmOptions=-XX:TieredStopAtLevel=1 -Djfabric.conformance.testLimitMs=400000 \
+      -cp "$CONF_CP" io.jfabric.provider.verbs.ConformanceInVm '.*PingPongInteropTest' '.*ReadmeExampleTest') \
+    | tee "$RESULTS/conformance.log" | grep -v '^\s*at \|^Nov\|^WARNING\|^INFO'
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+}
+
+step_pingpong() {
+  # perftest first, on an idle VM, then one JVM pair for every jfabric run: with -c every byte is checked
+  # in Java (C1 under emulation: seconds per MiB), so few iterations; 64 B .. 1 MiB, then 4 MiB alone
+  local gid1="${SOFTROCE_GID_INDEX:-1}" gid2="${SOFTROCE_GID_INDEX2:-1}" s
+  stamp "perftest on $DEV1 -> $DEV2 (emulation numbers: ratios only)"
+  ib_send_lat -d "$DEV2" -x "$gid2" -s 64 -n 200 -F >"$RESULTS/ib_send_lat-server.log" 2>&1 &
+  s=$!; sleep 2
+  ib_send_lat -d "$DEV1" -x "$gid1" -s 64 -n 200 -F "$IP2" 2>&1 | tee "$RESULTS/ib_send_lat.log"
+  wait $s
+  ib_write_bw -d "$DEV2" -x "$gid2" -s 65536 -n 200 -F >"$RESULTS/ib_write_bw-server.log" 2>&1 &
+  s=$!; sleep 2
+  ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F "$IP2" 2>&1 | tee "$RESULTS/ib_write_bw.log"
+  wait $s
+  # jfabric rma-bw has no -d: it takes the first verbs info (rxe0) on both sides, so compare on rxe0 -> rxe0
+  ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F >"$RESULTS/ib_write_bw-lo-server.log" 2>&1 &
+  s=$!; sleep 2
+  ib_write_bw -d "$DEV1" -x "$gid1" -s 65536 -n 200 -F "$IP1" 2>&1 | tee "$RESULTS/ib_write_bw-lo.log"
+  wait $s
+  stamp "jfabric pingpong -c on verbs msg and verbs;ofi_rxm rdm (64 B .. 4 MiB), then pingpong/rma-bw for the ratios"
+  local T=(--timeout 300000)
+  pair pp pingpong -p verbs -e msg -c -I 3 "${T[@]}" \
+      --then pingpong -p verbs -e msg -c -S 4194304 -I 2 "${T[@]}" \
+      --then pingpong -p "verbs;ofi_rxm" -e rdm -c -I 3 "${T[@]}" \
+      --then pingpong -p "verbs;ofi_rxm" -e rdm -c -S 4194304 -I 2 "${T[@]}" \
+      --then pingpong -p verbs -e msg -S 64 -I 200 --warmup 20 "${T[@]}" \
+      --then rma-bw -p verbs -e msg -o write -S 64k -I 10 -w 2 -W 16 --no-progress "${T[@]}"
+  verdict pp 0 "jfabric pingpong -p verbs -e msg -c (64 B .. 1 MiB)"
+  verdict pp 1 "jfabric pingpong -p verbs -e msg -c -S 4194304"
+  verdict pp 2 "jfabric pingpong -p verbs;ofi_rxm -e rdm -c (64 B .. 1 MiB)"
+  verdict pp 3 "jfabric pingpong -p verbs;ofi_rxm -e rdm -c -S 4194304"
+  verdict pp 4 "jfabric pingpong -p verbs -e msg -S 64 -I 200 (beside ib_send_lat)"
+  verdict pp 5 "jfabric rma-bw -p verbs -e msg -o write -S 64k, rxe0 -> rxe0 (beside ib_write_bw)"
+}
+
+step_rpc() {
+  stamp "examples/rpc on verbs;ofi_rxm: RpcServer (rxe0) and FileCopyClient, 3 MiB + 12345 B through bulk RMA"
+  local dir=/tmp/rpc; mkdir -p $dir/store
+  head -c $((3 * 1048576 + 12345)) /dev/urandom >$dir/data.bin
+  "${JAVA[@]}" -cp "$RPC_CP" io.jfabric.examples.rpc.RpcServer -p "verbs;ofi_rxm" --addr-file $dir/srv.addr \
+      --dir $dir/store >"$RESULTS/rpc-server.log" 2>&1 &
+  local server=$!
+  for _ in $(seq 1 240); do [ -s $dir/srv.addr ] && break; kill -0 $server 2>/dev/null || break; sleep 0.5; done
+  "${JAVA[@]}" -cp "$RPC_CP" io.jfabric.examples.rpc.FileCopyClient -p "verbs;ofi_rxm" --addr-file $dir/srv.addr \
+      --file $dir/data.bin --timeout 120000 --shutdown 2>&1 | tee "$RESULTS/rpc-client.log"
+  local crc=${PIPESTATUS[0]}
+  wait $server; local src=$?
+  if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q '^OK' "$RESULTS/rpc-client.log"; then
+    echo "PASS examples/rpc file copy on verbs;ofi_rxm (client $crc, server $src)"
+  else
+    echo "FAIL examples/rpc file copy on verbs;ofi_rxm (client $crc, server $src)"; cat "$RESULTS/rpc-server.log"; rc=1
+  fi
+  stamp "examples/rpc RpcBenchmark on verbs;ofi_rxm"
+  "${JAVA[@]}" -Drpc.serverStartMs=240000 -cp "$RPC_CP" io.jfabric.examples.rpc.RpcBenchmark \
+      --providers "verbs;ofi_rxm" --seconds 5 2>&1 | tee "$RESULTS/rpc-bench.log"
+  grep -q '^| verbs;ofi_rxm | [0-9]' "$RESULTS/rpc-bench.log" && echo "PASS RpcBenchmark on verbs;ofi_rxm" \
+    || { echo "FAIL RpcBenchmark on verbs;ofi_rxm"; rc=1; }
+}
+
+for s in "${STEPS[@]}"; do
+  "step_$s"
 done
-"${JAVA[@]}" "${PPMAIN[@]}" "${PP[@]}" -d "${SOFTROCE_DEV:-rxe0}" "${SOFTROCE_IP2:-192.0.2.2}"
-client_rc=$?
-wait $server
-server_rc=$?
-echo "-- server output:"
-cat /tmp/pp-server.log
-if [ $client_rc -eq 0 ] && [ $server_rc -eq 0 ]; then
-  echo "PASS jfabric pingpong -p verbs -e msg -c (client $client_rc, server $server_rc)"
-else
-  echo "FAIL jfabric pingpong -p verbs -e msg -c (client $client_rc, server $server_rc)"
-  rc=1
-fi
+stamp "done (exit $rc)"
 exit $rc

@@ -17,7 +17,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** fi_av(3) on connectionless endpoints: exchange names through the AV and talk by fi_addr. */
 @Timeout(60)
@@ -56,7 +55,7 @@ class AddressVectorTest {
     }
 
     @ForEachFabric
-    void tableAvNumbersInsertsInOrderAndRemoveForgets(FabricCase c) {
+    void tableAvNumbersInsertsInOrderAndRemoves(FabricCase c) {
         Gate.connectionless(c);
         EndpointPair p = EndpointPair.open(c, dump);
         AvType type = p.a.info.domainAttr.avType;
@@ -67,14 +66,21 @@ class AddressVectorTest {
         assertEquals(2, av.insert(names, out, 0, null));
         assertEquals(0, out[0], "FI_AV_TABLE numbers from 0");
         assertEquals(1, out[1], "FI_AV_TABLE numbers in insertion order");
-        assertEquals(0, av.remove(new long[] {1}, 0));
-        FabricException e = assertThrows(FabricException.class, () -> av.lookup(1), "lookup of a removed fi_addr");
-        assertEquals(Errno.ENOENT, e.errno(), e.getMessage());
+        assertEquals(0, av.remove(new long[] {1}, 0), "fi_av_remove of an inserted fi_addr");
+        // fi_av(3): a removed fi_addr "is invalid until it is returned again by a new fi_av_insert"; what a
+        // lookup of it does is not specified (native libfabric 1.17 still returns the old address), so the
+        // suite does not ask. jfabric's own AV refuses that lookup with ENOENT (docs/differences.md), tested
+        // in provider-util's UtilAddressVectorTest.
     }
 
     @ForEachFabric
     void malformedAddressIsRefusedPerAddress(FabricCase c) {
         Gate.connectionless(c);
+        // a one-byte sockaddr is malformed everywhere; an FI_ADDR_STR name is provider specific (fi_getinfo(3)),
+        // and libfabric's shm takes any string as the name of a peer that may appear later
+        Gate.require(c.info().addrFormat != io.jfabric.AddressFormat.ADDR_STR, c,
+                "uses FI_ADDR_STR names, whose malformed forms are provider specific (fi_getinfo(3)); the provider's "
+                        + "own tests cover FI_SYNC_ERR");
         EndpointPair p = EndpointPair.open(c, dump);
         byte[] good = p.b.ep.getName();
         byte[] bad = new byte[] {1};

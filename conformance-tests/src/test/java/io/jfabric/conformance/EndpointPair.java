@@ -49,6 +49,12 @@ final class EndpointPair {
         Consumer<FabricInfo> alterInfo = i -> { };
         byte[] connectData;
         byte[] acceptData;
+        /** Size of the transmit CQ; 0 takes the endpoint's tx_size (at least 64). */
+        long txCqSize;
+        /** Opens extra objects (counters) in the side's domain before its endpoint, so they close after it. */
+        Consumer<Side> beforeEndpoint = s -> { };
+        /** Extra bindings (counters) made before the endpoint is enabled. */
+        Consumer<Side> beforeEnable = s -> { };
     }
 
     static EndpointPair open(FabricCase c, StateDump dump) {
@@ -86,7 +92,8 @@ final class EndpointPair {
 
     /** Opens the CQs, the AV when connectionless, and the endpoint of {@code s} in its open domain, then enables it. */
     static void openQueuesAndEndpoint(Side s, FabricCase c, StateDump dump, Options o, FabricInfo info, Poller poller) {
-        s.txCq = dump.track(s.domain.openCq(cqAttr(o, info.txAttr.size)));
+        s.txCq = dump.track(s.domain.openCq(o.txCqSize > 0 ? CqAttr.of(o.format, o.txCqSize)
+                : cqAttr(o, info.txAttr.size)));
         s.rxCq = dump.track(s.domain.openCq(cqAttr(o, info.rxAttr.size)));
         poller.add(s.txCq);
         poller.add(s.rxCq);
@@ -94,6 +101,7 @@ final class EndpointPair {
             AvAttr attr = AvAttr.of(info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : info.domainAttr.avType);
             s.av = dump.track(s.domain.openAv(attr));
         }
+        o.beforeEndpoint.accept(s);
         s.ep = dump.track(s.domain.openEndpoint(info));
         if (s.eq != null) {
             s.ep.bind(s.eq);
@@ -110,6 +118,7 @@ final class EndpointPair {
             throw new BindRefused(BindFlags.toString(o.txBindFlags), e);
         }
         s.ep.bind(s.rxCq, BindFlags.RECV);
+        o.beforeEnable.accept(s);
         s.ep.enable();
     }
 

@@ -52,9 +52,23 @@ public record FabricCase(String id, FabricInfo info) {
         return unsigned(info.txAttr.injectSize);
     }
 
-    /** A private copy of the info to open objects with; tests may alter it. */
+    /**
+     * A private copy of the info to open objects with; tests may alter it. Default op_flags that change what
+     * a plain call means are taken out: fi_getinfo with null hints returns a provider's whole op_flags set
+     * there (libfabric 1.17's rxd reports FI_INJECT | FI_*_COMPLETE for transmits, shm and rxd FI_MULTI_RECV
+     * for receives), which would make every fi_send an inject send and every fi_recv a multi-receive buffer
+     * (fi_endpoint(3): op_flags are the defaults of the calls without a flags argument). The suite tests
+     * plain sends and receives; inject and multi-receive are asked for explicitly where tested.
+     */
     public FabricInfo freshInfo() {
-        return info.copy();
+        FabricInfo copy = info.copy();
+        if (copy.txAttr != null) {
+            copy.txAttr.opFlags &= ~io.jfabric.OpFlags.INJECT;
+        }
+        if (copy.rxAttr != null) {
+            copy.rxAttr.opFlags &= ~io.jfabric.OpFlags.MULTI_RECV;
+        }
+        return copy;
     }
 
     @Override

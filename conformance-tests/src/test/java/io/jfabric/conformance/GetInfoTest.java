@@ -45,7 +45,7 @@ class GetInfoTest {
 
     @ForEachFabric
     void hintsNamingProviderAndTypeSelectOnlyThem(FabricCase c) {
-        FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType()).build();
+        FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType()).mrMode(appMrMode(c)).build();
         List<FabricInfo> infos = Fabrics.getInfo(hints);
         assertFalse(infos.isEmpty());
         for (FabricInfo i : infos) {
@@ -57,7 +57,8 @@ class GetInfoTest {
     @ForEachFabric
     void askedCapsAreGranted(FabricCase c) {
         long primary = c.info().caps & (Caps.MSG | Caps.TAGGED | Caps.RMA);
-        FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType()).caps(primary).build();
+        FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType()).caps(primary)
+                .mrMode(appMrMode(c)).build();
         for (FabricInfo i : Fabrics.getInfo(hints)) {
             assertEquals(primary, i.caps & primary, "caps asked for are in the result: " + Caps.toString(i.caps));
         }
@@ -88,6 +89,15 @@ class GetInfoTest {
         long original = c.info().epAttr.maxMsgSize;
         copy.epAttr.maxMsgSize = original ^ 1;
         assertEquals(original, c.info().epAttr.maxMsgSize, "changing a copy leaves the original alone");
+    }
+
+    /**
+     * The mr_mode an application that handles this case's registration duties puts in its hints: the bits the
+     * info asks for (FI_MR_LOCAL, FI_MR_VIRT_ADDR, ... for verbs); fi_getinfo(3) declines a provider whose
+     * mr_mode bits the hints do not accept.
+     */
+    static int appMrMode(FabricCase c) {
+        return c.info().domainAttr.mrMode;
     }
 
     /** "ofi_rxm;tcp" and "tcp;ofi_rxm" name the same layering. */

@@ -50,4 +50,12 @@ final class Mem {
         }
         return -1;
     }
+
+    /** The receive buffer a test posted as its own context, or an assertion failure naming what came instead. */
+    static MemorySegment postedBuffer(io.jfabric.CqEntry e) {
+        if (e.context instanceof MemorySegment seg) {
+            return seg;
+        }
+        throw new AssertionError("a receive completion whose context is not the posted buffer: " + e);
+    }
 }

@@ -93,7 +93,7 @@ class PeerKilledTest {
             dump.note("killing peer " + peer.pid() + " with " + pending + " in flight");
             peer.kill();
 
-            long deadline = System.nanoTime() + BOUND_MS * 1_000_000L;
+            long deadline = System.nanoTime() + Slow.ms(BOUND_MS) * 1_000_000L;
             CqEntry ok = new CqEntry();
             CqErrEntry err = new CqErrEntry();
             boolean shutdownSeen = !c.isMsg();

@@ -46,7 +46,7 @@ public final class PeerMain {
     private final Poller poller = new Poller();
     private final Side me;
     private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
-    private final long deadline = System.nanoTime() + LIFETIME_MS * 1_000_000L;
+    private final long deadline = System.nanoTime() + Slow.ms(LIFETIME_MS) * 1_000_000L;
 
     private PeerMain(FabricCase c, boolean victim) {
         this.c = c;
@@ -57,7 +57,7 @@ public final class PeerMain {
     public static void main(String[] args) throws Exception {
         Thread killer = Thread.ofPlatform().daemon().start(() -> {
             try {
-                Thread.sleep(LIFETIME_MS + 5_000);
+                Thread.sleep(Slow.ms(LIFETIME_MS) + 5_000);
             } catch (InterruptedException ignored) {
                 return;
             }

@@ -56,7 +56,11 @@ final class PeerProcess implements AutoCloseable {
         cmd.add("-XX:ErrorFile=" + dir.toAbsolutePath().resolve("hs_err_pid%p.log"));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        for (String prop : new String[] {"jfabric.provider"}) {
+        String jvmOptions = System.getProperty("jfabric.conformance.peerJvmOptions", "").trim();
+        if (!jvmOptions.isEmpty()) { // e.g. -XX:TieredStopAtLevel=1 in the VM, where the JIT's own work dominates
+            cmd.addAll(List.of(jvmOptions.split("\\s+")));
+        }
+        for (String prop : new String[] {"jfabric.provider", Slow.PROPERTY, "jfabric.conformance.peerJvmOptions"}) {
             if (System.getProperty(prop) != null) {
                 cmd.add("-D" + prop + "=" + System.getProperty(prop));
             }
@@ -74,7 +78,7 @@ final class PeerProcess implements AutoCloseable {
 
     /** Waits for the next line, which must start with {@code prefix}; returns the rest. */
     String expect(String prefix, long timeoutMs) throws InterruptedException {
-        String l = lines.poll(timeoutMs, TimeUnit.MILLISECONDS);
+        String l = lines.poll(Slow.ms(timeoutMs), TimeUnit.MILLISECONDS);
         if (l == null) {
             fail("peer " + process.pid() + " said nothing within " + timeoutMs + " ms (expected " + prefix + ")");
         }
@@ -95,7 +99,7 @@ final class PeerProcess implements AutoCloseable {
 
     /** Waits for the process to exit; returns its status, or fails after {@code timeoutMs}. */
     int awaitExit(long timeoutMs) throws InterruptedException {
-        if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
+        if (!process.waitFor(Slow.ms(timeoutMs), TimeUnit.MILLISECONDS)) {
             fail("peer " + process.pid() + " still running " + timeoutMs + " ms after it was told to finish");
         }
         return process.exitValue();

@@ -142,6 +142,53 @@ class PingPongInteropTest {
         }
     }
 
+    /**
+     * The bridge against jfabric's own rxm across two processes: `jfabric pingpong -m tagged` on
+     * libfabric:tcp;ofi_rxm (native rxm through FFM) with the pure-Java tcp;ofi_rxm on the other side, both
+     * roles, data verified (-c). Both speak rxm's wire protocol over real TCP sockets on loopback.
+     */
+    @ParameterizedTest(name = "server {0}, client {1}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+            "tcp;ofi_rxm|libfabric:tcp;ofi_rxm", "libfabric:tcp;ofi_rxm|tcp;ofi_rxm"})
+    void bridgeAndJavaRxmExchangeTaggedMessages(String serverProvider, String clientProvider) throws Exception {
+        for (String id : new String[] {"tcp;ofi_rxm/FI_EP_RDM", "libfabric:tcp;ofi_rxm/FI_EP_RDM"}) {
+            Assumptions.assumeTrue(FabricCases.cases().stream().anyMatch(c -> c.id().equals(id)),
+                    () -> "not run: jfabric offers no " + id + " here; cases: " + FabricCases.cases());
+        }
+        Spec server = new Spec(serverProvider, null, "rdm", null, null);
+        Spec client = new Spec(clientProvider, null, "rdm", null, null);
+        int port = freePort();
+        List<String> common = List.of("-e", "rdm", "-m", "tagged", "-I", Integer.toString(ITERATIONS), "-c");
+        Path dir = Files.createDirectories(Path.of("target", "interop-logs"));
+        String tag = ("tagged-" + serverProvider + "-to-" + clientProvider).replaceAll("[^A-Za-z0-9_-]+", "_");
+        Process sp = start(true, server, common, List.of("-B", Integer.toString(port)), dir.resolve(tag + "-server.log"));
+        Process cp = null;
+        try {
+            awaitListening(port, sp);
+            cp = start(true, client, common, List.of("-P", Integer.toString(port), "127.0.0.1"),
+                    dir.resolve(tag + "-client.log"));
+            int clientRc = awaitExit(cp, "client");
+            int serverRc = awaitExit(sp, "server");
+            String serverOut = Files.readString(dir.resolve(tag + "-server.log"));
+            String clientOut = Files.readString(dir.resolve(tag + "-client.log"));
+            assertEquals(0, clientRc, "client exit status; output:\n" + clientOut + "\nserver output:\n" + serverOut);
+            assertEquals(0, serverRc, "server exit status; output:\n" + serverOut + "\nclient output:\n" + clientOut);
+            for (int size : DEFAULT_SIZES) {
+                for (String[] r : new String[][] {row(serverOut, size, "server"), row(clientOut, size, "client")}) {
+                    assertEquals(Integer.toString(ITERATIONS), r[1], size + " B: #sent");
+                    assertEquals("=" + ITERATIONS, r[2], size + " B: #ack: every tagged message acknowledged");
+                }
+            }
+        } finally {
+            for (Process p : new Process[] {cp, sp}) {
+                if (p != null) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
     @AfterAll
     static void printSideBySide() throws IOException {
         if (RESULTS.isEmpty()) {

@@ -53,7 +53,7 @@ final class Poller {
 
     /** As {@link #post} but returns the final result instead of asserting it. */
     int tryPost(java.util.function.IntSupplier op) {
-        long deadline = System.nanoTime() + POST_TIMEOUT_MS * 1_000_000L;
+        long deadline = System.nanoTime() + Slow.ms(POST_TIMEOUT_MS) * 1_000_000L;
         int rc;
         while ((rc = op.getAsInt()) == -Errno.EAGAIN && System.nanoTime() - deadline < 0) {
             drive();
@@ -80,7 +80,7 @@ final class Poller {
      * or {@link #TIMED_OUT}.
      */
     int awaitCq(CompletionQueue cq, CqEntry out, CqErrEntry err, long timeoutMillis) {
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        long deadline = System.nanoTime() + Slow.ms(timeoutMillis) * 1_000_000L;
         while (true) {
             int rc = cq.read(out);
             if (rc == 1) {
@@ -146,7 +146,7 @@ final class Poller {
      * filled, or {@link #TIMED_OUT}.
      */
     int awaitEvent(EventQueue eq, EqEntry out, EqErrEntry err, long timeoutMillis) {
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        long deadline = System.nanoTime() + Slow.ms(timeoutMillis) * 1_000_000L;
         while (true) {
             int rc = eq.read(out, 0);
             if (rc >= 0) {

@@ -14,8 +14,6 @@ import io.jfabric.EqEvent;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.Fabric;
-import io.jfabric.FabricInfo;
-import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
 import io.jfabric.WaitObj;
 import org.junit.jupiter.api.Timeout;
@@ -42,10 +40,9 @@ class QueueTest {
     private Domain domain;
 
     private void open(FabricCase c) {
-        dump.caseUnderTest(c);
-        FabricInfo info = c.freshInfo();
-        fabric = dump.track(Fabrics.openFabric(info));
-        domain = dump.track(fabric.openDomain(info));
+        OpenDomain d = OpenDomain.of(c, dump);
+        fabric = d.fabric();
+        domain = d.domain();
     }
 
     @ForEachFabric

@@ -7,6 +7,8 @@ import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Msg;
 import io.jfabric.OpFlags;
+import io.jfabric.Protocol;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -70,7 +72,7 @@ class SendRecvTest {
 
     /** fi_send, retried on -FI_EAGAIN while progress runs (a full queue is a legal answer). */
     static int postSend(EndpointPair p, MemorySegment buf, MemoryRegion desc, Object ctx) {
-        long deadline = System.nanoTime() + T * 1_000_000L;
+        long deadline = System.nanoTime() + Slow.ms(T) * 1_000_000L;
         int rc;
         while ((rc = p.a.ep.send(buf, desc, p.a.peer, ctx)) == -Errno.EAGAIN && System.nanoTime() < deadline) {
             p.poller.drive();
@@ -152,7 +154,7 @@ class SendRecvTest {
             Mem.fill(tx, 77);
             p.poller.post("fi_recv", () -> p.b.ep.recv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, "rx"));
             int rc;
-            long deadline = System.nanoTime() + T * 1_000_000L;
+            long deadline = System.nanoTime() + Slow.ms(T) * 1_000_000L;
             while ((rc = p.a.ep.inject(tx, p.a.peer)) == -Errno.EAGAIN && System.nanoTime() < deadline) {
                 p.poller.drive();
             }
@@ -181,11 +183,24 @@ class SendRecvTest {
             // connection after a truncation), but the send must complete one way or the other
             int sent = p.poller.awaitCq(p.a.txCq, new CqEntry(), new CqErrEntry(), T);
             assertTrue(sent != Poller.TIMED_OUT, "the send of a message the peer truncated never completed");
+            assertSame("short-rx", err.context);
+            if (overlongMessageBreaksTheConnection(c)) {
+                // an RC queue pair cannot truncate: the responder fails the receive (IBV_WC_LOC_LEN_ERR, rxe
+                // says LOC_QP_OP_ERR) knowing nothing of the message's length, and the QP goes to error, as
+                // with libfabric's verbs (EIO or ETRUNC, no olen); what the suite can ask is that both
+                // operations complete and the receive's error names it
+                assertTrue(err.err == Errno.ETRUNC || err.err == Errno.EIO, "err: " + err);
+                return;
+            }
             assertEquals(Errno.ETRUNC, err.err, "err: " + err);
             assertEquals(50, err.olen, "olen: bytes that did not fit");
-            assertSame("short-rx", err.context);
             assertEquals(-1, rx.mismatch(tx.asSlice(0, 100)), "the part that fit was delivered");
         }
+    }
+
+    /** RC queue pairs (FI_PROTO_RDMA_CM_IB_RC) fail an over-long message instead of truncating it. */
+    static boolean overlongMessageBreaksTheConnection(FabricCase c) {
+        return c.info().epAttr.protocol == Protocol.RDMA_CM_IB_RC;
     }
 
     @ForEachFabric
@@ -198,7 +213,12 @@ class SendRecvTest {
             MemorySegment tx = Mem.alloc(arena, 64);
             Object ctx = "to-be-cancelled";
             p.poller.post("fi_recv", () -> p.b.ep.recv(doomed, p.b.desc(doomed), Fabrics.ADDR_UNSPEC, ctx));
-            assertEquals(0, p.b.ep.cancel(ctx), "fi_cancel of a posted receive");
+            int cancelled = p.b.ep.cancel(ctx);
+            // fi_cancel is optional (fi_no_cancel); libfabric's verbs MSG endpoints return -FI_ENOSYS, a posted
+            // work request cannot be taken back from the NIC
+            Assumptions.assumeFalse(cancelled == -Errno.ENOSYS,
+                    () -> "not run: " + c.id() + " has no fi_cancel (-FI_ENOSYS)");
+            assertEquals(0, cancelled, "fi_cancel of a posted receive");
             CqErrEntry err = p.poller.expectError(p.b.rxCq, T, "cancelled receive");
             assertEquals(Errno.ECANCELED, err.err, "err: " + err);
             assertSame(ctx, err.context);

@@ -110,7 +110,7 @@ class TwoProcessTest {
                 Mem.fill(r, (byte) 0);
                 poller.post("fi_recv", () -> me.ep.recv(r, rxMr, Fabrics.ADDR_UNSPEC, "echo"));
                 int rc;
-                long deadline = System.nanoTime() + T * 1_000_000L;
+                long deadline = System.nanoTime() + Slow.ms(T) * 1_000_000L;
                 while ((rc = me.ep.send(t, txMr, me.peer, "ping")) == -Errno.EAGAIN && System.nanoTime() < deadline) {
                     poller.drive();
                 }

@@ -344,6 +344,9 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         if (entries == null || count < 0 || count > entries.length) {
             return -Errno.EINVAL;
         }
+        if (emptyForReader()) {
+            return -Errno.EAGAIN;
+        }
         ReentrantLock lock = readLock;
         if (lock != null) {
             lock.lock();
@@ -386,6 +389,9 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
     }
 
     private int readOne(CqEntry entry, boolean from) {
+        if (emptyForReader()) {
+            return -Errno.EAGAIN;
+        }
         ReentrantLock lock = readLock;
         if (lock != null) {
             lock.lock();
@@ -553,6 +559,14 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         } finally {
             waitLock.unlock();
         }
+    }
+
+    /**
+     * Nothing to read and not overrun, checked without the read lock: a reader spinning on an empty CQ then
+     * takes no lock at all. Only ever answers EAGAIN, which is right at the moment of the check.
+     */
+    private boolean emptyForReader() {
+        return (long) TAIL.getAcquire(this) == head && !overrun;
     }
 
     private boolean isEmptyForReader() {

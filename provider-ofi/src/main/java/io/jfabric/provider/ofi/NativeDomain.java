@@ -50,9 +50,12 @@ final class NativeDomain extends NativeFid implements Domain {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_domain(fabric.fid, n, out, MemorySegment.NULL);
             NativeErrors.check(rc, "fi_domain", "open the domain with an info of the same provider and fabric");
-            return new NativeDomain(fabric, out.get(Fabric_h.C_POINTER, 0), info);
+            NativeDomain d = new NativeDomain(fabric, out.get(Fabric_h.C_POINTER, 0), info);
+            d.keepOpenedFrom(n);
+            n = MemorySegment.NULL;
+            return d;
         } finally {
-            Fabric_h.fi_freeinfo(n);
+            freeUnlessKept(n);
         }
     }
 
@@ -85,9 +88,12 @@ final class NativeDomain extends NativeFid implements Domain {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_endpoint(fid, n, out, MemorySegment.NULL);
             NativeErrors.check(rc, "fi_endpoint", "open the endpoint with an info of this domain's provider");
-            return new NativeEndpoint(this, out.get(Fabric_h.C_POINTER, 0), info, context);
+            NativeEndpoint ep = new NativeEndpoint(this, out.get(Fabric_h.C_POINTER, 0), info, context);
+            ep.keepOpenedFrom(n);
+            n = MemorySegment.NULL;
+            return ep;
         } finally {
-            Fabric_h.fi_freeinfo(n);
+            freeUnlessKept(n);
         }
     }
 

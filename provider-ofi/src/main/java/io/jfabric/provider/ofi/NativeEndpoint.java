@@ -49,6 +49,12 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private final IovScratch txScratch;
     private final IovScratch rxScratch;
     private final MemorySegment bounce;
+    /**
+     * fi_recv and fi_recvv take the endpoint's default rx op_flags (fi_endpoint(3)); when those hold
+     * FI_MULTI_RECV (1.17's shm and util providers report it by default for null hints), every receive is
+     * a multi-receive buffer whose context stays in use until the FI_MULTI_RECV completion.
+     */
+    private final boolean recvIsMulti;
 
     private MemorySegment recv, recvv, recvmsg, send, sendv, sendmsg, inject, senddata, injectdata;
     private MemorySegment trecv, trecvv, trecvmsg, tsend, tsendv, tsendmsg, tinject, tsenddata, tinjectdata;
@@ -66,6 +72,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         this.rxScratch = new IovScratch(arena);
         long inj = info.txAttr == null ? 0 : Math.min(info.txAttr.injectSize, 1 << 16);
         this.bounce = arena.allocate(Math.max(inj, 8), 64);
+        this.recvIsMulti = info.rxAttr != null && (info.rxAttr.opFlags & OpFlags.MULTI_RECV) != 0;
         loadOps();
     }
 
@@ -366,7 +373,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (absent(recv)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = slots.acquire(context, recvIsMulti);
         if (slot < 0) {
             return EAGAIN;
         }
@@ -418,7 +425,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (!s.fill(iov, desc, count)) {
             return EINVAL;
         }
-        int slot = slots.acquire(context, false);
+        int slot = slots.acquire(context, recvIsMulti);
         if (slot < 0) {
             return EAGAIN;
         }

@@ -114,6 +114,11 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
             FabricInfo info = null;
             if (ni.address() != 0) {
                 info = InfoMapper.toJava(ni);
+                if (info.fabricAttr != null && info.fabricAttr.provName == null) {
+                    // some providers (1.17 sockets) leave prov_name out of a CONNREQ's info; it is the fabric's
+                    FabricInfo own = fabric.info();
+                    info.fabricAttr.provName = own.fabricAttr == null ? null : own.fabricAttr.provName;
+                }
                 if (!peek) {
                     Fabric_h.fi_freeinfo(ni);
                 }

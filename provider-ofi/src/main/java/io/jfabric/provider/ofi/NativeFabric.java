@@ -43,10 +43,13 @@ final class NativeFabric extends NativeFid implements Fabric {
             int rc = Fabric_h.fi_fabric(fi_info.fabric_attr(n), out, MemorySegment.NULL);
             NativeErrors.check(rc, "fi_fabric for " + info.providerName(),
                     "use an info returned by Fabrics.getInfo for a libfabric: provider");
-            return new NativeFabric(out.get(Fabric_h.C_POINTER, 0), info, nativeName, contextSlots,
+            NativeFabric f = new NativeFabric(out.get(Fabric_h.C_POINTER, 0), info, nativeName, contextSlots,
                     new ConcurrentHashMap<>());
+            f.keepOpenedFrom(n);
+            n = MemorySegment.NULL;
+            return f;
         } finally {
-            Fabric_h.fi_freeinfo(n);
+            freeUnlessKept(n);
         }
     }
 
@@ -92,9 +95,12 @@ final class NativeFabric extends NativeFid implements Fabric {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_passive_ep(fid, n, out, MemorySegment.NULL);
             NativeErrors.check(rc, "fi_passive_ep", "passive endpoints exist for FI_EP_MSG infos only");
-            return new NativePassiveEndpoint(this, out.get(Fabric_h.C_POINTER, 0), info.addrFormat);
+            NativePassiveEndpoint pep = new NativePassiveEndpoint(this, out.get(Fabric_h.C_POINTER, 0), info.addrFormat);
+            pep.keepOpenedFrom(n);
+            n = MemorySegment.NULL;
+            return pep;
         } finally {
-            Fabric_h.fi_freeinfo(n);
+            freeUnlessKept(n);
         }
     }
 

@@ -23,6 +23,12 @@ abstract class NativeFid implements FabricObject {
     private final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
     /** The objects this one was created from or bound to, released when it closes. */
     private final java.util.List<NativeFid> holds = new java.util.ArrayList<>();
+    /**
+     * The native fi_info this object was opened from, freed only after fi_close: some 1.17 providers keep
+     * pointers into it (sockets' fi_passive_ep copies the struct shallowly and reads its attributes again
+     * for every CONNREQ), so freeing it right after the open call corrupts the heap later.
+     */
+    private MemorySegment openedFrom = MemorySegment.NULL;
 
     NativeFid(NativeFabric fabric, MemorySegment fid) {
         this.fabric = fabric;
@@ -48,6 +54,18 @@ abstract class NativeFid implements FabricObject {
         other.users.incrementAndGet();
         synchronized (holds) {
             holds.add(other);
+        }
+    }
+
+    /** Takes ownership of the native info the object was opened from (see {@link #openedFrom}). */
+    void keepOpenedFrom(MemorySegment nativeInfo) {
+        openedFrom = nativeInfo;
+    }
+
+    /** Frees a native info that no object took (the open failed). */
+    static void freeUnlessKept(MemorySegment nativeInfo) {
+        if (nativeInfo.address() != 0) {
+            io.jfabric.provider.ofi.ffi.Fabric_h.fi_freeinfo(nativeInfo);
         }
     }
 
@@ -93,6 +111,10 @@ abstract class NativeFid implements FabricObject {
                 holds.clear();
             }
             closed();
+            if (openedFrom.address() != 0) {
+                io.jfabric.provider.ofi.ffi.Fabric_h.fi_freeinfo(openedFrom);
+                openedFrom = MemorySegment.NULL;
+            }
             arena.close();
         }
     }

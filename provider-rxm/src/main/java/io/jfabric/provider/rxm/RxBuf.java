@@ -17,6 +17,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class RxBuf implements CoreCompletion {
     final MemorySegment mem;
+    /** Its core registration when the core needs FI_MR_LOCAL (the desc of every core post), else null. */
+    io.jfabric.MemoryRegion mr;
     final boolean tagged;
     RxmConnection<Endpoint> conn;
     ConnData cd;

@@ -123,6 +123,14 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     private final MemorySegment[] one = new MemorySegment[1];
     private final MemoryRegion[] oneDesc = new MemoryRegion[1];
     private boolean inProgress;
+    /**
+     * Whether the core needs a registration for every local buffer (FI_MR_LOCAL, verbs): then each bounce
+     * buffer is registered once when the pool creates it and passed as the core desc, as libfabric's rxm
+     * registers its buffer pools.
+     */
+    private final boolean coreMrLocal;
+    /** The bounce buffers' core registrations, closed with the endpoint (after its core endpoints). */
+    private final List<MemoryRegion> bounceMrs = new ArrayList<>();
 
     RxmEndpoint(RxmDomain domain, FabricInfo info) {
         this.domain = domain;
@@ -142,10 +150,12 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         coreIovLimit = core.txAttr == null || core.txAttr.iovLimit == 0 ? 4 : (int) core.txAttr.iovLimit;
         coreInjectSize = core.txAttr == null ? 0 : core.txAttr.injectSize;
         injectSize = info.txAttr == null || info.txAttr.injectSize == 0
-                ? Math.max(0, coreInjectSize - RxmPacket.SIZE) : info.txAttr.injectSize;
+                ? (coreInjectSize > RxmPacket.SIZE ? coreInjectSize - RxmPacket.SIZE : Math.max(0, coreInjectSize))
+                : info.txAttr.injectSize;
         int mr = core.domainAttr == null ? 0 : core.domainAttr.mrMode;
         coreVirtAddr = mr == MrMode.BASIC || (mr & MrMode.VIRT_ADDR) != 0;
         directSend = params.enableDirectSend() && (mr & MrMode.LOCAL) == 0;
+        coreMrLocal = (mr & MrMode.LOCAL) != 0;
         selector = new ProtocolSelector(bufferSize, eagerLimit, params.sarLimit(dynRbuf), dynRbuf, rndvWrite,
                 coreIovLimit);
         cmIntervalNanos = Math.max(0, params.cmProgressInterval()) * 1000L;
@@ -335,6 +345,10 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         closeQuietly(pep);
         closeQuietly(coreCq);
         closeQuietly(coreEq);
+        for (MemoryRegion mr : bounceMrs) {
+            closeQuietly(mr);
+        }
+        bounceMrs.clear();
         if (av != null) {
             av.unbindEndpoint();
         }
@@ -465,13 +479,14 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             rx.next = null;
         } else {
             rx = new RxBuf(eagerLimit, tagged);
+            rx.mr = registerBounce(rx.mem);
         }
         rx.conn = c;
         rx.cd = cd;
         rx.generation = cd.generation;
         rx.coreEp = core;
         rx.orphan = false;
-        int rc = tagged ? core.trecv(rx.mem, null, 0, 0, -1L, rx) : core.recv(rx.mem, null, 0, rx);
+        int rc = tagged ? core.trecv(rx.mem, rx.mr, 0, 0, -1L, rx) : core.recv(rx.mem, rx.mr, 0, rx);
         if (rc != 0) {
             freeRx(rx);
             return false;
@@ -511,7 +526,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             needTopUp = true;
             return;
         }
-        int rc = rx.tagged ? core.trecv(rx.mem, null, 0, 0, -1L, rx) : core.recv(rx.mem, null, 0, rx);
+        int rc = rx.tagged ? core.trecv(rx.mem, rx.mr, 0, 0, -1L, rx) : core.recv(rx.mem, rx.mr, 0, rx);
         if (rc != 0) {
             freeRx(rx);
             needTopUp = true;
@@ -645,6 +660,19 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
+    private static final long REMOTE_WRITE_DATA = OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA;
+
+    /**
+     * A peer's fi_writedata landed through a core endpoint: the core reports it with no context of ours, and
+     * the application sees it on rxm's receive CQ (as libfabric's rxm_handle_remote_write does). The core
+     * completion does not say which connection it came from, so the source is FI_ADDR_NOTAVAIL.
+     */
+    private void remoteWriteWithData(CqEntry e) {
+        if (rxCq != null) {
+            rxCq.writeFrom(null, e.flags, e.len, 0, e.data, 0, Fabrics.ADDR_NOTAVAIL);
+        }
+    }
+
     /** Reads up to {@code max} core completions (and every error completion) and dispatches them. */
     private void drainCoreCq(int max) {
         int reads = 0;
@@ -656,6 +684,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 e.context = null;
                 if (ctx instanceof CoreCompletion cc) {
                     cc.complete(this, e);
+                } else if ((e.flags & REMOTE_WRITE_DATA) == REMOTE_WRITE_DATA) {
+                    remoteWriteWithData(e);
                 }
             }
             reads += n;
@@ -830,6 +860,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             tb.nextFree = null;
         } else {
             tb = new TxBuf(Math.max(bufferSize, eagerLimit));
+            tb.mr = registerBounce(tb.mem);
         }
         tb.orphan = false;
         tb.op = null;
@@ -837,6 +868,16 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         tb.directCount = 0;
         tb.pending = null;
         return tb;
+    }
+
+    /** A core registration of a bounce buffer when the core needs FI_MR_LOCAL, else null (no desc). */
+    private MemoryRegion registerBounce(MemorySegment mem) {
+        if (!coreMrLocal) {
+            return null;
+        }
+        MemoryRegion mr = domain.core.registerMemory(mem, Access.SEND | Access.RECV, 0, domain.nextRndvKey(), 0);
+        bounceMrs.add(mr);
+        return mr;
     }
 
     private void releaseTxBuf(TxBuf tb) {
@@ -858,7 +899,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             return -Errno.ECONNRESET;
         }
         return tb.directCount > 0 ? core.sendv(tb.directIov, null, tb.directCount, 0, tb)
-                : core.send(tb.pending, null, 0, tb);
+                : core.send(tb.pending, tb.mr, 0, tb);
     }
 
     /** Posts now, or queues behind what is already deferred on the connection; never fails with EAGAIN. */
@@ -1048,7 +1089,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 releaseTxOp(op);
                 return rc;
             }
-            rc = core.send(tb.pending, null, 0, tb);
+            rc = core.send(tb.pending, tb.mr, 0, tb);
         } else {
             tb.directIov[0] = tb.hdr;
             for (int i = 0; i < op.iovCount; i++) {
@@ -1105,7 +1146,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             tb.conn = c;
             tb.cd = op.cd;
             tb.generation = op.generation;
-            int rc = core.send(tb.pending, null, 0, tb);
+            int rc = core.send(tb.pending, tb.mr, 0, tb);
             if (rc != 0) {
                 releaseTxBuf(tb);
                 if (rc != -Errno.EAGAIN) {
@@ -1169,7 +1210,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         tb.conn = c;
         tb.cd = cd;
         tb.generation = cd.generation;
-        int rc = c.ep().send(tb.pending, null, 0, tb);
+        int rc = c.ep().send(tb.pending, tb.mr, 0, tb);
         if (rc != 0) {
             releaseTxBuf(tb);
             closeMrs(op.mrs, op.mrCount);
@@ -1529,6 +1570,16 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             cd.postedTagged--;
         } else {
             cd.postedUntagged--;
+        }
+        if ((rx.coreFlags & OpFlags.REMOTE_WRITE) != 0) {
+            // a core that delivers remote CQ data into a posted receive (verbs, FI_RX_CQ_DATA): the peer's
+            // writedata consumed this buffer without filling it; report the data and put the buffer back
+            if ((rx.coreFlags & OpFlags.REMOTE_CQ_DATA) != 0 && rxCq != null) {
+                rxCq.writeFrom(null, OpFlags.RMA | OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA, 0, 0,
+                        rx.coreData, 0, Fabrics.ADDR_NOTAVAIL);
+            }
+            repost(rx);
+            return;
         }
         boolean keep;
         if (rx.tagged || (rx.coreFlags & OpFlags.TAGGED) != 0) {

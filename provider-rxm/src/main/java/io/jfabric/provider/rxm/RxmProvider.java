@@ -8,6 +8,7 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
+import io.jfabric.MrMode;
 import io.jfabric.MsgOrder;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
@@ -57,6 +58,10 @@ public final class RxmProvider implements UtilityProvider {
         h.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.RECV | Caps.READ | Caps.WRITE | Caps.REMOTE_READ
                 | Caps.REMOTE_WRITE;
         h.epAttr.type = EndpointType.MSG;
+        // rxm registers its own bounce buffers when the core needs FI_MR_LOCAL and passes the application's
+        // registrations through for RMA, so it takes every mode a core may ask for (rxm_info_to_core)
+        h.domainAttr.mrMode = MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY
+                | (userHints == null || userHints.domainAttr == null ? 0 : userHints.domainAttr.mrMode & ~(MrMode.BASIC | MrMode.SCALABLE));
         // discovery adds the user's addresses, fabric/domain names and the core-name selection
         return h;
     }
@@ -86,7 +91,9 @@ public final class RxmProvider implements UtilityProvider {
                 | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAR | MsgOrder.SAW;
         t.txAttr.compOrder = MsgOrder.NONE;
         long coreInject = core.txAttr == null ? 128 : core.txAttr.injectSize;
-        t.txAttr.injectSize = Math.max(0, coreInject - RxmPacket.SIZE);
+        // a core inject that cannot carry rxm's header (verbs' 64-byte inline data) still serves RMA injects
+        // as is, and message injects go through a bounce buffer (libfabric's rxm_ep_emulate_inject)
+        t.txAttr.injectSize = coreInject > RxmPacket.SIZE ? coreInject - RxmPacket.SIZE : Math.max(0, coreInject);
         t.txAttr.size = RxmParams.defaults().txSize();
         t.txAttr.iovLimit = 4;
         t.txAttr.rmaIovLimit = 4;

@@ -17,6 +17,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class TxBuf implements CoreCompletion {
     final MemorySegment mem;
+    /** Its core registration when the core needs FI_MR_LOCAL (the desc of every core post), else null. */
+    io.jfabric.MemoryRegion mr;
     final MemorySegment hdr;
     final MemorySegment rndvPkt;
     final MemorySegment payload;

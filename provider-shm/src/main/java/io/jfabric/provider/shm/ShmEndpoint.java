@@ -295,7 +295,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             if (r == null) {
                 return -Errno.ENOENT;
             }
-            rxCq.writeError(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED, 0, null);
+            rxCq.writeError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, Errno.ECANCELED, 0, null);
             matcher.free(r);
             return 0;
         } finally {
@@ -593,6 +593,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     }
 
     @Override
+    public int writedata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                         Object context) {
+        return postRma(Wire.RMA_WRITE, buf, destAddr, addr, key, context, defaultCompletion(), true, data);
+    }
+
+    @Override
     public int readmsg(RmaMsg msg, long flags) {
         if (msg == null || msg.iovCount != 1 || msg.rmaIovCount != 1 || msg.rmaIov[0].len != msg.iov[0].byteSize()) {
             return -Errno.EINVAL;
@@ -607,11 +613,17 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EINVAL;
         }
         return postRma(Wire.RMA_WRITE, msg.iov[0], msg.addr, msg.rmaIov[0].addr, msg.rmaIov[0].key, msg.context,
-                !txSelective || (flags & OpFlags.COMPLETION) != 0);
+                !txSelective || (flags & OpFlags.COMPLETION) != 0, (flags & OpFlags.REMOTE_CQ_DATA) != 0, msg.data);
     }
 
     private int postRma(int type, MemorySegment buf, long dest, long addr, long key, Object context,
                         boolean complete) {
+        return postRma(type, buf, dest, addr, key, context, complete, false, 0);
+    }
+
+    /** {@code hasData}: an RMA write whose target reports {@code data} as remote CQ data (fi_writedata). */
+    private int postRma(int type, MemorySegment buf, long dest, long addr, long key, Object context,
+                        boolean complete, boolean hasData, long data) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
@@ -655,7 +667,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             op.peer = peer;
             op.reserved = complete;
             MemorySegment s = r.buffer();
-            writeHeader(s, at, 0, 0, 0, buf.byteSize(), op.id(), addr);
+            writeHeader(s, at, 0, data, hasData ? Wire.FLAG_CQ_DATA : 0, buf.byteSize(), op.id(), addr);
             Wire.putLong(s, at + Wire.KEY, key);
             Wire.putLong(s, at + Wire.LOCAL_ADDRESS, buf.address());
             r.commit(at);
@@ -1287,6 +1299,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                         : cma.writeFully(peer.pid, local, remote, len);
                 status = rc == 0 ? 0 : cmaError(rc);
             }
+        }
+        if (status == 0 && type == Wire.RMA_WRITE && (Wire.getInt(s, at + Wire.FLAGS) & Wire.FLAG_CQ_DATA) != 0
+                && rxCq != null) {
+            // fi_writedata: the data is in place before the target's completion is visible
+            rxCq.writeFrom(null, OpFlags.RMA | OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA, len, 0,
+                    Wire.getLong(s, at + Wire.DATA), 0, av == null ? Fabrics.ADDR_NOTAVAIL : av.addrOfSender(sender));
         }
         sendAck(peer, opId, status);
         return true;

@@ -11,10 +11,12 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.FileSystemException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
@@ -141,9 +143,16 @@ public final class ShmRegion implements AutoCloseable {
     public static ShmRegion open(Path directory, String name) {
         checkName(name);
         Path path = directory.resolve(name);
-        checkOwnership(path);
+        Object checkedFile = checkOwnership(path);
         Arena arena = Arena.ofShared();
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        // O_NOFOLLOW: a symlink swapped in after the check is refused by the kernel, not followed; the file key
+        // compared after the open catches a regular file swapped in between the check and the open
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
+            if (!checkedFile.equals(fileKey(path))) {
+                throw new ShmException(Errno.EACCES, "shm region " + path + " was replaced while it was being opened; "
+                        + "refusing it (another process is tampering with " + path.getParent() + ")");
+            }
             long fileSize = ch.size();
             if (fileSize < RegionLayout.HEADER_LENGTH) {
                 throw new ShmException(Errno.EPROTO, "shm region " + path + " is " + fileSize
@@ -160,6 +169,12 @@ public final class ShmRegion implements AutoCloseable {
             arena.close();
             throw new ShmException(Errno.ENOENT, "no shm region " + path + ": no endpoint with that address exists "
                     + "on this machine (check the address and that the peer has opened its endpoint)", e);
+        } catch (FileSystemException e) {
+            arena.close();
+            if (Files.isSymbolicLink(path)) {
+                throw symlinkRefused(path, e);
+            }
+            throw new ShmException(Errno.EIO, "cannot open shm region " + path + ": " + e, e);
         } catch (IOException e) {
             arena.close();
             throw new ShmException(Errno.EIO, "cannot open shm region " + path + ": " + e, e);
@@ -169,8 +184,16 @@ public final class ShmRegion implements AutoCloseable {
         }
     }
 
-    private static void checkOwnership(Path path) {
+    /**
+     * Checks owner, mode and type of {@code path} without following a symlink, and returns its file key
+     * (device and inode) so the caller can make sure it opened that very file.
+     */
+    private static Object checkOwnership(Path path) {
         try {
+            BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (attrs.isSymbolicLink()) {
+                throw symlinkRefused(path, null);
+            }
             int fileUid = (Integer) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
             int myUid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
             if (fileUid != myUid) {
@@ -185,12 +208,22 @@ public final class ShmRegion implements AutoCloseable {
             if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
                 throw new ShmException(Errno.EACCES, "shm region " + path + " is not a regular file");
             }
+            return attrs.fileKey();
         } catch (NoSuchFileException e) {
             throw new ShmException(Errno.ENOENT, "no shm region " + path + ": no endpoint with that address exists "
                     + "on this machine (check the address and that the peer has opened its endpoint)", e);
         } catch (IOException e) {
             throw new ShmException(Errno.EIO, "cannot stat shm region " + path + ": " + e, e);
         }
+    }
+
+    private static Object fileKey(Path path) throws IOException {
+        return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+    }
+
+    private static ShmException symlinkRefused(Path path, Exception cause) {
+        return new ShmException(Errno.EACCES, "shm region " + path + " is a symbolic link; refusing to follow it "
+                + "(a region is always a regular file that its owner created; remove the link)", cause);
     }
 
     static void checkName(String name) {

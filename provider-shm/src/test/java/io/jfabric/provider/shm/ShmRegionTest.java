@@ -138,6 +138,43 @@ class ShmRegionTest {
     }
 
     @Test
+    void symlinkToARegionIsRefusedNotFollowed() throws Exception {
+        String target = ShmRegion.newName();
+        String link = ShmRegion.newName();
+        try (ShmRegion owner = ShmRegion.create(DIR, target, SMALL)) {
+            Path linkPath = Files.createSymbolicLink(DIR.resolve(link), owner.path());
+            try {
+                ShmException e = assertThrows(ShmException.class, () -> ShmRegion.open(DIR, link));
+                assertEquals(Errno.EACCES, e.errno());
+                assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+                assertTrue(Files.exists(owner.path()), "the link's target is left alone");
+            } finally {
+                Files.deleteIfExists(linkPath);
+            }
+        }
+    }
+
+    @Test
+    void symlinkToAForeignFileIsRefusedAndTheFileIsUntouched() throws Exception {
+        Path victim = Files.createTempFile("jfabric-victim", ".bin");
+        String link = ShmRegion.newName();
+        Path linkPath = Files.createSymbolicLink(DIR.resolve(link), victim);
+        try {
+            byte[] before = new byte[8192];
+            java.util.Arrays.fill(before, (byte) 0x42);
+            Files.write(victim, before);
+            Files.setPosixFilePermissions(victim, PosixFilePermissions.fromString("rw-------"));
+            ShmException e = assertThrows(ShmException.class, () -> ShmRegion.open(DIR, link));
+            assertEquals(Errno.EACCES, e.errno());
+            assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+            assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(victim)), "the target file is unchanged");
+        } finally {
+            Files.deleteIfExists(linkPath);
+            Files.deleteIfExists(victim);
+        }
+    }
+
+    @Test
     void worldReadableRegionIsRefused() throws Exception {
         String name = ShmRegion.newName();
         try (ShmRegion owner = ShmRegion.create(DIR, name, SMALL)) {

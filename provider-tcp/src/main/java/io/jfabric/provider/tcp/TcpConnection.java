@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.function.Consumer;
 
 /**
  * One connected tcp stream speaking libfabric's tcp data protocol (version 3): it sends queued operations
@@ -111,6 +113,19 @@ final class TcpConnection {
     private SelectionKey key;
     private int interest = -1;
 
+    /**
+     * This socket's own readiness set (an epoll set holding only it), asked before a read when the last read
+     * drained the socket. Spinning on a read that fails with EAGAIN costs about twice an epoll check and takes
+     * the socket lock that the peer's loopback delivery needs; libfabric likewise polls before it receives.
+     * Null when it could not be opened: reads are then tried directly.
+     */
+    private Selector probe;
+    /** The last read filled its buffer, or the probe reported the socket readable: the next read may move. */
+    private boolean readable = true;
+    private final Consumer<SelectionKey> onReadable = k -> readable = true;
+    /** Data-path read(2) calls made, successful or not (a plain counter, for tests and diagnostics). */
+    private long socketReads;
+
     TcpConnection(ConnectionListener listener, RmaTarget rmaTarget,
                   int txSize, int rxSize, int prefetch, long maxPayload, boolean acceptsTagged) {
         this.acceptsTagged = acceptsTagged;
@@ -161,6 +176,55 @@ final class TcpConnection {
     void establish(WireOrder order) {
         this.order = order;
         this.open = !ended;
+        if (open && probe == null && TcpParams.READ_PROBE.get()) {
+            openProbe();
+        }
+    }
+
+    private void openProbe() {
+        Selector sel = null;
+        try {
+            sel = Selector.open();
+            ch.register(sel, SelectionKey.OP_READ);
+            probe = sel;
+        } catch (IOException | RuntimeException e) {
+            // out of descriptors or the like: direct reads work as well, only spinning costs more
+            LOG.log(System.Logger.Level.DEBUG, "no readiness probe for {0}, reading directly: {1}", peerText(),
+                    e.getMessage());
+            if (sel != null) {
+                try {
+                    sel.close();
+                } catch (IOException ignored) {
+                    // nothing registered that matters
+                }
+            }
+        }
+    }
+
+    /** Asks the probe whether the socket has data (or end of stream, or an error) to read. */
+    private boolean probeReadable() throws IOException {
+        Selector p = probe;
+        if (p == null) {
+            readable = true;
+        } else {
+            p.selectNow(onReadable);
+        }
+        return readable;
+    }
+
+    /**
+     * Reads from the socket once the last read filled its buffer or the probe says data (or end of stream)
+     * is there; returns 0 without a read otherwise. A short read means the socket is drained for now.
+     */
+    private int socketRead(ByteBuffer dst) throws IOException {
+        if (!readable && !probeReadable()) {
+            return 0;
+        }
+        int want = dst.remaining();
+        socketReads++;
+        int n = ch.read(dst);
+        readable = n == want;
+        return n;
     }
 
     /**
@@ -535,10 +599,13 @@ final class TcpConnection {
 
     /** Reads up to capacity into the prefetch buffer; returns bytes read, or -1 at end of stream. */
     private int fillStage() throws IOException {
+        if (open && !readable && !probeReadable()) {
+            return 0; // nothing arrived: leave the buffer as it is
+        }
         stage.compact();
         int n;
         try {
-            n = ch.read(stage);
+            n = open ? socketRead(stage) : ch.read(stage);
         } finally {
             stage.flip();
         }
@@ -756,7 +823,7 @@ final class TcpConnection {
             long n;
             if (rxLeft >= DIRECT_READ_MIN) {
                 // straight into the posted buffer, one buffer per read (see progressTx)
-                n = ch.read(rxBufs[rxIdx]);
+                n = socketRead(rxBufs[rxIdx]);
             } else {
                 n = fillStage();
                 if (n > 0) {
@@ -880,6 +947,11 @@ final class TcpConnection {
         }
     }
 
+    /** Data-path read(2) calls so far. */
+    long socketReads() {
+        return socketReads;
+    }
+
     /** True when something could move without the socket (queued frames not yet tried). */
     boolean hasPendingTx() {
         return txCur != null || txHead != null || prioHead != null;
@@ -964,6 +1036,15 @@ final class TcpConnection {
         SelectionKey k = key;
         if (k != null) {
             k.cancel();
+        }
+        Selector p = probe;
+        if (p != null) {
+            probe = null;
+            try {
+                p.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
         }
         if (ch != null) {
             try {

@@ -517,6 +517,11 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
 
     // =================================================================== progress
 
+    /** The connection, for tests that look at its system calls. */
+    TcpConnection connection() {
+        return conn;
+    }
+
     @Override
     public int progressData() {
         if (!lock.tryLock()) {

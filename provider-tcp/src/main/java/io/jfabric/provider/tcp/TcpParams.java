@@ -25,6 +25,10 @@ final class TcpParams {
                     + " without posted buffers still pushes back through TCP");
     static final ProviderParams.BoolParam NODELAY = PARAMS.bool("nodelay", true,
             "set TCP_NODELAY on data connections");
+    static final ProviderParams.BoolParam READ_PROBE = PARAMS.bool("read_probe", true,
+            "before reading a socket that the last read drained, ask its own epoll set whether data came (a"
+                    + " spinning poll then costs an epoll_wait instead of a failing read that takes the socket lock);"
+                    + " off: every poll reads");
     static final ProviderParams.LongParam TX_SIZE = PARAMS.size("tx_size", 256,
             "default transmit queue depth per endpoint");
     static final ProviderParams.LongParam RX_SIZE = PARAMS.size("rx_size", 256,

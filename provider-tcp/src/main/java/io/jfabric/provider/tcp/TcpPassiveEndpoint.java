@@ -75,7 +75,10 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             if (server != null) {
                 throw new FabricException(Errno.EINVAL, "already listening on " + SockAddr.toString(name));
             }
-            ServerSocketChannel s = ServerSocketChannel.open();
+            // an IPv4 name gets an IPv4 socket (as libfabric opens its socket in the address's family): a
+            // dual-stack socket would carry IPv4 peers as mapped addresses through the IPv6 code paths
+            ServerSocketChannel s = name.getAddress() instanceof java.net.Inet4Address
+                    ? ServerSocketChannel.open(java.net.StandardProtocolFamily.INET) : ServerSocketChannel.open();
             s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             bindInRange(s);
             s.configureBlocking(false);

@@ -251,4 +251,49 @@ class TaggedTest {
         assertEquals(5, c3.len);
         assertEquals(0, c3.flags & OpFlags.REMOTE_CQ_DATA);
     }
+
+    /**
+     * A tagged message with remote CQ data and FI_DELIVERY_COMPLETE is ACKed: the sender completes only after
+     * the receive, with its own context and FI_TAGGED | FI_SEND, and the 16-byte ACK (no cq_data, no tag
+     * extension) leaves the stream aligned for the frames after it.
+     */
+    @Test
+    void deliveryCompleteTaggedSendWithCqDataIsAckedAndTheStreamStaysAligned() {
+        Loopback p = pair();
+        MemorySegment payload = random(48, 21);
+        TaggedMsg tm = new TaggedMsg();
+        tm.iov = new MemorySegment[] {payload};
+        tm.iovCount = 1;
+        tm.addr = 0;
+        tm.tag = 0xABCDEF;
+        tm.data = 0x5EED;
+        tm.context = "dc-tagged";
+        assertEquals(0, p.client.ep.tsendmsg(tm, OpFlags.REMOTE_CQ_DATA | OpFlags.DELIVERY_COMPLETE));
+        CqEntry[] a = {new CqEntry()};
+        long deadline = System.currentTimeMillis() + 200;
+        while (System.currentTimeMillis() < deadline) {
+            p.server.cq.read(a, 0);
+            assertNotEquals(1, p.client.cq.read(a, 1), "completed before the peer received it: " + a[0]);
+        }
+        MemorySegment rx = arena.allocate(64);
+        assertEquals(0, p.server.ep.trecv(rx, null, 0, 0xABCDEF, 0, "r"));
+        CqEntry r = p.server.waitCq(5000);
+        assertEquals("r", r.context);
+        assertEquals(0xABCDEF, r.tag);
+        assertEquals(0x5EED, r.data);
+        assertEquals(-1, rx.asSlice(0, 48).mismatch(payload));
+        CqEntry s = p.client.waitCq(5000);
+        assertEquals("dc-tagged", s.context);
+        assertEquals(OpFlags.TAGGED | OpFlags.SEND, s.flags & (OpFlags.TAGGED | OpFlags.SEND | OpFlags.RECV));
+        // frames after the ACK, both ways, still parse
+        MemorySegment next = random(16, 22);
+        assertEquals(0, p.server.ep.trecv(rx, null, 0, 7, 0, "r2"));
+        assertEquals(0, p.client.ep.tsend(next, null, 0, 7, "s2"));
+        assertEquals("r2", p.server.waitCq(5000).context);
+        assertEquals(-1, rx.asSlice(0, 16).mismatch(next));
+        assertEquals("s2", p.client.waitCq(5000).context);
+        assertEquals(0, p.client.ep.trecv(rx, null, 0, 8, 0, "back"));
+        assertEquals(0, p.server.ep.tsend(next, null, 0, 8, "back-send"));
+        assertEquals("back", p.client.waitCq(5000).context);
+    }
 }

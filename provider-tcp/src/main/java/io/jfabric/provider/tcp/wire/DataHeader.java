@@ -277,8 +277,10 @@ public final class DataHeader {
         return op(h) == OP_MSG && opData(h) == OP_DATA_ACK;
     }
 
+    /** False for an ACK whatever its flags say: an ACK is always the bare 16-byte base header. */
     public static boolean hasCqData(MemorySegment h, WireOrder o) {
-        return (flags(h, o) & FLAG_REMOTE_CQ_DATA) != 0 && op(h) != OP_READ_REQ && op(h) != OP_READ_RSP;
+        return (flags(h, o) & FLAG_REMOTE_CQ_DATA) != 0 && op(h) != OP_READ_REQ && op(h) != OP_READ_RSP
+                && !isAck(h);
     }
 
     /** True when the sender asked for an ACK (FI_TRANSMIT_COMPLETE, FI_DELIVERY_COMPLETE or FI_COMMIT_COMPLETE). */
@@ -293,7 +295,7 @@ public final class DataHeader {
 
     public static long tag(MemorySegment h, WireOrder o) {
         int flags = flags(h, o);
-        if ((flags & FLAG_TAGGED) == 0 || op(h) != OP_MSG) {
+        if ((flags & FLAG_TAGGED) == 0 || op(h) != OP_MSG || isAck(h)) {
             return 0L;
         }
         return h.get(o.u64, BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0));

@@ -51,6 +51,29 @@ class DataHeaderTest {
     }
 
     @Test
+    void ackWithStaleTaggedAndCqDataFlagsIsAPlainAck() {
+        // a peer may reuse the header of the acked frame and leave its flags in place; the ACK is still 16 bytes
+        DataHeader.encodeMsg(h, host, DataHeader.FLAG_TAGGED | DataHeader.FLAG_REMOTE_CQ_DATA
+                | DataHeader.FLAG_DELIVERY_COMPLETE, 0x1111, 0x2222, 8);
+        assertTrue(DataHeader.wantsAck(h, host));
+        DataHeader.encodeAck(h, host);
+        assertEquals(0, DataHeader.flags(h, host), "our ACK carries no flags");
+        h.set(host.u16, 2, (short) (DataHeader.FLAG_TAGGED | DataHeader.FLAG_REMOTE_CQ_DATA
+                | DataHeader.FLAG_DELIVERY_COMPLETE));
+        h.set(host.u64, 16, 0x7777L); // bytes past the ACK belong to the next frame
+        assertEquals(DataHeader.BASE_SIZE, DataHeader.decodeBase(h, host, MAX));
+        assertEquals(WireStatus.OK, DataHeader.decodeExtensions(h, host, MAX));
+        assertTrue(DataHeader.isAck(h));
+        assertFalse(DataHeader.wantsAck(h, host), "an ACK is never ACKed");
+        assertFalse(DataHeader.hasCqData(h, host), "an ACK has no cq_data extension");
+        assertEquals(0, DataHeader.cqData(h, host));
+        assertEquals(0, DataHeader.tag(h, host), "an ACK has no tag extension");
+        assertEquals(0, DataHeader.payloadLength(h, host));
+        h.set(host.u64, 8, 24L); // an ACK that claims the 8-byte extension is malformed, not a cq_data carrier
+        assertEquals(WireStatus.BAD_ACK, DataHeader.decodeBase(h, host, MAX));
+    }
+
+    @Test
     void capturedTaggedEagerAndReadRequestDecode() {
         assumeLittleEndianHost();
         load("0300800000001800 5800000000000000 d204000000000000");

@@ -1,0 +1,75 @@
+package io.jfabric.provider.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jfabric.CqEntry;
+import io.jfabric.Errno;
+import io.jfabric.Progress;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A CQ read that spins on an idle connection asks the socket's epoll set instead of reading (each failing
+ * read takes the socket lock the peer's delivery needs); data, and only data, still gets read.
+ */
+@Timeout(30)
+class ReadProbeTest {
+    private static final String PROP = "jfabric.tcp.read_probe";
+    private static final int POLLS = 5000;
+    private final Arena arena = Arena.ofShared();
+    private Loopback pair;
+
+    @AfterEach
+    void tearDown() {
+        System.clearProperty(PROP);
+        if (pair != null) {
+            pair.close();
+        }
+        arena.close();
+    }
+
+    private static long reads(Loopback.Side side) {
+        return ((TcpEndpoint) side.ep).connection().socketReads();
+    }
+
+    /** Polls the client's CQ {@code n} times; every read must find it empty. */
+    private static void spin(Loopback.Side side, int n) {
+        CqEntry e = new CqEntry();
+        for (int i = 0; i < n; i++) {
+            assertEquals(-Errno.EAGAIN, side.cq.read(e));
+        }
+    }
+
+    @Test
+    void idlePollsReadNothingAndAMessageAfterThemArrives() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        spin(pair.client, 10); // settles the read that follows connection set-up
+        long before = reads(pair.client);
+        spin(pair.client, POLLS);
+        assertEquals(before, reads(pair.client), "an idle poll read the socket");
+
+        MemorySegment rx = arena.allocate(64);
+        MemorySegment tx = arena.allocate(64).fill((byte) 7);
+        assertEquals(0, pair.client.ep.recv(rx, null, 0, "rx"));
+        assertEquals(0, pair.server.ep.send(tx, null, 0, "tx"));
+        CqEntry got = pair.client.waitCq(10_000);
+        assertEquals("rx", got.context);
+        assertEquals(-1, rx.mismatch(tx));
+        long used = reads(pair.client) - before;
+        assertTrue(used >= 1 && used <= 2, "a 64 B message took " + used + " reads");
+    }
+
+    @Test
+    void withTheProbeOffEveryPollReads() {
+        System.setProperty(PROP, "false");
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        long before = reads(pair.client);
+        spin(pair.client, POLLS);
+        assertTrue(reads(pair.client) - before >= POLLS, "probe off, yet polls skipped the read");
+    }
+}
