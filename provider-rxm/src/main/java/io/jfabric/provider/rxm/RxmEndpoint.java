@@ -656,6 +656,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 e.context = null;
                 if (ctx instanceof CoreCompletion cc) {
                     cc.complete(this, e);
+                } else if ((e.flags & OpFlags.REMOTE_CQ_DATA) != 0 && (e.flags & OpFlags.REMOTE_WRITE) != 0) {
+                    remoteWriteData(e);
                 }
             }
             reads += n;
@@ -671,6 +673,16 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                     cc.fail(this, coreErr);
                 }
             }
+        }
+    }
+
+    /**
+     * A peer's RMA write with immediate data landed (libfabric's rxm_handle_remote_write): it consumes no
+     * receive and is reported on the receive CQ with its data, as the core reported it.
+     */
+    private void remoteWriteData(CqEntry e) {
+        if (rxCq != null) {
+            rxCq.write(null, OpFlags.RMA | OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA, e.len, 0, e.data, 0);
         }
     }
 
