@@ -380,9 +380,20 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             return "RxmEndpoint[" + io.jfabric.provider.rxm.conn.SockAddr.toString(localAddr) + ", dyn_rbuf="
                     + dynRbuf + ", eager=" + eagerLimit + ", sar=" + selector.sarLimit() + ", rndv=" + (rndvWrite ? "write" : "read") + ", tx free " + txFreeTop
                     + "/" + txOps.length + ", unexpected msg " + recvQ.unexpCount + " tagged " + trecvQ.unexpCount
-                    + ", unexpected buffers " + unexpBuffers + ", deferred conns " + deferredConns.size() + "\n"
-                    + cm + "]";
+                    + ", unexpected buffers " + unexpBuffers + ", deferred conns " + deferredConns.size() + "\n  "
+                    + recvQ.describe() + "\n  " + trecvQ.describe() + "\n" + cm + connDetails() + "]";
         }
+    }
+
+    private String connDetails() {
+        StringBuilder b = new StringBuilder();
+        for (RxmConnection<Endpoint> c : cm.open()) {
+            ConnData cd = data(c);
+            b.append("\n  ").append(c.peer()).append(": posted ").append(cd.postedUntagged).append(" untagged, ")
+                    .append(cd.postedTagged).append(" tagged, deferred ").append(cd.deferred.size())
+                    .append(", in flight ").append(cd.inflight != null).append(", core ").append(c.ep());
+        }
+        return b.toString();
     }
 
     // =========================================================================================
@@ -1134,10 +1145,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
-    /** The header plus {@code payloadLen} bytes of {@code tb}; full buffers reuse the buffer's own view. */
     private static MemorySegment packet(TxBuf tb, long payloadLen) {
-        long n = RxmPacket.SIZE + payloadLen;
-        return n == tb.mem.byteSize() ? tb.mem : tb.mem.asSlice(0, n);
+        return tb.packet(payloadLen);
     }
 
     /** Copies {@code len} bytes of the op's payload starting at {@code offset} into {@code dst}. */
