@@ -1579,7 +1579,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 case RxmPacket.CTRL_SEG -> onSegment(rx, c, cd);
                 case RxmPacket.CTRL_RNDV_REQ -> {
                     if (rx.len < RxmPacket.SIZE + RndvHeader.SIZE
-                            || RndvHeader.totalLength(rx.mem.asSlice(RxmPacket.SIZE)) < 0) {
+                            || RndvHeader.totalLength(rx.rndvHeader()) < 0) {
                         protocolError(c, "a malformed rendezvous request");
                         yield false;
                     }
@@ -1885,7 +1885,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             t.error = Errno.ECONNRESET;
             return;
         }
-        MemorySegment h = t.rndvReq.mem.asSlice(RxmPacket.SIZE, RndvHeader.SIZE);
+        MemorySegment h = t.rndvReq.rndvHeader();
         int remoteCount = RndvHeader.count(h);
         long target = readTarget(t);
         while (t.readOffset < target) {
@@ -1908,7 +1908,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 return;
             }
             long n = Math.min(Math.min(RndvHeader.len(h, ri) - rskip, t.iov[li].byteSize() - lskip), target - off);
-            MemorySegment dst = t.iov[li].asSlice(lskip, n);
+            MemorySegment dst = lskip == 0 && n == t.iov[li].byteSize() ? t.iov[li] : t.iov[li].asSlice(lskip, n);
             int rc = core.read(dst, t.desc[li], 0, RndvHeader.addr(h, ri) + rskip, RndvHeader.key(h, ri), t);
             if (rc == -Errno.EAGAIN) {
                 return;
@@ -2041,7 +2041,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             return;
         }
         TxOp op = txOps[(int) msgId];
-        MemorySegment h = rx.mem.asSlice(RxmPacket.SIZE, RndvHeader.SIZE);
+        MemorySegment h = rx.rndvHeader();
         int rc = RndvHeader.count(h);
         long target = Math.min(op.length, Math.max(0, RndvHeader.totalLength(h)));
         op.state = TxOp.WRITING;
