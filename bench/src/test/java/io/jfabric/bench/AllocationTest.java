@@ -28,11 +28,6 @@ class AllocationTest {
     static final long LONG = SHORT + 1_000_000;
     /** A fixed total the long run may exceed the short one by (lazy one-time structures, JIT-triggered class init). */
     static final long FIXED_SLACK_BYTES = 16 * 1024;
-    /**
-     * tcp;ofi_rxm's known residue (0.14-0.22 B/message measured on 2026-11-30, source not yet found): below it
-     * the rxm cases report "not run" with the measurement instead of passing; at or above it they fail.
-     */
-    static final double KNOWN_RXM_RESIDUE_BYTES = 1.0;
 
     @ParameterizedTest(name = "{0} {1} {2}")
     @CsvSource({
@@ -71,12 +66,6 @@ class AllocationTest {
                             + "-> %.4f bytes per message (short run: %s; long run: %s)", prov, type, mode, shortBytes,
                     SHORT, longBytes, LONG, perMessage, threads.describe(a0, a1), threads.describe(a1, a2));
             System.out.println(report);
-            boolean knownRxmResidue = prov.equals("tcp;ofi_rxm") && perMessage < KNOWN_RXM_RESIDUE_BYTES;
-            Assumptions.assumeFalse(knownRxmResidue && longBytes - shortBytes > FIXED_SLACK_BYTES,
-                    () -> "not run to a verdict: tcp;ofi_rxm still allocates a little in steady state (" + report
-                            + "), about one small object every few hundred messages on the application thread,"
-                            + " not yet located; anything at or above " + KNOWN_RXM_RESIDUE_BYTES
-                            + " B/message fails. Tracked in docs/performance.md");
             assertTrue(longBytes - shortBytes <= FIXED_SLACK_BYTES, "the data path allocates per message: " + report
                     + ". Find the frames with: JFR (jdk.ObjectAllocationSample) on this test, see docs/performance.md");
         }

@@ -72,7 +72,8 @@ final class MessageStream {
                 lastProgress = now;
             } else if (now - lastProgress > STALL_NANOS) {
                 throw new FabricException(Errno.ETIMEDOUT, "stream stalled: nothing received for 10 s; " + received
-                        + " of " + count + " messages received, " + outstanding + " sends in flight");
+                        + " of " + count + " messages received, " + outstanding + " sends in flight; sender: "
+                        + p.sender + "; receiver: " + p.receiver);
             }
             if (now - deadlineNanos > 0) {
                 throw new FabricException(Errno.ETIMEDOUT, "too slow for the test's time budget: " + received + " of "

@@ -122,4 +122,21 @@ final class RecvQueue {
         }
         return null;
     }
+
+    /** The first few posted receives and unexpected messages (source, tag), for failure dumps. */
+    String describe() {
+        StringBuilder b = new StringBuilder(tagged ? "tagged" : "untagged").append(directed ? " directed" : "")
+                .append(": posted [");
+        int n = 0;
+        for (RecvEntry e = postedHead; e != null && n < 4; e = e.next, n++) {
+            b.append(n == 0 ? "" : ", ").append("src ").append(e.srcAddr).append(" tag ").append(e.tag);
+        }
+        b.append("], unexpected ").append(unexpCount).append(" [");
+        n = 0;
+        for (Unexpected u = unexpHead; u != null && n < 4; u = u.next, n++) {
+            b.append(n == 0 ? "" : ", ").append("src ").append(u.src).append(" tag ").append(u.tag).append(" size ")
+                    .append(u.size);
+        }
+        return b.append(']').toString();
+    }
 }

@@ -4,6 +4,7 @@ import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Endpoint;
 import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 
 import java.lang.foreign.Arena;
@@ -33,9 +34,18 @@ final class RxBuf implements CoreCompletion {
     boolean orphan;
     RxBuf next;
 
+    /** The rendezvous header view after the rxm header, made once (null when the buffer is too small for one). */
+    private final MemorySegment rndvHdr;
+
     RxBuf(long eagerLimit, boolean tagged) {
         this.mem = Arena.ofAuto().allocate(RxmPacket.SIZE + eagerLimit, 64);
         this.tagged = tagged;
+        this.rndvHdr = eagerLimit >= RndvHeader.SIZE ? mem.asSlice(RxmPacket.SIZE, RndvHeader.SIZE) : null;
+    }
+
+    /** The rendezvous header of a rendezvous request held in this buffer; slices nothing per message. */
+    MemorySegment rndvHeader() {
+        return rndvHdr != null ? rndvHdr : mem.asSlice(RxmPacket.SIZE, Math.min(RndvHeader.SIZE, mem.byteSize() - RxmPacket.SIZE));
     }
 
     @Override

@@ -394,9 +394,20 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             return "RxmEndpoint[" + io.jfabric.provider.rxm.conn.SockAddr.toString(localAddr) + ", dyn_rbuf="
                     + dynRbuf + ", eager=" + eagerLimit + ", sar=" + selector.sarLimit() + ", rndv=" + (rndvWrite ? "write" : "read") + ", tx free " + txFreeTop
                     + "/" + txOps.length + ", unexpected msg " + recvQ.unexpCount + " tagged " + trecvQ.unexpCount
-                    + ", unexpected buffers " + unexpBuffers + ", deferred conns " + deferredConns.size() + "\n"
-                    + cm + "]";
+                    + ", unexpected buffers " + unexpBuffers + ", deferred conns " + deferredConns.size() + "\n  "
+                    + recvQ.describe() + "\n  " + trecvQ.describe() + "\n" + cm + connDetails() + "]";
         }
+    }
+
+    private String connDetails() {
+        StringBuilder b = new StringBuilder();
+        for (RxmConnection<Endpoint> c : cm.open()) {
+            ConnData cd = data(c);
+            b.append("\n  ").append(c.peer()).append(": posted ").append(cd.postedUntagged).append(" untagged, ")
+                    .append(cd.postedTagged).append(" tagged, deferred ").append(cd.deferred.size())
+                    .append(", in flight ").append(cd.inflight != null).append(", core ").append(c.ep());
+        }
+        return b.toString();
     }
 
     // =========================================================================================
@@ -669,7 +680,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
      */
     private void remoteWriteWithData(CqEntry e) {
         if (rxCq != null) {
-            rxCq.writeFrom(null, e.flags, e.len, 0, e.data, 0, Fabrics.ADDR_NOTAVAIL);
+            rxCq.writeFrom(null, OpFlags.RMA | REMOTE_WRITE_DATA, e.len, 0, e.data, 0, Fabrics.ADDR_NOTAVAIL);
         }
     }
 
@@ -1163,10 +1174,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
-    /** The header plus {@code payloadLen} bytes of {@code tb}; full buffers reuse the buffer's own view. */
     private static MemorySegment packet(TxBuf tb, long payloadLen) {
-        long n = RxmPacket.SIZE + payloadLen;
-        return n == tb.mem.byteSize() ? tb.mem : tb.mem.asSlice(0, n);
+        return tb.packet(payloadLen);
     }
 
     /** Copies {@code len} bytes of the op's payload starting at {@code offset} into {@code dst}. */
@@ -1609,7 +1618,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 case RxmPacket.CTRL_SEG -> onSegment(rx, c, cd);
                 case RxmPacket.CTRL_RNDV_REQ -> {
                     if (rx.len < RxmPacket.SIZE + RndvHeader.SIZE
-                            || RndvHeader.totalLength(rx.mem.asSlice(RxmPacket.SIZE)) < 0) {
+                            || RndvHeader.totalLength(rx.rndvHeader()) < 0) {
                         protocolError(c, "a malformed rendezvous request");
                         yield false;
                     }
@@ -1915,7 +1924,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             t.error = Errno.ECONNRESET;
             return;
         }
-        MemorySegment h = t.rndvReq.mem.asSlice(RxmPacket.SIZE, RndvHeader.SIZE);
+        MemorySegment h = t.rndvReq.rndvHeader();
         int remoteCount = RndvHeader.count(h);
         long target = readTarget(t);
         while (t.readOffset < target) {
@@ -1938,7 +1947,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 return;
             }
             long n = Math.min(Math.min(RndvHeader.len(h, ri) - rskip, t.iov[li].byteSize() - lskip), target - off);
-            MemorySegment dst = t.iov[li].asSlice(lskip, n);
+            MemorySegment dst = lskip == 0 && n == t.iov[li].byteSize() ? t.iov[li] : t.iov[li].asSlice(lskip, n);
             int rc = core.read(dst, t.desc[li], 0, RndvHeader.addr(h, ri) + rskip, RndvHeader.key(h, ri), t);
             if (rc == -Errno.EAGAIN) {
                 return;
@@ -2071,7 +2080,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             return;
         }
         TxOp op = txOps[(int) msgId];
-        MemorySegment h = rx.mem.asSlice(RxmPacket.SIZE, RndvHeader.SIZE);
+        MemorySegment h = rx.rndvHeader();
         int rc = RndvHeader.count(h);
         long target = Math.min(op.length, Math.max(0, RndvHeader.totalLength(h)));
         op.state = TxOp.WRITING;

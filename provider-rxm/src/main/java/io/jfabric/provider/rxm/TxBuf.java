@@ -35,12 +35,28 @@ final class TxBuf implements CoreCompletion {
     int directCount;
     boolean orphan;
     TxBuf nextFree;
+    /** The last header-plus-payload view handed out, kept so a stream of equal sizes slices once. */
+    private MemorySegment sized;
 
     TxBuf(long bufferSize) {
         mem = Arena.ofAuto().allocate(RxmPacket.SIZE + Math.max(bufferSize, RndvHeader.SIZE), 64);
         hdr = mem.asSlice(0, RxmPacket.SIZE);
         rndvPkt = mem.asSlice(0, RxmPacket.SIZE + RndvHeader.SIZE);
         payload = mem.asSlice(RxmPacket.SIZE);
+    }
+
+    /** The header plus {@code payloadLen} bytes; a repeated length reuses its view (no allocation per inject). */
+    MemorySegment packet(long payloadLen) {
+        long n = RxmPacket.SIZE + payloadLen;
+        if (n == mem.byteSize()) {
+            return mem;
+        }
+        MemorySegment s = sized;
+        if (s == null || s.byteSize() != n) {
+            s = mem.asSlice(0, n);
+            sized = s;
+        }
+        return s;
     }
 
     @Override

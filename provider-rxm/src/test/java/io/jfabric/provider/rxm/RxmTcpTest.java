@@ -267,6 +267,38 @@ class RxmTcpTest {
     }
 
     @Test
+    void writedataRaisesARemoteCqDataCompletionAtTheTarget() {
+        MemorySegment target = arena.allocate(4096);
+        io.jfabric.MemoryRegion mr = b.domain.registerMemory(target, io.jfabric.Access.REMOTE_WRITE, 0x4321);
+        try {
+            // a posted receive must stay posted: remote CQ data consumes none
+            MemorySegment rbuf = arena.allocate(64);
+            Object rctx = "recv";
+            assertEquals(0, b.ep.recv(rbuf, null, bToA, rctx));
+            MemorySegment src = RxmNode.pattern(arena, 4096, 5);
+            Object w = "writedata";
+            assertEquals(0, RxmNode.retry(() -> a.ep.writedata(src, null, 0xabcdL, aToB, 0, 0x4321, w), 10_000, a, b));
+            assertTrue(RxmNode.await(() -> a.completionFor(w) != null
+                    && b.completions.stream().anyMatch(c -> (c.flags & OpFlags.REMOTE_CQ_DATA) != 0), 10_000, a, b),
+                    () -> "no writedata completions; a=" + a + " b=" + b + " errors " + a.errors + b.errors);
+            CqEntry rc = b.completions.stream().filter(c -> (c.flags & OpFlags.REMOTE_CQ_DATA) != 0).findFirst()
+                    .orElseThrow();
+            assertEquals(0xabcdL, rc.data);
+            assertEquals(OpFlags.RMA | OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA, rc.flags, OpFlags.toString(rc.flags));
+            assertEquals(4096, rc.len);
+            assertEquals(-1, src.mismatch(target));
+            assertNull(b.completionFor(rctx), "the posted receive was consumed by a remote write");
+            MemorySegment msg = RxmNode.pattern(arena, 64, 6);
+            Object s = "send";
+            assertEquals(0, RxmNode.retry(() -> a.ep.send(msg, null, aToB, s), 10_000, a, b));
+            assertTrue(RxmNode.await(() -> b.completionFor(rctx) != null, 10_000, a, b));
+            assertEquals(-1, msg.mismatch(rbuf));
+        } finally {
+            mr.close();
+        }
+    }
+
+    @Test
     void writeRendezvousVariantMovesLargeMessages() {
         System.setProperty("jfabric.ofi_rxm.use_rndv_write", "1");
         try (RxmNode w1 = new RxmNode(); RxmNode w2 = new RxmNode()) {

@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -38,6 +39,12 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
     private final List<ConnRequest> reading = new ArrayList<>();
     private InetSocketAddress name;
     private ServerSocketChannel server;
+    /**
+     * Readiness of {@link #server} alone: ServerSocketChannel.accept() allocates a FileDescriptor and an
+     * address array on every call, even when nothing is pending, and layered providers (rxm) poll the EQ
+     * periodically, so accept only runs when this says a connection is waiting.
+     */
+    private Selector acceptReady;
     private TcpEq eq;
     private volatile boolean closed;
     private SelectionKey serverKey;
@@ -83,6 +90,9 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             bindInRange(s);
             s.configureBlocking(false);
+            Selector sel = Selector.open();
+            s.register(sel, SelectionKey.OP_ACCEPT);
+            acceptReady = sel;
             server = s;
             name = (InetSocketAddress) s.getLocalAddress();
             serverKey = fabric.register(s, SelectionKey.OP_ACCEPT, this);
@@ -136,11 +146,14 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
         }
         int work = 0;
         try {
-            SocketChannel c;
-            while ((c = server.accept()) != null) {
-                c.configureBlocking(false);
-                reading.add(new ConnRequest(c));
-                work++;
+            if (acceptReady.selectNow() > 0) {
+                acceptReady.selectedKeys().clear();
+                SocketChannel c;
+                while ((c = server.accept()) != null) {
+                    c.configureBlocking(false);
+                    reading.add(new ConnRequest(c));
+                    work++;
+                }
             }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "accept failed on {0}: {1}", SockAddr.toString(name), e.getMessage());
@@ -249,6 +262,13 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
                 closeQuietly(server);
                 if (serverKey != null) {
                     TcpFabric.flushCancelledKeys(serverKey.selector());
+                }
+            }
+            if (acceptReady != null) {
+                try {
+                    acceptReady.close();
+                } catch (IOException ignored) {
+                    // nothing left to release
                 }
             }
             for (ConnRequest r : reading) {
