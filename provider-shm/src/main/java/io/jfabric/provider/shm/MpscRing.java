@@ -263,6 +263,9 @@ public final class MpscRing {
         if (tail == head) {
             return false;
         }
+        if (tail - head < 0) {
+            return true; // a forged header took the head past the tail (read() does not read the tail)
+        }
         int index = (int) head & mask;
         return (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != head
                 || (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD) <= 0;
@@ -278,7 +281,15 @@ public final class MpscRing {
     public boolean unblock() {
         long head = (long) LONG.get(buffer, headAt);
         long tail = (long) LONG.getVolatile(buffer, tailAt);
-        if (tail - head <= 0 || tail - head > capacity) {
+        if (tail - head < 0) {
+            // read() trusts a header that carries its own position and never reads the tail (to keep its
+            // cache line out of the consumer's path), so a forged length can carry the head past the tail;
+            // the periodic stuck-head check lands here and puts it back where producers are writing
+            corruptRecords++;
+            LONG.setRelease(buffer, headAt, tail);
+            return true;
+        }
+        if (tail - head == 0 || tail - head > capacity) {
             return false;
         }
         int index = (int) head & mask;
