@@ -93,6 +93,11 @@ public final class StateDump implements TestExecutionExceptionHandler, BeforeEac
             org.junit.jupiter.api.Assumptions.abort("not run: open issue, not yet traced to the bridge or to libfabric"
                     + " (known-native-open-issues.txt): " + open);
         }
+        String verbsOpen = KnownNativeCases.VERBS_OPEN.reason(display, test);
+        if (verbsOpen != null) {
+            org.junit.jupiter.api.Assumptions.abort("not run: open verbs issue, not yet fixed"
+                    + " (known-verbs-open-issues.txt): " + verbsOpen);
+        }
     }
 
     @Override
