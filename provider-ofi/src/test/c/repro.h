@@ -167,6 +167,20 @@ __attribute__((unused)) static void open_pair(const char *prov, enum fi_ep_type 
     wait_event(b->eq, a->eq, FI_CONNECTED);
 }
 
+// Registers buf for access; FI_MR_PROV_KEY providers choose the key, the others get requested_key.
+__attribute__((unused)) static struct fid_mr *reg(struct end *s, void *buf, size_t len, uint64_t access,
+                                                  uint64_t requested_key) {
+    struct fid_mr *mr;
+    CHECK(fi_mr_reg(s->domain, buf, len, access, 0, requested_key, 0, &mr, NULL));
+    if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) { CHECK(fi_mr_bind(mr, &s->ep->fid, 0)); CHECK(fi_mr_enable(mr)); }
+    return mr;
+}
+
+// The target address of an RMA into buf registered by mr: its virtual address or the offset 0.
+__attribute__((unused)) static uint64_t rma_addr(void *buf) {
+    return (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t) (uintptr_t) buf : 0;
+}
+
 __attribute__((unused)) static enum fi_ep_type type_arg(int argc, char **argv, enum fi_ep_type dflt) {
     if (argc > 2) return strcmp(argv[2], "msg") == 0 ? FI_EP_MSG : FI_EP_RDM;
     return dflt;
