@@ -83,6 +83,9 @@ __attribute__((unused)) static struct fi_info *get_info(const char *prov, enum f
     hints->caps = caps;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->fabric_attr->prov_name = strdup(prov);
+    // DC=1: sends complete only once the target has processed them (FI_DELIVERY_COMPLETE, which a null-hints info
+    // of some providers carries in its default tx op_flags, as the bridge's conformance cases use it)
+    if (getenv("DC")) hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     // loopback only: MSG endpoints listen on 127.0.0.1
     if (type == FI_EP_MSG) CHECK(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", "0", FI_SOURCE, hints, &out));
@@ -96,7 +99,7 @@ __attribute__((unused)) static void open_common(struct end *s) {
     struct fi_eq_attr qa = { .size = 64, .wait_obj = FI_WAIT_UNSPEC };
     CHECK(fi_eq_open(s->fabric, &qa, &s->eq, NULL));
     CHECK(fi_domain(s->fabric, info, &s->domain, NULL));
-    struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED, .size = 4096 };
+    struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED, .size = getenv("CQSIZE") ? atoi(getenv("CQSIZE")) : 4096 };
     CHECK(fi_cq_open(s->domain, &ca, &s->tx, NULL));
     CHECK(fi_cq_open(s->domain, &ca, &s->rx, NULL));
 }
