@@ -146,16 +146,34 @@ class LoadTest {
                 tx = Mem.alloc(arena, 1024);
             }
             dump.note("accepted " + accepted + " sends, then " + Errno.name(rc) + " (tx_size " + txSize + ")");
-            assertEquals(-Errno.EAGAIN, rc, "after " + accepted + " sends with nothing read, fi_send must answer "
-                    + "-FI_EAGAIN (tx_size " + txSize + "), not " + Errno.name(rc));
+            CqEntry e = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            int sent = 0;
+            if (rc == 0) {
+                // every send was accepted: legal only if the queue never held more than tx_size of them, i.e. the
+                // rest already completed at the sender (a stream provider hands them to the kernel's socket buffer;
+                // fi_endpoint(3): tx size bounds the operations outstanding, completed ones have left the queue)
+                long until = System.nanoTime() + 500_000_000L;
+                while (System.nanoTime() < until) {
+                    int got = p.poller.awaitCq(p.a.txCq, e, err, 0);
+                    if (got == 1) {
+                        sent++;
+                    } else if (got == -Errno.EAVAIL) {
+                        fail("send error with nothing received: " + err);
+                    }
+                }
+                dump.note(sent + " of the accepted sends completed at the sender with nothing received");
+                assertTrue(accepted - sent <= txSize, "after " + accepted + " sends with nothing read, " + (accepted - sent)
+                        + " are outstanding, more than tx_size " + txSize + ", and fi_send never answered -FI_EAGAIN");
+            } else {
+                assertEquals(-Errno.EAGAIN, rc, "after " + accepted + " sends with nothing read, fi_send must answer "
+                        + "-FI_EAGAIN (tx_size " + txSize + "), not " + Errno.name(rc));
+            }
             assertTrue(accepted >= 1, "the first send is accepted");
             // now let everything drain: every accepted send arrives once, intact and in order
             MemorySegment rx = Mem.alloc(arena, 1024);
             int received = 0;
-            int sent = 0;
             long deadline = System.nanoTime() + T * 1_000_000L;
-            CqEntry e = new CqEntry();
-            CqErrEntry err = new CqErrEntry();
             boolean posted = false;
             while ((received < accepted || sent < accepted) && System.nanoTime() < deadline) {
                 if (!posted && received < accepted) {

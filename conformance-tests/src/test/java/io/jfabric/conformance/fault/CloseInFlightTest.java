@@ -42,6 +42,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 class CloseInFlightTest {
     static final long BOUND_MS = 10_000;
     static final int SENDS = 16;
+    /** How long a native case's CQs are read after fi_close for the completions libfabric does report. */
+    static final long DROP_WAIT_MS = 2_000;
     static final int RECVS = 4;
 
     @RegisterExtension
@@ -93,8 +95,16 @@ class CloseInFlightTest {
             long closeMs = (System.nanoTime() - t0) / 1_000_000L;
             assertTrue(closeMs < BOUND_MS, "fi_close took " + closeMs + " ms");
 
+            // libfabric's own rule (fi_endpoint(3), fi_close): operations outstanding at close "will silently be
+            // dropped, with no completions reported"; jfabric completes each with an error (docs/differences.md).
+            // A native case is held to libfabric's rule: what does complete after the close is still checked.
+            boolean dropAllowed = c.id().startsWith("libfabric:");
             long deadline = PeerFailureTest.deadline(BOUND_MS);
+            long dropDeadline = PeerFailureTest.deadline(DROP_WAIT_MS);
             while (!outcome.keySet().containsAll(posted)) {
+                if (dropAllowed && System.nanoTime() - dropDeadline > 0) {
+                    break; // the rest were dropped, as libfabric allows
+                }
                 if (System.nanoTime() - deadline > 0) {
                     Set<Object> missing = new HashSet<>(posted);
                     missing.removeAll(outcome.keySet());
@@ -104,13 +114,17 @@ class CloseInFlightTest {
                 collect(a.rxCq, outcome);
                 p.poller.drive();
             }
+            Set<Object> dropped = new HashSet<>(posted);
+            dropped.removeAll(outcome.keySet());
+            dump.note(dropped.size() + " operations dropped by fi_close with no completion" + (dropAllowed
+                    ? " (libfabric's rule)" : ""));
             for (Object ctx : posted) {
-                if (!before.contains(ctx)) {
+                if (!before.contains(ctx) && outcome.containsKey(ctx)) {
                     assertTrue(outcome.get(ctx).startsWith("error"), ctx + " completed after fi_close with "
                             + outcome.get(ctx) + "; an operation cut off by close must end in an error");
                 }
             }
-            assertTrue(outcome.values().stream().anyMatch(o -> o.startsWith("error")),
+            assertTrue(!dropped.isEmpty() || outcome.values().stream().anyMatch(o -> o.startsWith("error")),
                     "nothing was in flight at fi_close: " + outcome);
             peerNotices(c, p, arena, size);
         }

@@ -23,6 +23,8 @@ import java.nio.charset.StandardCharsets;
 final class NativeAddressVector extends NativeFid implements AddressVector {
     private final AvAttr attr;
     private final AddressFormat format;
+    private final int slotSize;
+    private volatile NativeEventQueue eq;
 
     NativeAddressVector(NativeDomain domain, MemorySegment fid, AvAttr attr) {
         super(domain.fabric, fid);
@@ -30,6 +32,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
         this.attr = attr;
         AddressFormat f = domain.info().addrFormat;
         this.format = f == null ? AddressFormat.UNSPEC : f;
+        this.slotSize = slotSize(format, domain.info().srcAddr);
     }
 
     @Override
@@ -48,6 +51,7 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
         NativeErrors.check(FabricInline.fi_bind(fid, fidOf(eq, "event queue"), 0), "fi_av_bind",
                 "bind the AV to an EQ of the same fabric before inserting");
         hold((NativeFid) eq);
+        this.eq = (NativeEventQueue) eq;
     }
 
     private byte[] wire(byte[] a) {
@@ -64,38 +68,73 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
         if (syncErr && !(context instanceof int[] errs && errs.length >= addrs.length)) {
             throw new FabricException(Errno.EINVAL, "with FI_SYNC_ERR the context must be an int[] as long as the addresses");
         }
-        try (Arena a = Arena.ofConfined()) {
-            long total = 0;
-            for (byte[] x : addrs) {
-                total += wire(x).length;
+        // native addresses of a binary format sit in fixed-size slots: one of another length cannot be passed on
+        // (it would shift every address after it), so it is refused here, as a native bad address would be
+        int slot = slotSize;
+        int[] passed = new int[addrs.length];
+        int count = 0;
+        long total = 0;
+        for (int i = 0; i < addrs.length; i++) {
+            byte[] w = wire(addrs[i]);
+            if (slot > 0 && (w == null || w.length != slot)) {
+                continue;
             }
+            passed[count++] = i;
+            total += w.length;
+        }
+        if (fiAddrOut != null) {
+            java.util.Arrays.fill(fiAddrOut, 0, addrs.length, Fabrics.ADDR_NOTAVAIL);
+        }
+        if (syncErr) {
+            java.util.Arrays.fill((int[]) context, 0, addrs.length, Errno.EINVAL);
+        }
+        if (count == 0 && addrs.length > 0) {
+            return 0;
+        }
+        try (Arena a = Arena.ofConfined()) {
             MemorySegment packed = a.allocate(Math.max(total, 1));
             long off = 0;
-            for (byte[] x : addrs) {
-                byte[] w = wire(x);
+            for (int k = 0; k < count; k++) {
+                byte[] w = wire(addrs[passed[k]]);
                 MemorySegment.copy(w, 0, packed, ValueLayout.JAVA_BYTE, off, w.length);
                 off += w.length;
             }
-            MemorySegment out = a.allocate(ValueLayout.JAVA_LONG, Math.max(addrs.length, 1));
-            MemorySegment errs = syncErr ? a.allocate(ValueLayout.JAVA_INT, addrs.length) : MemorySegment.NULL;
-            int rc = FabricInline.fi_av_insert(fid, packed, addrs.length, out, flags, errs);
+            MemorySegment out = a.allocate(ValueLayout.JAVA_LONG, Math.max(count, 1));
+            MemorySegment errs = syncErr ? a.allocate(ValueLayout.JAVA_INT, Math.max(count, 1)) : MemorySegment.NULL;
+            // FI_SYNC_ERR: the context is the error array; an insert reporting on a bound EQ (FI_EVENT): the
+            // FI_AV_COMPLETE event carries the context back, so it travels as one of the EQ's context ids
+            NativeEventQueue bound = eq;
+            boolean reportsOnEq = !syncErr && bound != null && (attr.flags & AvAttr.EVENT) != 0;
+            long ctxId = reportsOnEq ? bound.contextId(context) : 0;
+            MemorySegment nativeCtx = syncErr ? errs : MemorySegment.ofAddress(ctxId);
+            int rc = FabricInline.fi_av_insert(fid, packed, count, out, flags, nativeCtx);
+            if (rc < 0 && ctxId != 0) {
+                bound.forgetContext(ctxId);
+            }
             if (rc < 0) {
                 throw NativeErrors.failure(rc, "fi_av_insert", "pass addresses in the info's addr_format ("
                         + format.cName() + ")");
             }
-            if (fiAddrOut != null) {
-                for (int i = 0; i < addrs.length; i++) {
-                    fiAddrOut[i] = out.getAtIndex(ValueLayout.JAVA_LONG, i);
+            for (int k = 0; k < count; k++) {
+                if (fiAddrOut != null) {
+                    fiAddrOut[passed[k]] = out.getAtIndex(ValueLayout.JAVA_LONG, k);
                 }
-            }
-            if (syncErr) {
-                int[] e = (int[]) context;
-                for (int i = 0; i < addrs.length; i++) {
-                    e[i] = Math.abs(errs.getAtIndex(ValueLayout.JAVA_INT, i));
+                if (syncErr) {
+                    ((int[]) context)[passed[k]] = Math.abs(errs.getAtIndex(ValueLayout.JAVA_INT, k));
                 }
             }
             return rc;
         }
+    }
+
+    /** The native length of one address of this AV's binary format, 0 when unknown or variable (FI_ADDR_STR). */
+    private static int slotSize(AddressFormat format, byte[] srcAddr) {
+        return switch (format) {
+            case SOCKADDR_IN -> 16;
+            case SOCKADDR_IN6 -> 28;
+            case ADDR_STR, UNSPEC, SOCKADDR -> 0;
+            default -> srcAddr == null ? 0 : srcAddr.length;
+        };
     }
 
     @Override

@@ -184,6 +184,24 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
         }
     }
 
+    /**
+     * A native context for an operation that reports on this EQ (an FI_EVENT fi_av_insert): the event or error
+     * entry carrying it maps back to {@code context}. 0 (a null context) when there is none.
+     */
+    long contextId(Object context) {
+        if (context == null) {
+            return 0;
+        }
+        long id = nextId.getAndIncrement();
+        written.put(id, context);
+        return id;
+    }
+
+    /** Forgets a context id whose operation failed before it could report. */
+    void forgetContext(long id) {
+        written.remove(id);
+    }
+
     @Override
     public void writeError(EqErrEntry entry, long flags) {
         throw new FabricException(Errno.ENOSYS, "libfabric's fi_eq_write cannot insert error entries; "
