@@ -47,7 +47,8 @@ class MessageBreadthTest {
             MemoryRegion mr = p.b.register(target, Access.REMOTE_WRITE);
             MemorySegment src = Mem.alloc(arena, 512);
             Mem.fill(src, 71);
-            if ((p.b.info.mode & Mode.RX_CQ_DATA) != 0) {
+            long mode = p.b.info.mode | (p.b.info.rxAttr == null ? 0 : p.b.info.rxAttr.mode); // fi_getinfo(3): either
+            if ((mode & Mode.RX_CQ_DATA) != 0) {
                 MemorySegment dummy = Mem.alloc(arena, 1);
                 p.poller.post("fi_recv for FI_RX_CQ_DATA", () -> p.b.ep.recv(dummy, p.b.desc(dummy), Fabrics.ADDR_UNSPEC, "cq-data-rx"));
             }

@@ -43,8 +43,8 @@ public final class Side {
 
     /** The descriptor a local buffer needs: a registration under FI_MR_LOCAL, null otherwise. */
     public MemoryRegion desc(MemorySegment seg) {
-        if (!fabricCase.needsLocalMr()) {
-            return null;
+        if (!fabricCase.needsLocalMr() || seg.byteSize() == 0) {
+            return null; // an empty buffer has no bytes for a local key to cover
         }
         return register(seg, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
     }

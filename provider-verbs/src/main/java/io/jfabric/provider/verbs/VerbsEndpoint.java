@@ -438,6 +438,10 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         MemorySegment sge = ibv_sge.asSlice(sges, i);
         ibv_sge.addr(sge, buf.address());
         ibv_sge.length(sge, (int) buf.byteSize());
+        if (buf.byteSize() == 0) {
+            ibv_sge.lkey(sge, 0); // the NIC touches no byte of an empty buffer: no registration needed
+            return 0;
+        }
         if (desc instanceof VerbsMemoryRegion mr) {
             if (!mr.covers(buf)) {
                 return -Errno.EINVAL;
@@ -503,7 +507,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         if (n < 0) {
             return (int) n;
         }
-        return postSend(opcode, 1, n, data, raddr, rkey, ctx, opFlags, compFlags);
+        return postSend(opcode, n == 0 ? 0 : 1, n, data, raddr, rkey, ctx, opFlags, compFlags); // a zero-length WR has no SGE
     }
 
     private int sendMany(int opcode, MemorySegment[] iov, MemoryRegion[] desc, int count, long data, long raddr,
@@ -631,7 +635,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         if (n < 0) {
             return (int) n;
         }
-        return postRecv(1, n, context);
+        return postRecv(n == 0 ? 0 : 1, n, context);
     }
 
     @Override
