@@ -16,7 +16,8 @@ import java.io.PrintWriter;
 /**
  * Runs the conformance suite (io.jfabric.conformance) with the JUnit platform launcher and a host-built
  * class path, for the Soft-RoCE VM where Maven is too slow. Set FI_PROVIDER=verbs to run the verbs
- * cases only. Arguments: class-name regexes to exclude. Prints one line per test; exits 0 when none
+ * cases only. Arguments: class-name regexes to exclude; -Djfabric.conformance.include=regex[,regex] keeps only
+ * the classes matching one of them. Prints one line per test; exits 0 when none
  * failed.
  */
 public final class ConformanceInVm {
@@ -31,6 +32,11 @@ public final class ConformanceInVm {
                 .configurationParameter("junit.jupiter.execution.timeout.mode", "disabled");
         if (args.length > 0) {
             b.filters(ClassNameFilter.excludeClassNamePatterns(args));
+        }
+        String include = System.getProperty("jfabric.conformance.include", "");
+        if (!include.isBlank()) {
+            // a developer's re-run of a few classes: a full VM pass takes most of CI's budget
+            b.filters(ClassNameFilter.includeClassNamePatterns(include.split(",")));
         }
         LauncherDiscoveryRequest request = b.build();
         Launcher launcher = LauncherFactory.create();
