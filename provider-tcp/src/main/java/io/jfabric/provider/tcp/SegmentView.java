@@ -71,6 +71,23 @@ final class SegmentView {
         return view;
     }
 
+    /**
+     * The native address of the current view's position, for a gathering write(2) that bypasses NIO; 0 when
+     * the view is private (heap segment, cache full) or its memory was closed.
+     */
+    long address() {
+        if (slot < 0 || view == null) {
+            return 0;
+        }
+        long base = cache.liveAddress(slot);
+        return base == 0 ? 0 : base + view.position();
+    }
+
+    /** True when {@code b} is this object's current view. */
+    boolean owns(ByteBuffer b) {
+        return b != null && b == view;
+    }
+
     /** Drops the cached view (on close) so no dead memory stays referenced. */
     void clear() {
         giveBack();

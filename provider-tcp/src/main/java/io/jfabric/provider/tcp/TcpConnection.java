@@ -109,6 +109,13 @@ final class TcpConnection {
     private TxEntry txFree;
     private int txFreeCount;
     private boolean writeBlocked;
+    /** Header and payload leave in one gathering write (FI_TCP_GATHER_WRITE). */
+    private final boolean gatherWrites = TcpParams.GATHER_WRITE.get();
+    /** writev on the socket's descriptor, found on the first frame that needs it; null until then or when absent. */
+    private GatherWriter gatherWriter;
+    private boolean gatherTried;
+    /** Data-path write(2)/writev(2) calls made (a plain counter, for tests and diagnostics). */
+    private long socketWrites;
 
     private SelectionKey key;
     private int interest = -1;
@@ -464,10 +471,24 @@ final class TcpConnection {
                     txCur = e;
                     stageIfSmall(e);
                 }
-                // one buffer per write: NIO's gathering write allocates for buffers of arena-backed
-                // segments, and a payload big enough to need its own write dwarfs one more system call
+                if (gatherWrites && e.bufCount - e.bufIndex > 1 && gatherAddresses(e)) {
+                    // header and payload in one writev, as libfabric's sendmsg: one system call and no
+                    // lone header segment ahead of the payload (TCP_NODELAY would send it on its own)
+                    socketWrites++;
+                    e.remaining -= gatherWriter.write(e.bufs, e.addrs, e.bufIndex, e.bufCount);
+                    while (e.bufIndex < e.bufCount && !e.bufs[e.bufIndex].hasRemaining()) {
+                        e.bufIndex++;
+                    }
+                    if (e.bufIndex < e.bufCount) {
+                        writeBlocked = true;
+                        return work;
+                    }
+                }
+                // otherwise one buffer per write: NIO's gathering write allocates for buffers of
+                // segments
                 while (e.bufIndex < e.bufCount) {
                     ByteBuffer b = e.bufs[e.bufIndex];
+                    socketWrites++;
                     e.remaining -= ch.write(b);
                     if (b.hasRemaining()) {
                         writeBlocked = true;
@@ -483,6 +504,43 @@ final class TcpConnection {
             fail(Errno.ECONNRESET, "send failed: " + ex.getMessage());
         }
         return work;
+    }
+
+    /**
+     * Fills {@code e.addrs} with the native address of each buffer's position; false when one has none (a
+     * heap or private view, closed memory) or no descriptor-level writer exists, so the entry goes out
+     * through NIO one buffer at a time.
+     */
+    private boolean gatherAddresses(TxEntry e) {
+        if (gatherWriter == null) {
+            if (gatherTried) {
+                return false;
+            }
+            gatherTried = true;
+            gatherWriter = GatherWriter.of(ch, 1 + DataHeader.IOV_LIMIT);
+            if (gatherWriter == null) {
+                return false;
+            }
+        }
+        if (e.bufs[0] != e.hdrView) {
+            return false;
+        }
+        e.addrs[0] = e.hdr.address() + e.hdrView.position();
+        for (int k = 1; k < e.bufCount; k++) {
+            ByteBuffer b = e.bufs[k];
+            long addr = 0;
+            for (SegmentView sv : e.views) {
+                if (sv.owns(b)) {
+                    addr = sv.address();
+                    break;
+                }
+            }
+            if (addr == 0) {
+                return false;
+            }
+            e.addrs[k] = addr;
+        }
+        return true;
     }
 
     /** Copies header and payload into the staging buffer when they fit, so they leave in one write. */
@@ -945,6 +1003,11 @@ final class TcpConnection {
                 // cancelled key: the connection is closing
             }
         }
+    }
+
+    /** Data-path write(2)/writev(2) calls so far. */
+    long socketWrites() {
+        return socketWrites;
     }
 
     /** Data-path read(2) calls so far. */

@@ -29,6 +29,9 @@ final class TcpParams {
             "before reading a socket that the last read drained, ask its own epoll set whether data came (a"
                     + " spinning poll then costs an epoll_wait instead of a failing read that takes the socket lock);"
                     + " off: every poll reads");
+    static final ProviderParams.BoolParam GATHER_WRITE = PARAMS.bool("gather_write", true,
+            "send a frame's header and payload in one gathering write (as libfabric's sendmsg); off: one write"
+                    + " per buffer");
     static final ProviderParams.LongParam TX_SIZE = PARAMS.size("tx_size", 256,
             "default transmit queue depth per endpoint");
     static final ProviderParams.LongParam RX_SIZE = PARAMS.size("rx_size", 256,

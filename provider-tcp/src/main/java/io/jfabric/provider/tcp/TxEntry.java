@@ -35,8 +35,10 @@ final class TxEntry {
     final ByteBuffer[] bufs = new ByteBuffer[1 + DataHeader.IOV_LIMIT];
     final SegmentView[] views = new SegmentView[DataHeader.IOV_LIMIT];
     int bufCount;
-    /** The buffer being written: buffers go out one write at a time (see TcpConnection#progressTx). */
+    /** The first buffer not yet fully written. */
     int bufIndex;
+    /** Native address of each buffer's position, for a gathering writev (TcpConnection#gatherAddresses). */
+    final long[] addrs = new long[1 + DataHeader.IOV_LIMIT];
     long remaining;
 
     /** Local buffers a read response scatters into. */

@@ -65,24 +65,32 @@ final class UserTimeout {
         }
     }
 
-    /** The descriptor of {@code ch} in this process, or -1. */
+    /**
+     * The descriptor of {@code ch} in this process, or -1 when none or more than one of this process's
+     * sockets has its port pair (rows are matched on ports only, so an ambiguous match is refused: a wrong
+     * descriptor would put data on another connection).
+     */
     static int descriptorOf(SocketChannel ch) throws IOException {
         int local = ((InetSocketAddress) ch.getLocalAddress()).getPort();
         int remote = ((InetSocketAddress) ch.getRemoteAddress()).getPort();
         String suffix = String.format(":%04X", local);
         String remoteSuffix = String.format(":%04X", remote);
+        int found = -1;
         for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
             for (String line : Files.readAllLines(Path.of(table))) {
                 String[] f = line.trim().split("\\s+");
                 if (f.length > 9 && f[1].endsWith(suffix) && f[2].endsWith(remoteSuffix)) {
                     int fd = fdOfSocket(f[9]);
                     if (fd >= 0) {
-                        return fd;
+                        if (found >= 0 && found != fd) {
+                            return -1;
+                        }
+                        found = fd;
                     }
                 }
             }
         }
-        return -1;
+        return found;
     }
 
     private static int fdOfSocket(String inode) throws IOException {

@@ -51,6 +51,11 @@ final class ViewCache {
         return view[slot];
     }
 
+    /** Address of the slot's memory, or 0 when its segment was closed (the memory may be gone). */
+    long liveAddress(int slot) {
+        return segment[slot].scope().isAlive() ? address[slot] : 0;
+    }
+
     void giveBack(int slot) {
         lent[slot] = false;
     }
