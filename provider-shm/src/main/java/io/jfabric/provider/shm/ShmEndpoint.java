@@ -114,7 +114,15 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private Peer lastSenderPeer;
 
     private long lastLivenessScan;
+    /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
     private long blockedSince;
+    /**
+     * How long the head has been seen blocked while this endpoint was polling: the gaps between two checks
+     * count at most {@link #BLOCKED_GAP_CAP} each, so a consumer that was itself descheduled or paused (GC,
+     * a loaded machine) does not mistake a live sender that was preempted mid-record for a dead one.
+     */
+    private long blockedFor;
+    private static final long BLOCKED_GAP_CAP = TimeUnit.MILLISECONDS.toNanos(1);
     /**
      * Empty polls since the start; a stuck head (a sender that died mid-record) is looked for only every
      * {@link #HEAD_CHECK_EVERY} of them, because the check reads the ring's tail, a line every producer
@@ -432,18 +440,22 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.INLINE, Wire.HEADER + len);
-        if (at == MpscRing.FULL) {
+        int recordLength = Wire.HEADER + len;
+        long position = r.claim(recordLength);
+        if (position == MpscRing.FULL) {
             cancelDeferred(op);
             return full(peer);
         }
+        long at = r.payloadOffset(position);
         MemorySegment s = r.buffer();
-        writeHeader(s, at, tag, data, wflags, len, 0, 0);
+        // the payload first, then the command header and the ring header right behind it: the record's first
+        // line, which the receiver polls, is written in one burst with the position last (MpscRing.claim)
         MemorySegment.copy(buf, 0, s, at + Wire.HEADER, len);
+        writeHeader(s, at, tag, data, wflags, len, 0, 0);
         if (op != null) {
-            deferUntilConsumed(op, peer, r.endPosition(at), context, txFlags(tagged), len);
+            deferUntilConsumed(op, peer, MpscRing.endOf(position, recordLength), context, txFlags(tagged), len);
         }
-        r.commit(at);
+        r.publish(position, Wire.INLINE, recordLength);
         peer.doorbell.ring();
         return 0;
     }
@@ -805,8 +817,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                     now = System.nanoTime();
                 }
                 if (blockedSince == 0) {
-                    blockedSince = now;
-                } else if (now - blockedSince > UNBLOCK_AFTER) {
+                    blockedFor = 0;
+                } else {
+                    blockedFor += Math.min(now - blockedSince, BLOCKED_GAP_CAP);
+                }
+                blockedSince = now;
+                if (blockedFor > UNBLOCK_AFTER) {
                     // a sender died between claiming ring space and committing it: skip its record
                     if (ring.unblock()) {
                         LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
