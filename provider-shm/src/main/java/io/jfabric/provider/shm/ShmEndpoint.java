@@ -54,6 +54,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private static final long LIVENESS_INTERVAL = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long UNBLOCK_AFTER = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int READ_BATCH = 64;
+    /** Ring payload lengths of the fixed-size commands, padded to whole cache lines (Wire.recordPayload). */
+    private static final int COMMAND_RECORD = Wire.recordPayload(Wire.HEADER);
+    private static final int RMA_RECORD = Wire.recordPayload(Wire.RMA_HEADER);
     private static final int ACK_QUEUE = 1024;
     private static final long DEFERRED_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
@@ -440,7 +443,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        int recordLength = Wire.HEADER + len;
+        int recordLength = Wire.recordPayload(Wire.INLINE_HEADER + len);
         long position = r.claim(recordLength);
         if (position == MpscRing.FULL) {
             cancelDeferred(op);
@@ -450,8 +453,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         MemorySegment s = r.buffer();
         // the payload first, then the command header and the ring header right behind it: the record's first
         // line, which the receiver polls, is written in one burst with the position last (MpscRing.claim)
-        MemorySegment.copy(buf, 0, s, at + Wire.HEADER, len);
-        writeHeader(s, at, tag, data, wflags, len, 0, 0);
+        MemorySegment.copy(buf, 0, s, at + Wire.INLINE_HEADER, len);
+        Wire.putLong(s, at + Wire.SENDER, senderId);
+        Wire.putLong(s, at + Wire.TAG, tag);
+        Wire.putLong(s, at + Wire.DATA, data);
+        Wire.putInt(s, at + Wire.FLAGS, wflags);
+        Wire.putInt(s, at + Wire.INLINE_LENGTH, len);
         if (op != null) {
             deferUntilConsumed(op, peer, MpscRing.endOf(position, recordLength), context, txFlags(tagged), len);
         }
@@ -473,7 +480,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.BOUNCE, Wire.HEADER);
+        long at = r.tryClaim(Wire.BOUNCE, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             pool.release(slot);
             cancelDeferred(op);
@@ -559,7 +566,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(pull ? Wire.RTS : Wire.CMA, Wire.HEADER);
+        long at = r.tryClaim(pull ? Wire.RTS : Wire.CMA, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             pending.release(op);
             if (complete) {
@@ -665,7 +672,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                 return -Errno.EAGAIN;
             }
             MpscRing r = peer.ring;
-            long at = r.tryClaim(type, Wire.RMA_HEADER);
+            long at = r.tryClaim(type, RMA_RECORD);
             if (at == MpscRing.FULL) {
                 pending.release(op);
                 if (complete) {
@@ -871,7 +878,13 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                 }
                 return onData(s, at, length);
             }
-            case Wire.INLINE, Wire.BOUNCE, Wire.CMA, Wire.RTS -> {
+            case Wire.INLINE -> {
+                if (length < Wire.INLINE_HEADER) {
+                    return dropCorrupt(type, length);
+                }
+                return onMessage(type, s, at, length);
+            }
+            case Wire.BOUNCE, Wire.CMA, Wire.RTS -> {
                 if (length < Wire.HEADER) {
                     return dropCorrupt(type, length);
                 }
@@ -931,7 +944,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private boolean onMessage(int type, MemorySegment s, long at, int length) {
         long sender = Wire.getLong(s, at + Wire.SENDER);
         int wflags = Wire.getInt(s, at + Wire.FLAGS);
-        long len = Wire.getLong(s, at + Wire.LENGTH);
+        long len = type == Wire.INLINE ? Wire.getInt(s, at + Wire.INLINE_LENGTH) : Wire.getLong(s, at + Wire.LENGTH);
         long tag = Wire.getLong(s, at + Wire.TAG);
         boolean tagged = (wflags & Wire.FLAG_TAGGED) != 0;
         if (!tagged) {
@@ -939,7 +952,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         }
         Peer peer = type == Wire.INLINE ? null : sender(sender);
         // validate sizes against what the protocol allows before touching any memory
-        if (len < 0 || (type == Wire.INLINE && len != length - Wire.HEADER)
+        if (len < 0 || (type == Wire.INLINE && len > length - Wire.INLINE_HEADER)
                 || (type == Wire.BOUNCE && (len > slotSize || peer == null || !validSlot(peer, s, at)))
                 || ((type == Wire.CMA || type == Wire.RTS) && peer == null)) {
             if (type == Wire.BOUNCE && peer != null && validSlot(peer, s, at)) {
@@ -979,7 +992,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private int copyIn(int type, MemorySegment s, long at, Peer peer, MemorySegment dst, long offset, long n) {
         switch (type) {
             case Wire.INLINE -> {
-                MemorySegment.copy(s, at + Wire.HEADER, dst, offset, n);
+                MemorySegment.copy(s, at + Wire.INLINE_HEADER, dst, offset, n);
                 return 0;
             }
             case Wire.BOUNCE -> {
@@ -1070,8 +1083,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         u.payload = m;
         m.type = type;
         m.peer = peer;
-        m.opId = Wire.getLong(s, at + Wire.OP_ID);
-        m.remoteAddress = Wire.getLong(s, at + Wire.ADDRESS);
+        boolean inline = type == Wire.INLINE; // the short header has no op id or address
+        m.opId = inline ? 0 : Wire.getLong(s, at + Wire.OP_ID);
+        m.remoteAddress = inline ? 0 : Wire.getLong(s, at + Wire.ADDRESS);
         if (type != Wire.CMA && type != Wire.RTS) {
             copyIn(type, s, at, peer, m.buffer, 0, len); // frees the ring record and the bounce slot now
         }
@@ -1149,7 +1163,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         while (p.requested < p.wanted && p.outstanding < PULL_WINDOW) {
             long chunk = Math.min(slotSize, p.wanted - p.requested);
             MpscRing r = p.peer.ring;
-            long at = r.tryClaim(Wire.PULL, Wire.HEADER);
+            long at = r.tryClaim(Wire.PULL, COMMAND_RECORD);
             if (at == MpscRing.FULL) {
                 p.pullBlocked = true;
                 return;
@@ -1202,7 +1216,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return false;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.CHUNK, Wire.HEADER);
+        long at = r.tryClaim(Wire.CHUNK, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             pool.release(slot);
             return false;
@@ -1347,7 +1361,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return true; // nobody to tell
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.ACK, Wire.HEADER);
+        long at = r.tryClaim(Wire.ACK, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             return false;
         }
