@@ -54,8 +54,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * FI_THREAD_SAFE with writes from application threads); pass {@code multiReader = true} for
  * FI_THREAD_SAFE, where several application threads may read one CQ. Each flag adds one uncontended
  * lock on that side only. Pass {@code serialized = true} when every write and every read happens inside
- * calls the application already serialises (FI_THREAD_DOMAIN or FI_THREAD_COMPLETION with manual
- * progress: completions are written by the reader's own progress or by its posting calls): the tail is
+ * calls the application already serialises (FI_THREAD_DOMAIN with manual progress: completions are
+ * written by the reader's own progress or by its posting calls): the tail is
  * then published with a release store instead of a volatile one (no fence on x86) and the slot count is
  * kept without atomic instructions, which saves three locked instructions per completion.
  */
