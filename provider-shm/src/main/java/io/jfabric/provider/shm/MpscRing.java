@@ -104,8 +104,35 @@ public final class MpscRing {
      * @throws IllegalArgumentException if the payload exceeds {@link #maxPayloadLength()} or the type is padding
      */
     public long tryClaim(int type, int payloadLength) {
-        if (type == PADDING_TYPE || payloadLength < 0 || payloadLength > maxPayload) {
+        if (type == PADDING_TYPE) {
             throw new IllegalArgumentException("bad record type " + type + " or length " + payloadLength);
+        }
+        long position = claim(payloadLength);
+        if (position == FULL) {
+            return FULL;
+        }
+        int index = (int) position & mask;
+        writeHeader(index, -(HEADER_LENGTH + payloadLength), type, position);
+        return index + HEADER_LENGTH;
+    }
+
+    /**
+     * Claims space for a record of {@code payloadLength} bytes and writes nothing into it (a padding record
+     * at the wrap excepted): the producer fills the payload at {@link #payloadOffset} and then
+     * {@link #publish}es, which writes the whole header in one go with the position last. Unlike
+     * {@link #tryClaim}, the line the consumer polls (the record's first) is then written once, in one
+     * burst, instead of once at the claim and again at the commit: a consumer spinning on it pulls it
+     * across only when the record is complete (one cache-line transfer fewer per message, and none of
+     * the producer's stores to that line waits for the consumer's copy to be invalidated twice).
+     *
+     * <p>A producer that dies between this claim and the publish leaves a header of an earlier lap, which
+     * {@link #unblock()} skips by resynchronising on the next record that carries its own position.
+     *
+     * @return the record's ring position, or {@link #FULL}
+     */
+    public long claim(int payloadLength) {
+        if (payloadLength < 0 || payloadLength > maxPayload) {
+            throw new IllegalArgumentException("bad record length " + payloadLength);
         }
         final int recordLength = HEADER_LENGTH + payloadLength;
         final int required = align(recordLength);
@@ -138,14 +165,32 @@ public final class MpscRing {
             }
         } while (!LONG.compareAndSet(buffer, tailAt, tail, tail + required + padding));
 
-        int index = (int) tail & mask;
         if (padding != 0) {
-            writeHeader(index, padding, PADDING_TYPE, tail);
+            writeHeader((int) tail & mask, padding, PADDING_TYPE, tail);
             tail += padding;
-            index = 0;
         }
-        writeHeader(index, -recordLength, type, tail);
-        return index + HEADER_LENGTH;
+        return tail;
+    }
+
+    /** Where the payload of the record claimed at {@code position} (by {@link #claim}) starts in {@link #buffer()}. */
+    public long payloadOffset(long position) {
+        return ((int) position & mask) + HEADER_LENGTH;
+    }
+
+    /** The ring position just past a record claimed at {@code position} with {@code payloadLength} bytes. */
+    public static long endOf(long position, int payloadLength) {
+        return position + align(HEADER_LENGTH + payloadLength);
+    }
+
+    /**
+     * Publishes a record claimed with {@link #claim} whose payload is written: length and type, then the
+     * position with release, so a consumer that sees the position sees the whole record.
+     */
+    public void publish(long position, int type, int payloadLength) {
+        if (type == PADDING_TYPE) {
+            throw new IllegalArgumentException("records may not use the padding type");
+        }
+        writeHeader((int) position & mask, HEADER_LENGTH + payloadLength, type, position);
     }
 
     private void writeHeader(int index, int length, int type, long position) {

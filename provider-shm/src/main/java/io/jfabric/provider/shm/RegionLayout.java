@@ -23,7 +23,8 @@ package io.jfabric.provider.shm;
 public record RegionLayout(int ringCapacity, int bounceSlotSize, int bounceSlotCount) {
 
     public static final long MAGIC = 0x314D48534241464AL; // "JFABSHM1" in little-endian bytes
-    public static final int VERSION = 1;
+    /** 2: INLINE commands use the short header and records are padded to whole cache lines (Wire). */
+    public static final int VERSION = 2;
     public static final int HEADER_LENGTH = 4096;
     public static final int PAGE = 4096;
 

@@ -10,8 +10,8 @@ final class ShmCompletionQueue extends UtilCompletionQueue {
     private final ShmDomain domain;
 
     ShmCompletionQueue(ShmDomain domain, CqAttr attr, ProgressHook progress, boolean multiWriter,
-                       boolean multiReader) {
-        super(attr, progress, multiWriter, multiReader);
+                       boolean multiReader, boolean serialized) {
+        super(attr, progress, multiWriter, multiReader, DEFAULT_MANUAL_POLL_NANOS, serialized);
         this.domain = domain;
     }
 

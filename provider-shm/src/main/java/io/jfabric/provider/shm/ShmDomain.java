@@ -170,8 +170,10 @@ final class ShmDomain implements Domain, ProgressHook {
         boolean auto = autoProgress();
         acquire();
         try {
-            // completions are written under the domain lock whenever several threads could write them
-            return new ShmCompletionQueue(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe);
+            // completions are written under the domain lock whenever several threads could write them; with
+            // neither (FI_THREAD_DOMAIN, manual progress) the application serialises every write and read
+            return new ShmCompletionQueue(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe,
+                    lock == null);
         } catch (RuntimeException e) {
             release();
             throw e;

@@ -54,6 +54,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private static final long LIVENESS_INTERVAL = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long UNBLOCK_AFTER = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int READ_BATCH = 64;
+    /** Ring payload lengths of the fixed-size commands, padded to whole cache lines (Wire.recordPayload). */
+    private static final int COMMAND_RECORD = Wire.recordPayload(Wire.HEADER);
+    private static final int RMA_RECORD = Wire.recordPayload(Wire.RMA_HEADER);
     private static final int ACK_QUEUE = 1024;
     private static final long DEFERRED_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
@@ -114,7 +117,15 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private Peer lastSenderPeer;
 
     private long lastLivenessScan;
+    /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
     private long blockedSince;
+    /**
+     * How long the head has been seen blocked while this endpoint was polling: the gaps between two checks
+     * count at most {@link #BLOCKED_GAP_CAP} each, so a consumer that was itself descheduled or paused (GC,
+     * a loaded machine) does not mistake a live sender that was preempted mid-record for a dead one.
+     */
+    private long blockedFor;
+    private static final long BLOCKED_GAP_CAP = TimeUnit.MILLISECONDS.toNanos(1);
     /**
      * Empty polls since the start; a stuck head (a sender that died mid-record) is looked for only every
      * {@link #HEAD_CHECK_EVERY} of them, because the check reads the ring's tail, a line every producer
@@ -432,18 +443,26 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.INLINE, Wire.HEADER + len);
-        if (at == MpscRing.FULL) {
+        int recordLength = Wire.recordPayload(Wire.INLINE_HEADER + len);
+        long position = r.claim(recordLength);
+        if (position == MpscRing.FULL) {
             cancelDeferred(op);
             return full(peer);
         }
+        long at = r.payloadOffset(position);
         MemorySegment s = r.buffer();
-        writeHeader(s, at, tag, data, wflags, len, 0, 0);
-        MemorySegment.copy(buf, 0, s, at + Wire.HEADER, len);
+        // the payload first, then the command header and the ring header right behind it: the record's first
+        // line, which the receiver polls, is written in one burst with the position last (MpscRing.claim)
+        MemorySegment.copy(buf, 0, s, at + Wire.INLINE_HEADER, len);
+        Wire.putLong(s, at + Wire.SENDER, senderId);
+        Wire.putLong(s, at + Wire.TAG, tag);
+        Wire.putLong(s, at + Wire.DATA, data);
+        Wire.putInt(s, at + Wire.FLAGS, wflags);
+        Wire.putInt(s, at + Wire.INLINE_LENGTH, len);
         if (op != null) {
-            deferUntilConsumed(op, peer, r.endPosition(at), context, txFlags(tagged), len);
+            deferUntilConsumed(op, peer, MpscRing.endOf(position, recordLength), context, txFlags(tagged), len);
         }
-        r.commit(at);
+        r.publish(position, Wire.INLINE, recordLength);
         peer.doorbell.ring();
         return 0;
     }
@@ -461,7 +480,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.BOUNCE, Wire.HEADER);
+        long at = r.tryClaim(Wire.BOUNCE, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             pool.release(slot);
             cancelDeferred(op);
@@ -547,7 +566,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(pull ? Wire.RTS : Wire.CMA, Wire.HEADER);
+        long at = r.tryClaim(pull ? Wire.RTS : Wire.CMA, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             pending.release(op);
             if (complete) {
@@ -653,7 +672,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                 return -Errno.EAGAIN;
             }
             MpscRing r = peer.ring;
-            long at = r.tryClaim(type, Wire.RMA_HEADER);
+            long at = r.tryClaim(type, RMA_RECORD);
             if (at == MpscRing.FULL) {
                 pending.release(op);
                 if (complete) {
@@ -805,8 +824,12 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                     now = System.nanoTime();
                 }
                 if (blockedSince == 0) {
-                    blockedSince = now;
-                } else if (now - blockedSince > UNBLOCK_AFTER) {
+                    blockedFor = 0;
+                } else {
+                    blockedFor += Math.min(now - blockedSince, BLOCKED_GAP_CAP);
+                }
+                blockedSince = now;
+                if (blockedFor > UNBLOCK_AFTER) {
                     // a sender died between claiming ring space and committing it: skip its record
                     if (ring.unblock()) {
                         LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
@@ -855,7 +878,13 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                 }
                 return onData(s, at, length);
             }
-            case Wire.INLINE, Wire.BOUNCE, Wire.CMA, Wire.RTS -> {
+            case Wire.INLINE -> {
+                if (length < Wire.INLINE_HEADER) {
+                    return dropCorrupt(type, length);
+                }
+                return onMessage(type, s, at, length);
+            }
+            case Wire.BOUNCE, Wire.CMA, Wire.RTS -> {
                 if (length < Wire.HEADER) {
                     return dropCorrupt(type, length);
                 }
@@ -915,7 +944,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private boolean onMessage(int type, MemorySegment s, long at, int length) {
         long sender = Wire.getLong(s, at + Wire.SENDER);
         int wflags = Wire.getInt(s, at + Wire.FLAGS);
-        long len = Wire.getLong(s, at + Wire.LENGTH);
+        long len = type == Wire.INLINE ? Wire.getInt(s, at + Wire.INLINE_LENGTH) : Wire.getLong(s, at + Wire.LENGTH);
         long tag = Wire.getLong(s, at + Wire.TAG);
         boolean tagged = (wflags & Wire.FLAG_TAGGED) != 0;
         if (!tagged) {
@@ -923,7 +952,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         }
         Peer peer = type == Wire.INLINE ? null : sender(sender);
         // validate sizes against what the protocol allows before touching any memory
-        if (len < 0 || (type == Wire.INLINE && len != length - Wire.HEADER)
+        if (len < 0 || (type == Wire.INLINE && len > length - Wire.INLINE_HEADER)
                 || (type == Wire.BOUNCE && (len > slotSize || peer == null || !validSlot(peer, s, at)))
                 || ((type == Wire.CMA || type == Wire.RTS) && peer == null)) {
             if (type == Wire.BOUNCE && peer != null && validSlot(peer, s, at)) {
@@ -963,7 +992,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private int copyIn(int type, MemorySegment s, long at, Peer peer, MemorySegment dst, long offset, long n) {
         switch (type) {
             case Wire.INLINE -> {
-                MemorySegment.copy(s, at + Wire.HEADER, dst, offset, n);
+                MemorySegment.copy(s, at + Wire.INLINE_HEADER, dst, offset, n);
                 return 0;
             }
             case Wire.BOUNCE -> {
@@ -1054,8 +1083,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         u.payload = m;
         m.type = type;
         m.peer = peer;
-        m.opId = Wire.getLong(s, at + Wire.OP_ID);
-        m.remoteAddress = Wire.getLong(s, at + Wire.ADDRESS);
+        boolean inline = type == Wire.INLINE; // the short header has no op id or address
+        m.opId = inline ? 0 : Wire.getLong(s, at + Wire.OP_ID);
+        m.remoteAddress = inline ? 0 : Wire.getLong(s, at + Wire.ADDRESS);
         if (type != Wire.CMA && type != Wire.RTS) {
             copyIn(type, s, at, peer, m.buffer, 0, len); // frees the ring record and the bounce slot now
         }
@@ -1133,7 +1163,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         while (p.requested < p.wanted && p.outstanding < PULL_WINDOW) {
             long chunk = Math.min(slotSize, p.wanted - p.requested);
             MpscRing r = p.peer.ring;
-            long at = r.tryClaim(Wire.PULL, Wire.HEADER);
+            long at = r.tryClaim(Wire.PULL, COMMAND_RECORD);
             if (at == MpscRing.FULL) {
                 p.pullBlocked = true;
                 return;
@@ -1186,7 +1216,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return false;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.CHUNK, Wire.HEADER);
+        long at = r.tryClaim(Wire.CHUNK, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             pool.release(slot);
             return false;
@@ -1331,7 +1361,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             return true; // nobody to tell
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(Wire.ACK, Wire.HEADER);
+        long at = r.tryClaim(Wire.ACK, COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             return false;
         }

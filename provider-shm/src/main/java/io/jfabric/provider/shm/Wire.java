@@ -15,8 +15,18 @@ import java.lang.foreign.ValueLayout;
  * 32 long total length       40 long op id (sender's pending operation, echoed in the ACK)
  * 48 long address            (CMA: sender's buffer; BOUNCE: slot index; RMA: target address)
  * 56 long key / address 2    (RMA: key; RMA initiator buffer is in 'address' of the ACK path)
- * 64 ...  inline payload
+ * 64 ...  (nothing for the other commands: INLINE uses the short form below)
  * </pre>
+ *
+ * <p>INLINE commands use a short header so that a 64-byte message and its ring header fill exactly two
+ * cache lines (the receiver pulls two lines per message, not three):
+ * <pre>
+ *  0 long sender id           8 long tag              16 long remote CQ data
+ * 24 int  flags              28 int  payload length  32 ...  payload
+ * </pre>
+ * Every record is padded to a whole number of 64-byte lines ({@link #recordPayload}), so records start
+ * on a line boundary and a record never shares its first line, the one the receiver polls, with the
+ * previous record.
  */
 final class Wire {
 
@@ -46,6 +56,19 @@ final class Wire {
     static final int ADDRESS = 48;
     static final int KEY = 56;
     static final int HEADER = 64;
+
+    /** INLINE: the payload length (int) and where the payload starts. */
+    static final int INLINE_LENGTH = 28;
+    static final int INLINE_HEADER = 32;
+    static final int LINE = 64;
+
+    /**
+     * The ring payload length to claim for a command of {@code commandLength} bytes: padded so that the
+     * record (ring header included) is a whole number of cache lines.
+     */
+    static int recordPayload(int commandLength) {
+        return ((MpscRing.HEADER_LENGTH + commandLength + LINE - 1) & -LINE) - MpscRing.HEADER_LENGTH;
+    }
 
     /** RMA commands carry the target address in ADDRESS, the key in KEY and the initiator buffer here. */
     static final int LOCAL_ADDRESS = 64;

@@ -35,7 +35,7 @@ class ShmRobustnessTest {
                 Wire.putLong(ring.buffer(), at + Wire.ADDRESS, 1L << 40);
                 ring.commit(at);
                 at = ring.tryClaim(Wire.INLINE, Wire.HEADER + 8); // claims more bytes than it carries
-                Wire.putLong(ring.buffer(), at + Wire.LENGTH, 1 << 30);
+                Wire.putInt(ring.buffer(), at + Wire.INLINE_LENGTH, 1 << 30);
                 ring.commit(at);
                 at = ring.tryClaim(Wire.ACK, 4); // too short to be an ACK
                 ring.commit(at);
