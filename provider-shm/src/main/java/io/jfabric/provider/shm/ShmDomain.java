@@ -83,7 +83,9 @@ final class ShmDomain implements Domain, ProgressHook {
         this.directory = Path.of(ShmParams.DIRECTORY.get());
         this.layout = ShmParams.layout();
         this.cmaAllowed = !ShmParams.DISABLE_CMA.get();
-        this.inlineSize = (int) Math.min(ShmParams.INLINE_SIZE.get(), layout.ringCapacity() / 8 - 128);
+        // never more than a bounce slot: a receiver keeps an unexpected inline message in a slot-sized buffer
+        this.inlineSize = (int) Math.min(Math.min(ShmParams.INLINE_SIZE.get(), layout.ringCapacity() / 8 - 128),
+                layout.bounceSlotSize());
         this.unexpectedLimit = ShmParams.UNEXPECTED.get();
         boolean auto = info.domainAttr != null && info.domainAttr.dataProgress == Progress.AUTO;
         Threading threading = info.domainAttr == null || info.domainAttr.threading == null

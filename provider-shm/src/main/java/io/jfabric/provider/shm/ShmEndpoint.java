@@ -952,7 +952,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         }
         Peer peer = type == Wire.INLINE ? null : sender(sender);
         // validate sizes against what the protocol allows before touching any memory
-        if (len < 0 || (type == Wire.INLINE && len > length - Wire.INLINE_HEADER)
+        // an inline record may be as long as the ring allows, but no honest sender inlines more than a bounce
+        // slot, which is what an unexpected message's buffer holds
+        if (len < 0 || (type == Wire.INLINE && (len > length - Wire.INLINE_HEADER || len > slotSize))
                 || (type == Wire.BOUNCE && (len > slotSize || peer == null || !validSlot(peer, s, at)))
                 || ((type == Wire.CMA || type == Wire.RTS) && peer == null)) {
             if (type == Wire.BOUNCE && peer != null && validSlot(peer, s, at)) {
