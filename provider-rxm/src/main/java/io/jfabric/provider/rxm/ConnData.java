@@ -18,6 +18,8 @@ final class ConnData {
     RecvEntry rndvWait;
     int postedUntagged;
     int postedTagged;
+    /** Buffers of each kind this connection keeps posted now: starts small, doubles each time it runs dry. */
+    int rxWant;
     /** Whether an operation got EAGAIN while this connection was being set up (and the kind it was). */
     boolean waiting;
     boolean waitingTagged;

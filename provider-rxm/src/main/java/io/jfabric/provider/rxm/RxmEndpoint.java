@@ -60,6 +60,8 @@ import java.util.List;
 final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("ofi_rxm");
     private static final int BATCH = 32;
+    /** Receive buffers of each kind a new connection starts with (see {@link #prepostReceives}). */
+    static final int RX_INITIAL = 2;
     private static final long PID = ProcessHandle.current().pid();
 
     final RxmDomain domain;
@@ -455,21 +457,33 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         return fi;
     }
 
-    /** Called by the adapter while opening a core endpoint for {@code c}. */
+    /**
+     * Called by the adapter while opening a core endpoint for {@code c}: posts the first {@link #RX_INITIAL}
+     * buffers of each kind. A connection that runs dry gets more (up to msg_rx_size), so an endpoint with
+     * thousands of mostly idle peers holds a few buffers per peer, not msg_rx_size of them: each posted
+     * buffer costs eager_limit bytes and a slot of the core CQ, which would otherwise run out after
+     * capacity / (2 x msg_rx_size) connections and leave every later one with nothing posted.
+     */
     void prepostReceives(RxmConnection<Endpoint> c, Endpoint core) {
         ConnData cd = data(c);
         cd.postedTagged = 0;
         cd.postedUntagged = 0;
-        for (int i = 0; i < rxTarget; i++) {
-            if (!postRx(c, cd, core, false)) {
-                break;
-            }
-        }
+        cd.rxWant = Math.min(RX_INITIAL, rxTarget);
+        fill(c, cd, core, false);
         if (dynRbuf) {
-            for (int i = 0; i < rxTarget; i++) {
-                if (!postRx(c, cd, core, true)) {
-                    break;
-                }
+            fill(c, cd, core, true);
+        }
+    }
+
+    /**
+     * Posts pool buffers of one kind on {@code c} until it has its current want; when the unexpected bound
+     * or the core (a full rx queue or CQ) stops it, a later progress call tops up again.
+     */
+    private void fill(RxmConnection<Endpoint> c, ConnData cd, Endpoint core, boolean tagged) {
+        while ((tagged ? cd.postedTagged : cd.postedUntagged) < cd.rxWant) {
+            if (unexpBuffers >= params.unexpectedLimit() || !postRx(c, cd, core, tagged)) {
+                needTopUp = true;
+                return;
             }
         }
     }
@@ -537,6 +551,10 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             needTopUp = true;
             return;
         }
+        if ((rx.tagged ? cd.postedTagged : cd.postedUntagged) >= cd.rxWant) {
+            freeRx(rx); // a replacement was posted while this buffer held an unexpected message
+            return;
+        }
         int rc = rx.tagged ? core.trecv(rx.mem, rx.mr, 0, 0, -1L, rx) : core.recv(rx.mem, rx.mr, 0, rx);
         if (rc != 0) {
             freeRx(rx);
@@ -555,17 +573,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         for (RxmConnection<Endpoint> c : cm.open()) {
             Endpoint core = c.ep();
             ConnData cd = data(c);
-            while (cd.postedUntagged < rxTarget && unexpBuffers < params.unexpectedLimit()) {
-                if (!postRx(c, cd, core, false)) {
-                    needTopUp = true;
-                    break;
-                }
-            }
-            while (dynRbuf && cd.postedTagged < rxTarget && unexpBuffers < params.unexpectedLimit()) {
-                if (!postRx(c, cd, core, true)) {
-                    needTopUp = true;
-                    break;
-                }
+            fill(c, cd, core, false);
+            if (dynRbuf) {
+                fill(c, cd, core, true);
             }
         }
     }
@@ -1575,10 +1585,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             rx.orphan = true;
             return;
         }
-        if (rx.tagged) {
-            cd.postedTagged--;
-        } else {
-            cd.postedUntagged--;
+        if ((rx.tagged ? --cd.postedTagged : --cd.postedUntagged) == 0 && cd.rxWant < rxTarget) {
+            cd.rxWant = Math.min(rxTarget, cd.rxWant * 2); // the peer sends faster than we repost: post more
         }
         if ((rx.coreFlags & OpFlags.REMOTE_WRITE) != 0) {
             // a core that delivers remote CQ data into a posted receive (verbs, FI_RX_CQ_DATA): the peer's
@@ -1651,8 +1659,13 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 return;
             }
         }
+        boolean tagged = rx.tagged;
+        Endpoint core = rx.coreEp;
         if (!keep) {
             repost(rx);
+        }
+        if (c.ep() == core) {
+            fill(c, cd, core, tagged); // a buffer kept for an unexpected message is replaced
         }
     }
 
