@@ -62,6 +62,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     private static final int BATCH = 32;
     /** Receive buffers of each kind a new connection starts with (see {@link #prepostReceives}). */
     static final int RX_INITIAL = 2;
+    /** Capacity of the core EQ: connection events of this many peers may be queued before rxm reads them. */
+    static final int CORE_EQ_SIZE = 16384;
     private static final long PID = ProcessHandle.current().pid();
 
     final RxmDomain domain;
@@ -177,7 +179,11 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         CompletionQueue cq = null;
         PassiveEndpoint p = null;
         try {
-            eq = domain.fabric.core.openEq(EqAttr.defaults());
+            // one CONNREQ or CONNECTED per peer may be queued at once: room for a crowd (the queue holds only
+            // what is queued, so the size costs nothing until used)
+            EqAttr eqAttr = EqAttr.defaults();
+            eqAttr.size = CORE_EQ_SIZE;
+            eq = domain.fabric.core.openEq(eqAttr);
             cq = domain.core.openCq(CqAttr.of(CqFormat.TAGGED, 16384));
             FabricInfo pepInfo = core.copy();
             if (info.srcAddr != null) {
@@ -1482,7 +1488,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         e.tagged = tagged;
         e.multi = multi;
         RecvQueue q = tagged ? trecvQ : recvQ;
-        progress();
+        if (q.unexpCount == 0) {
+            progress(); // land what already arrived, so it can match now; with a backlog queued it can anyway
+        }
         while (true) {
             Unexpected u = q.findUnexpected(filter, tag, e.ignore);
             if (u == null) {
