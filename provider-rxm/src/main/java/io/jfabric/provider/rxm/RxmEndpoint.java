@@ -657,6 +657,25 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             u = next;
         }
         cd.activeUnexp = null;
+        dropStaleRendezvous(recvQ, cd);
+        dropStaleRendezvous(trecvQ, cd);
+    }
+
+    /**
+     * Unexpected rendezvous requests that came over a connection now gone: their data stays at the sender,
+     * whose send failed with the connection and will be sent again, so they can never be received. Dropped
+     * here, not matched later: a receive that took one failed with ECONNRESET for a message nobody lost, and
+     * a failed receive reposted took the next stale one (a survivor's whole window failed over and over).
+     */
+    private void dropStaleRendezvous(RecvQueue q, ConnData cd) {
+        for (Unexpected u = q.unexpHead; u != null; ) {
+            Unexpected next = u.next;
+            if (u.cd == cd && u.kind == Unexpected.RNDV && u.generation != cd.generation && u.claimedBy == null) {
+                q.removeUnexpected(u);
+                releaseUnexpected(u);
+            }
+            u = next;
+        }
     }
 
     // =========================================================================================
