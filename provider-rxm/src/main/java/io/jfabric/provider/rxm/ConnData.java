@@ -20,6 +20,9 @@ final class ConnData {
     int postedTagged;
     /** Buffers of each kind this connection keeps posted now: starts small, doubles each time it runs dry. */
     int rxWant;
+    /** Buffers of each kind kept past their completion (unexpected messages, rendezvous requests). */
+    int heldUntagged;
+    int heldTagged;
     /** Whether an operation got EAGAIN while this connection was being set up (and the kind it was). */
     boolean waiting;
     boolean waitingTagged;

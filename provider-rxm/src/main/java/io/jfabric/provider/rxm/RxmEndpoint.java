@@ -474,6 +474,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         ConnData cd = data(c);
         cd.postedTagged = 0;
         cd.postedUntagged = 0;
+        cd.heldTagged = 0;
+        cd.heldUntagged = 0;
         cd.rxWant = Math.min(RX_INITIAL, rxTarget);
         fill(c, cd, core, false);
         if (dynRbuf) {
@@ -486,7 +488,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
      * or the core (a full rx queue or CQ) stops it, a later progress call tops up again.
      */
     private void fill(RxmConnection<Endpoint> c, ConnData cd, Endpoint core, boolean tagged) {
-        while ((tagged ? cd.postedTagged : cd.postedUntagged) < cd.rxWant) {
+        while ((tagged ? cd.postedTagged : cd.postedUntagged) < cd.rxWant
+                && (tagged ? cd.postedTagged + cd.heldTagged : cd.postedUntagged + cd.heldUntagged) < rxTarget) {
             if (unexpBuffers >= params.unexpectedLimit() || !postRx(c, cd, core, tagged)) {
                 needTopUp = true;
                 return;
@@ -531,6 +534,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     }
 
     private void freeRx(RxBuf rx) {
+        unhold(rx);
         rx.conn = null;
         rx.cd = null;
         rx.coreEp = null;
@@ -543,8 +547,38 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
+    /**
+     * A buffer kept past its completion (an unexpected message, a rendezvous request being read) counts
+     * against its connection's msg_rx_size until it comes back: a slow receiver's peer is held to that many
+     * messages, after which the core's flow control pushes back on it.
+     */
+    private static void hold(RxBuf rx, ConnData cd) {
+        rx.held = true;
+        if (rx.tagged) {
+            cd.heldTagged++;
+        } else {
+            cd.heldUntagged++;
+        }
+    }
+
+    private static void unhold(RxBuf rx) {
+        if (!rx.held) {
+            return;
+        }
+        rx.held = false;
+        ConnData cd = rx.cd;
+        if (cd != null && rx.generation == cd.generation) {
+            if (rx.tagged) {
+                cd.heldTagged--;
+            } else {
+                cd.heldUntagged--;
+            }
+        }
+    }
+
     /** Gives a receive buffer back to its connection, or to the pool when the connection is gone or we are over the unexpected bound. */
     private void repost(RxBuf rx) {
+        unhold(rx);
         RxmConnection<Endpoint> c = rx.conn;
         ConnData cd = rx.cd;
         Endpoint core = c == null ? null : c.ep();
@@ -604,6 +638,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         cd.generation++;
         cd.postedTagged = 0;
         cd.postedUntagged = 0;
+        cd.heldTagged = 0;
+        cd.heldUntagged = 0;
         LOG.log(System.Logger.Level.DEBUG, "connection closed ({0}): {1}", Errno.name(errno), c);
         boolean report = errno != Errno.ECANCELED;
         if (!cd.everConnected && report) {
@@ -1690,6 +1726,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         Endpoint core = rx.coreEp;
         if (!keep) {
             repost(rx);
+        } else {
+            hold(rx, cd);
         }
         if (c.ep() == core) {
             fill(c, cd, core, tagged); // a buffer kept for an unexpected message is replaced
