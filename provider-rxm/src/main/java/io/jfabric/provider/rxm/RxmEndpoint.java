@@ -490,8 +490,19 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     private void fill(RxmConnection<Endpoint> c, ConnData cd, Endpoint core, boolean tagged) {
         while ((tagged ? cd.postedTagged : cd.postedUntagged) < cd.rxWant
                 && (tagged ? cd.postedTagged + cd.heldTagged : cd.postedUntagged + cd.heldUntagged) < rxTarget) {
-            if (unexpBuffers >= params.unexpectedLimit() || !postRx(c, cd, core, tagged)) {
+            if (unexpBuffers >= params.unexpectedLimit()) {
                 needTopUp = true;
+                return;
+            }
+            if (!postRx(c, cd, core, tagged)) {
+                int posted = tagged ? cd.postedTagged : cd.postedUntagged;
+                if (posted > 0) {
+                    // the core holds no more (its rx size or CQ): keep what it took instead of retrying on
+                    // every progress call
+                    cd.rxWant = posted;
+                } else {
+                    needTopUp = true; // nothing posted: the connection would stall, so retry until it takes one
+                }
                 return;
             }
         }
@@ -1543,9 +1554,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         e.tagged = tagged;
         e.multi = multi;
         RecvQueue q = tagged ? trecvQ : recvQ;
-        if (q.unexpCount == 0) {
-            progress(); // land what already arrived, so it can match now; with a backlog queued it can anyway
-        }
+        progress();
         while (true) {
             Unexpected u = q.findUnexpected(filter, tag, e.ignore);
             if (u == null) {
