@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * bind (a peer in a network namespace), and {@code delay=<ms>}, a pause after each message a sink receives (a
  * slow consumer keeps the sender's window in flight), and {@code survive}: a sink reposts a receive that failed
  * (a connection lost under it) and waits for the sender to resend, as an application of a connectionless
- * endpoint would. Roles:
+ * endpoint would, and {@code lifetime=<ms>}, how long it lives (default {@link #LIFETIME_MS}). Roles:
  * <ul>
  * <li>{@code source}: after "GO", sends {@code count} messages of {@code size} bytes, a window at a time, and
  *     says "SENT count" when all completed successfully;</li>
@@ -46,6 +46,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #LIFETIME_MS}.
  */
 public final class FaultPeer {
+    /** How long a peer lives unless a {@code lifetime=<ms>} option says otherwise. */
     static final long LIFETIME_MS = 60_000;
     static final int WINDOW = 8;
 
@@ -54,23 +55,30 @@ public final class FaultPeer {
     private final Poller poller = new Poller();
     private final Side me;
     private final BlockingQueue<String> commands = new LinkedBlockingQueue<>();
-    private final long deadline = System.nanoTime() + LIFETIME_MS * 1_000_000L;
+    private final long deadline;
     private long delayMs;
     private boolean survive;
 
-    private FaultPeer(FabricCase c) {
+    private FaultPeer(FabricCase c, long lifetimeMs) {
         this.c = c;
+        this.deadline = System.nanoTime() + lifetimeMs * 1_000_000L;
         this.me = new Side("fault-peer", c, dump);
     }
 
     public static void main(String[] args) throws Exception {
-        PeerIo.lifetimeGuard(LIFETIME_MS + 5_000, "fault peer");
+        long lifetimeMs = LIFETIME_MS;
+        for (int i = 4; i < args.length; i++) {
+            if (args[i].startsWith("lifetime=")) {
+                lifetimeMs = Long.parseLong(args[i].substring(9));
+            }
+        }
+        PeerIo.lifetimeGuard(lifetimeMs + 5_000, "fault peer");
         FabricCase c = FabricCases.byId(args[0]);
         String role = args[1];
         int count = Integer.parseInt(args[2]);
         long size = Long.parseLong(args[3]);
         FabricInfo info = c.freshInfo();
-        FaultPeer p = new FaultPeer(c);
+        FaultPeer p = new FaultPeer(c, lifetimeMs);
         long delayMs = 0;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("src=")) {

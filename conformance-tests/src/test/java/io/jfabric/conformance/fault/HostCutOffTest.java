@@ -30,8 +30,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * every pending send fails within that timeout plus {@link #SLACK_MS} (an MSG endpoint also gets FI_SHUTDOWN or
  * an EQ error). Then the link comes back up: over MSG a new connection carries a new stream; over
  * tcp;ofi_rxm the same endpoint's next sends reconnect to the same peer and the stream resumes at the first
- * message that failed, arriving whole and in order (a send may be refused with FI_ECONNREFUSED up to
- * {@link #MAX_REFUSALS} times first, while the peer still holds the dead connection: a known open point). Root only (namespaces); not run with the reason otherwise.
+ * message that failed, arriving whole and in order. Before that, up to {@link #MAX_REFUSALS} reconnects may
+ * fail, each reported once (a send returning FI_ECONNREFUSED, or an error completion without an operation
+ * context, as libfabric's rxm reports a failed connect): right after the link returns, the kernel's
+ * neighbour entry for the peer may still be failed (EHOSTUNREACH). Root only (namespaces); not run with the
+ * reason otherwise.
  */
 @Timeout(90)
 class HostCutOffTest {
@@ -81,18 +84,15 @@ class HostCutOffTest {
                 int firstFailed = cutOff(c, me, tx, ns);
                 ns.link(true);
                 if (c.isMsg()) {
-                    Assumptions.assumeTrue(Boolean.getBoolean(OPEN_FINDINGS), () -> "not run: the cut-off part passed"
-                            + " (every send failed within the timeout); the new-connection part is an open finding:"
-                            + " since the merge of session 2's tcp and rxm work, a fresh MSG connection to a fresh"
-                            + " peer in the namespace after the link came back fails with FI_ECONNREFUSED (not yet"
-                            + " traced; it passed before that merge); run with -D" + OPEN_FINDINGS + "=true");
                     newConnectionWorks(c, ns, launcher, arena);
                 } else {
                     Assumptions.assumeTrue(Boolean.getBoolean(OPEN_FINDINGS), () -> "not run: the cut-off part passed"
-                            + " (every send failed within the timeout); the reconnect part is an open finding: after"
-                            + " the link comes back, a send on the new connection is sometimes refused (ECONNREFUSED)"
-                            + " or reset (ECONNRESET) while the peer still holds the dead connection; run with -D"
-                            + OPEN_FINDINGS + "=true");
+                            + " (every send failed within the timeout); the reconnect part is an open finding: the"
+                            + " reconnect itself works (a first connect may fail with EHOSTUNREACH, reported as an"
+                            + " error completion, and the next send reconnects), but 1-2 s and about 16 messages"
+                            + " into the new connection the host side reads an RST (\"Connection reset\") while the"
+                            + " peer's provider logs no end of that connection (traced with FI_LOG_LEVEL=debug; cause"
+                            + " not yet found); run with -D" + OPEN_FINDINGS + "=true");
                     // the same endpoint, the same peer: the next send reconnects, the stream resumes
                     stream(me, tx, firstFailed, COUNT);
                     assertEquals(Integer.toString(COUNT), peer.expect("GOT", BOUND_MS),
@@ -184,6 +184,14 @@ class HostCutOffTest {
                 next++;
             }
             int rc = me.poller.awaitCq(me.side.txCq, ok, err, 10);
+            if (rc == -Errno.EAVAIL && err.context == null && refusals < MAX_REFUSALS
+                    && err.err == Errno.ECONNREFUSED) {
+                // rxm reports a failed connect as an error completion without an operation context (the sends
+                // that got EAGAIN were never accepted); right after the link returns the first connect may
+                // find the neighbour entry still failed (EHOSTUNREACH). The next send reconnects.
+                refusals++;
+                continue;
+            }
             assertTrue(rc != -Errno.EAVAIL, "a send after the link came back failed: " + err);
             if (rc == 1) {
                 done++;

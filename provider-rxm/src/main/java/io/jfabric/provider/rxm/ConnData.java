@@ -18,6 +18,11 @@ final class ConnData {
     RecvEntry rndvWait;
     int postedUntagged;
     int postedTagged;
+    /** Buffers of each kind this connection keeps posted now: starts small, doubles each time it runs dry. */
+    int rxWant;
+    /** Buffers of each kind kept past their completion (unexpected messages, rendezvous requests). */
+    int heldUntagged;
+    int heldTagged;
     /** Whether an operation got EAGAIN while this connection was being set up (and the kind it was). */
     boolean waiting;
     boolean waitingTagged;

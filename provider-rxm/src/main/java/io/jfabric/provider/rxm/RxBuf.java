@@ -32,6 +32,8 @@ final class RxBuf implements CoreCompletion {
     long coreTag;
     long coreData;
     boolean orphan;
+    /** Kept past its completion and counted in its connection's held buffers (see RxmEndpoint#hold). */
+    boolean held;
     RxBuf next;
 
     /** The rendezvous header view after the rxm header, made once (null when the buffer is too small for one). */

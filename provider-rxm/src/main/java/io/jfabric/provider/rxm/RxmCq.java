@@ -26,10 +26,17 @@ final class RxmCq extends UtilCompletionQueue {
             this.lock = lock;
         }
 
+        /**
+         * The queue this hook drives: while it holds completions a read takes the next one without driving
+         * the endpoints again. Each drive polls every core connection, so with thousands of peers a read per
+         * completion that drove them all made draining a backlog quadratic.
+         */
+        private UtilCompletionQueue cq;
+
         @Override
         public int progress() {
             RxmEndpoint[] eps = snapshot;
-            if (eps.length == 0) {
+            if (eps.length == 0 || (cq != null && cq.size() > 0)) {
                 return 0;
             }
             synchronized (lock) {
@@ -48,7 +55,10 @@ final class RxmCq extends UtilCompletionQueue {
     }
 
     static RxmCq open(RxmDomain domain, CqAttr attr) {
-        return new RxmCq(domain, attr, new Hook(domain.lock));
+        Hook hook = new Hook(domain.lock);
+        RxmCq cq = new RxmCq(domain, attr, hook);
+        hook.cq = cq;
+        return cq;
     }
 
     void attach(RxmEndpoint ep) {

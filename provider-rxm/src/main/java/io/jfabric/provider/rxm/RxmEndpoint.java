@@ -60,6 +60,10 @@ import java.util.List;
 final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("ofi_rxm");
     private static final int BATCH = 32;
+    /** Receive buffers of each kind a new connection starts with (see {@link #prepostReceives}). */
+    static final int RX_INITIAL = 2;
+    /** Capacity of the core EQ: connection events of this many peers may be queued before rxm reads them. */
+    static final int CORE_EQ_SIZE = 16384;
     private static final long PID = ProcessHandle.current().pid();
 
     final RxmDomain domain;
@@ -175,7 +179,11 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         CompletionQueue cq = null;
         PassiveEndpoint p = null;
         try {
-            eq = domain.fabric.core.openEq(EqAttr.defaults());
+            // one CONNREQ or CONNECTED per peer may be queued at once: room for a crowd (the queue holds only
+            // what is queued, so the size costs nothing until used)
+            EqAttr eqAttr = EqAttr.defaults();
+            eqAttr.size = CORE_EQ_SIZE;
+            eq = domain.fabric.core.openEq(eqAttr);
             cq = domain.core.openCq(CqAttr.of(CqFormat.TAGGED, 16384));
             FabricInfo pepInfo = core.copy();
             if (info.srcAddr != null) {
@@ -455,21 +463,47 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         return fi;
     }
 
-    /** Called by the adapter while opening a core endpoint for {@code c}. */
+    /**
+     * Called by the adapter while opening a core endpoint for {@code c}: posts the first {@link #RX_INITIAL}
+     * buffers of each kind. A connection that runs dry gets more (up to msg_rx_size), so an endpoint with
+     * thousands of mostly idle peers holds a few buffers per peer, not msg_rx_size of them: each posted
+     * buffer costs eager_limit bytes and a slot of the core CQ, which would otherwise run out after
+     * capacity / (2 x msg_rx_size) connections and leave every later one with nothing posted.
+     */
     void prepostReceives(RxmConnection<Endpoint> c, Endpoint core) {
         ConnData cd = data(c);
         cd.postedTagged = 0;
         cd.postedUntagged = 0;
-        for (int i = 0; i < rxTarget; i++) {
-            if (!postRx(c, cd, core, false)) {
-                break;
-            }
-        }
+        cd.heldTagged = 0;
+        cd.heldUntagged = 0;
+        cd.rxWant = Math.min(RX_INITIAL, rxTarget);
+        fill(c, cd, core, false);
         if (dynRbuf) {
-            for (int i = 0; i < rxTarget; i++) {
-                if (!postRx(c, cd, core, true)) {
-                    break;
+            fill(c, cd, core, true);
+        }
+    }
+
+    /**
+     * Posts pool buffers of one kind on {@code c} until it has its current want; when the unexpected bound
+     * or the core (a full rx queue or CQ) stops it, a later progress call tops up again.
+     */
+    private void fill(RxmConnection<Endpoint> c, ConnData cd, Endpoint core, boolean tagged) {
+        while ((tagged ? cd.postedTagged : cd.postedUntagged) < cd.rxWant
+                && (tagged ? cd.postedTagged + cd.heldTagged : cd.postedUntagged + cd.heldUntagged) < rxTarget) {
+            if (unexpBuffers >= params.unexpectedLimit()) {
+                needTopUp = true;
+                return;
+            }
+            if (!postRx(c, cd, core, tagged)) {
+                int posted = tagged ? cd.postedTagged : cd.postedUntagged;
+                if (posted > 0) {
+                    // the core holds no more (its rx size or CQ): keep what it took instead of retrying on
+                    // every progress call
+                    cd.rxWant = posted;
+                } else {
+                    needTopUp = true; // nothing posted: the connection would stall, so retry until it takes one
                 }
+                return;
             }
         }
     }
@@ -511,6 +545,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     }
 
     private void freeRx(RxBuf rx) {
+        unhold(rx);
         rx.conn = null;
         rx.cd = null;
         rx.coreEp = null;
@@ -523,8 +558,38 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
     }
 
+    /**
+     * A buffer kept past its completion (an unexpected message, a rendezvous request being read) counts
+     * against its connection's msg_rx_size until it comes back: a slow receiver's peer is held to that many
+     * messages, after which the core's flow control pushes back on it.
+     */
+    private static void hold(RxBuf rx, ConnData cd) {
+        rx.held = true;
+        if (rx.tagged) {
+            cd.heldTagged++;
+        } else {
+            cd.heldUntagged++;
+        }
+    }
+
+    private static void unhold(RxBuf rx) {
+        if (!rx.held) {
+            return;
+        }
+        rx.held = false;
+        ConnData cd = rx.cd;
+        if (cd != null && rx.generation == cd.generation) {
+            if (rx.tagged) {
+                cd.heldTagged--;
+            } else {
+                cd.heldUntagged--;
+            }
+        }
+    }
+
     /** Gives a receive buffer back to its connection, or to the pool when the connection is gone or we are over the unexpected bound. */
     private void repost(RxBuf rx) {
+        unhold(rx);
         RxmConnection<Endpoint> c = rx.conn;
         ConnData cd = rx.cd;
         Endpoint core = c == null ? null : c.ep();
@@ -535,6 +600,10 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         if (unexpBuffers >= params.unexpectedLimit()) {
             freeRx(rx);
             needTopUp = true;
+            return;
+        }
+        if ((rx.tagged ? cd.postedTagged : cd.postedUntagged) >= cd.rxWant) {
+            freeRx(rx); // a replacement was posted while this buffer held an unexpected message
             return;
         }
         int rc = rx.tagged ? core.trecv(rx.mem, rx.mr, 0, 0, -1L, rx) : core.recv(rx.mem, rx.mr, 0, rx);
@@ -555,17 +624,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         for (RxmConnection<Endpoint> c : cm.open()) {
             Endpoint core = c.ep();
             ConnData cd = data(c);
-            while (cd.postedUntagged < rxTarget && unexpBuffers < params.unexpectedLimit()) {
-                if (!postRx(c, cd, core, false)) {
-                    needTopUp = true;
-                    break;
-                }
-            }
-            while (dynRbuf && cd.postedTagged < rxTarget && unexpBuffers < params.unexpectedLimit()) {
-                if (!postRx(c, cd, core, true)) {
-                    needTopUp = true;
-                    break;
-                }
+            fill(c, cd, core, false);
+            if (dynRbuf) {
+                fill(c, cd, core, true);
             }
         }
     }
@@ -588,6 +649,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         cd.generation++;
         cd.postedTagged = 0;
         cd.postedUntagged = 0;
+        cd.heldTagged = 0;
+        cd.heldUntagged = 0;
         LOG.log(System.Logger.Level.DEBUG, "connection closed ({0}): {1}", Errno.name(errno), c);
         boolean report = errno != Errno.ECANCELED;
         if (!cd.everConnected && report) {
@@ -641,6 +704,25 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             u = next;
         }
         cd.activeUnexp = null;
+        dropStaleRendezvous(recvQ, cd);
+        dropStaleRendezvous(trecvQ, cd);
+    }
+
+    /**
+     * Unexpected rendezvous requests that came over a connection now gone: their data stays at the sender,
+     * whose send failed with the connection and will be sent again, so they can never be received. Dropped
+     * here, not matched later: a receive that took one failed with ECONNRESET for a message nobody lost, and
+     * a failed receive reposted took the next stale one (a survivor's whole window failed over and over).
+     */
+    private void dropStaleRendezvous(RecvQueue q, ConnData cd) {
+        for (Unexpected u = q.unexpHead; u != null; ) {
+            Unexpected next = u.next;
+            if (u.cd == cd && u.kind == Unexpected.RNDV && u.generation != cd.generation && u.claimedBy == null) {
+                q.removeUnexpected(u);
+                releaseUnexpected(u);
+            }
+            u = next;
+        }
     }
 
     // =========================================================================================
@@ -1575,10 +1657,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             rx.orphan = true;
             return;
         }
-        if (rx.tagged) {
-            cd.postedTagged--;
-        } else {
-            cd.postedUntagged--;
+        if ((rx.tagged ? --cd.postedTagged : --cd.postedUntagged) == 0 && cd.rxWant < rxTarget) {
+            cd.rxWant = Math.min(rxTarget, cd.rxWant * 2); // the peer sends faster than we repost: post more
         }
         if ((rx.coreFlags & OpFlags.REMOTE_WRITE) != 0) {
             // a core that delivers remote CQ data into a posted receive (verbs, FI_RX_CQ_DATA): the peer's
@@ -1651,8 +1731,15 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 return;
             }
         }
+        boolean tagged = rx.tagged;
+        Endpoint core = rx.coreEp;
         if (!keep) {
             repost(rx);
+        } else {
+            hold(rx, cd);
+        }
+        if (c.ep() == core) {
+            fill(c, cd, core, tagged); // a buffer kept for an unexpected message is replaced
         }
     }
 

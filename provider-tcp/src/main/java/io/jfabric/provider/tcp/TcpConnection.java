@@ -93,6 +93,8 @@ final class TcpConnection {
     private boolean rxTagged;
     private long rxTag;
     private RxEntry rxFree;
+    /** Receive entries the rx size still allows beyond those built. */
+    private int rxUnbuilt;
 
     // ---- transmit side
     /** Header and a medium payload are copied here and sent with one write (libfabric's staging sbuf). */
@@ -149,17 +151,10 @@ final class TcpConnection {
         for (int i = 0; i < targetViews.length; i++) {
             targetViews[i] = new SegmentView(viewCache);
         }
-        for (int i = 0; i < txSize + INTERNAL_RESERVE; i++) {
-            TxEntry e = new TxEntry(viewCache);
-            e.next = txFree;
-            txFree = e;
-            txFreeCount++;
-        }
-        for (int i = 0; i < rxSize; i++) {
-            RxEntry e = new RxEntry(viewCache);
-            e.next = rxFree;
-            rxFree = e;
-        }
+        // entries are built on first use and recycled after: a connection that carries little (one of
+        // thousands an rxm endpoint accepts) costs a few entries, not tx_size + rx_size of them
+        txFreeCount = txSize + INTERNAL_RESERVE;
+        rxUnbuilt = rxSize;
     }
 
     SocketChannel channel() {
@@ -288,8 +283,12 @@ final class TcpConnection {
 
     private TxEntry popFree() {
         TxEntry e = txFree;
-        txFree = e.next;
-        e.next = null;
+        if (e == null) {
+            e = new TxEntry(viewCache); // not built yet: txFreeCount counts it
+        } else {
+            txFree = e.next;
+            e.next = null;
+        }
         txFreeCount--;
         return e;
     }
@@ -306,6 +305,9 @@ final class TcpConnection {
         if (e != null) {
             rxFree = e.next;
             e.next = null;
+        } else if (rxUnbuilt > 0) {
+            rxUnbuilt--;
+            e = new RxEntry(viewCache);
         }
         return e;
     }

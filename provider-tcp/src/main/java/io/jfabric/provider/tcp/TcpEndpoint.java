@@ -1067,6 +1067,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
     @Override
     public void connectionEnded(int errno, String reason) {
         state = ENDED;
+        LOG.log(System.Logger.Level.DEBUG, "connection to {0} ended ({1}): {2}", peer, Errno.name(errno), reason);
         if (eq == null) {
             return;
         }

@@ -12,14 +12,20 @@ final class TcpEq extends UtilEventQueue {
     private final TcpFabric fabric;
     final ProgressList progress;
 
-    private TcpEq(TcpFabric fabric, EqAttr attr, ProgressList list) {
-        super(attr, fabric.manualControl() ? new QueueProgress(list, fabric, true) : ProgressHook.NONE);
+    private TcpEq(TcpFabric fabric, EqAttr attr, ProgressList list, QueueProgress hook) {
+        super(attr, hook != null ? hook : ProgressHook.NONE);
         this.fabric = fabric;
         this.progress = list;
     }
 
     static TcpEq open(TcpFabric fabric, EqAttr attr) {
-        return new TcpEq(fabric, attr, new ProgressList());
+        ProgressList list = new ProgressList();
+        QueueProgress hook = fabric.manualControl() ? new QueueProgress(list, fabric, true) : null;
+        TcpEq eq = new TcpEq(fabric, attr, list, hook);
+        if (hook != null) {
+            hook.servesEventsOf(eq);
+        }
+        return eq;
     }
 
     @Override

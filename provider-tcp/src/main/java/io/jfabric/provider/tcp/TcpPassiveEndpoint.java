@@ -46,6 +46,8 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
      */
     private Selector acceptReady;
     private TcpEq eq;
+    /** EQ entries left for CONNECTED/SHUTDOWN events when deciding whether to take another request. */
+    private static final int EQ_HEADROOM = 16;
     private volatile boolean closed;
     private SelectionKey serverKey;
 
@@ -146,10 +148,12 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
         }
         int work = 0;
         try {
-            if (acceptReady.selectNow() > 0) {
+            // a request becomes a CONNREQ the EQ must hold: with the EQ full, connections wait in the kernel's
+            // backlog (their connect is slow, not lost) instead of overrunning it (a lost CONNREQ hangs the peer)
+            if (reading.size() < eqRoom() && acceptReady.selectNow() > 0) {
                 acceptReady.selectedKeys().clear();
                 SocketChannel c;
-                while ((c = server.accept()) != null) {
+                while (reading.size() < eqRoom() && (c = server.accept()) != null) {
                     c.configureBlocking(false);
                     reading.add(new ConnRequest(c));
                     work++;
@@ -170,7 +174,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
                 if (st == 0 && r.ageNanos() > REQUEST_TIMEOUT) {
                     st = -1;
                 }
-                if (st == 0) {
+                if (st == 0 || (st > 0 && eqRoom() == 0)) {
                     continue;
                 }
                 reading.remove(i);
@@ -186,6 +190,11 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             lock.unlock();
         }
         return work;
+    }
+
+    /** Events the bound EQ can still take, keeping a few for the events of accepted endpoints. */
+    private int eqRoom() {
+        return Math.max(0, eq.capacity() - Math.min(EQ_HEADROOM, eq.capacity() / 4) - eq.size());
     }
 
     private void raiseConnreq(ConnRequest r) {
