@@ -437,6 +437,29 @@ public final class TagMatcher {
         return null;
     }
 
+    /**
+     * Gives the queued messages whose source was unknown when they arrived (FI_ADDR_NOTAVAIL: the sender's
+     * address was inserted into the AV after its message came) the fi_addr {@code resolve} finds for them now,
+     * so a directed receive posted after the insert matches them, as libfabric's. Returns how many are still
+     * unknown.
+     */
+    public int resolveUnknownSources(java.util.function.ToLongFunction<Unexpected> resolve) {
+        return resolveUnknownSources(unexpTagged, resolve) + resolveUnknownSources(unexpMsg, resolve);
+    }
+
+    private static int resolveUnknownSources(UnexpList list, java.util.function.ToLongFunction<Unexpected> resolve) {
+        int unknown = 0;
+        for (Unexpected u = list.head; u != null; u = u.next) {
+            if (u.src == Fabrics.ADDR_NOTAVAIL) {
+                u.src = resolve.applyAsLong(u);
+                if (u.src == Fabrics.ADDR_NOTAVAIL) {
+                    unknown++;
+                }
+            }
+        }
+        return unknown;
+    }
+
     /** Unlinks a queued message (FI_DISCARD, or consumed by the provider after a peek). */
     public void removeUnexpected(Unexpected u) {
         if (u.linked) {

@@ -82,6 +82,10 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     private final TagMatcher matcher;
     private final int rxSize;
     private final UnexpectedMessage[] unexpectedPool;
+    /** Queued messages that came before their sender's address was in the AV (at most: some may be gone). */
+    private int unknownSources;
+    private final java.util.function.ToLongFunction<TagMatcher.Unexpected> sourceOfUnexpected =
+            u -> av.addrOfSender(((UnexpectedMessage) u.payload).senderId);
     private int unexpectedPoolFree;
     private final PendingOps pending;
 
@@ -755,6 +759,9 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
             r.tag = tagged ? tag : 0;
             r.ignore = tagged ? ignore : 0;
             r.flags = multi && !tagged ? OpFlags.MULTI_RECV : 0;
+            if (unknownSources > 0 && src != Fabrics.ADDR_UNSPEC) {
+                unknownSources = matcher.resolveUnknownSources(sourceOfUnexpected);
+            }
             // messages that arrived first are delivered now (a multi-receive buffer may take several)
             TagMatcher.Unexpected u;
             while ((u = matcher.takeUnexpected(tagged, r.tag, r.ignore, src)) != null) {
@@ -968,7 +975,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         long srcAddr = av == null ? Fabrics.ADDR_NOTAVAIL : av.addrOfSender(sender);
         TagMatcher.Recv r = matcher.matchPosted(tagged, tag, srcAddr);
         if (r == null) {
-            return queueUnexpected(type, s, at, peer, srcAddr, tagged, tag, wflags, len);
+            return queueUnexpected(type, s, at, peer, sender, srcAddr, tagged, tag, wflags, len);
         }
         long offset = r.consumed;
         long n = Math.min(len, r.length - offset);
@@ -1071,8 +1078,8 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         matcher.free(r);
     }
 
-    private boolean queueUnexpected(int type, MemorySegment s, long at, Peer peer, long srcAddr, boolean tagged,
-                                    long tag, int wflags, long len) {
+    private boolean queueUnexpected(int type, MemorySegment s, long at, Peer peer, long sender, long srcAddr,
+                                    boolean tagged, long tag, int wflags, long len) {
         if (unexpectedPoolFree == 0) {
             return false; // back-pressure: leave it in the ring until a receive is posted
         }
@@ -1083,6 +1090,10 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
         }
         UnexpectedMessage m = unexpectedPool[--unexpectedPoolFree];
         u.payload = m;
+        m.senderId = sender;
+        if (srcAddr == Fabrics.ADDR_NOTAVAIL && av != null) {
+            unknownSources++;
+        }
         m.type = type;
         m.peer = peer;
         boolean inline = type == Wire.INLINE; // the short header has no op id or address

@@ -13,6 +13,8 @@ final class UnexpectedMessage {
     final MemorySegment buffer;
     int type;
     Peer peer;
+    /** The sender's id, to find its fi_addr if the AV learns it after the message came. */
+    long senderId;
     long opId;
     long remoteAddress;
 

@@ -58,6 +58,29 @@ class ShmRobustnessTest {
         }
     }
 
+    /**
+     * A message that arrives before the receiver has inserted its sender's address is still taken by a
+     * directed receive posted after the insert (the two-JVM test raced on exactly this: the child sends as soon
+     * as it has printed its address).
+     */
+    @Test
+    void aDirectedReceiveTakesAMessageThatCameBeforeItsSenderWasInserted() {
+        try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
+            long aToB = a.insert(b);
+            assertEquals(0, a.ep.tinject(arena.allocateFrom("early"), aToB, 7));
+            CqEntry e = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            assertEquals(-Errno.EAGAIN, b.next(e, err, 200), "nothing completes without a receive"); // queues it
+            long bToA = b.insert(a);
+            MemorySegment dst = arena.allocate(64);
+            assertEquals(0, b.ep.trecv(dst, null, bToA, 7, 0, "directed"));
+            assertEquals(1, b.next(e, err, 5000), () -> "the early message was not matched: " + b.ep);
+            assertEquals("directed", e.context);
+            assertEquals(bToA, e.srcAddr);
+            assertEquals("early", dst.getString(0));
+        }
+    }
+
     @Test
     void withoutCmaLargeMessagesArePulledThroughBounceSlotsAndRmaIsRefused() {
         System.setProperty("jfabric.shm.disable_cma", "true");
