@@ -62,6 +62,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     private static final int BATCH = 32;
     /** Receive buffers of each kind a new connection starts with (see {@link #prepostReceives}). */
     static final int RX_INITIAL = 2;
+    /** What a new connection starts with here: {@link #RX_INITIAL} over a TCP core, msg_rx_size otherwise. */
+    private final int rxInitial;
     /** Capacity of the core EQ: connection events of this many peers may be queued before rxm reads them. */
     static final int CORE_EQ_SIZE = 16384;
     private static final long PID = ProcessHandle.current().pid();
@@ -164,6 +166,11 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 coreIovLimit);
         cmIntervalNanos = Math.max(0, params.cmProgressInterval()) * 1000L;
         rxTarget = (int) Math.max(4, Math.min(params.msgRxSize(), 4096));
+        // growing the posted buffers on demand relies on the core holding what arrives while none is posted (a
+        // TCP socket does); over verbs a missing receive is an RNR NAK and a retry timer per message, so a
+        // connection there posts its whole msg_rx_size at once, as libfabric's rxm does
+        boolean coreBuffers = core.epAttr != null && core.epAttr.protocol == io.jfabric.Protocol.SOCK_TCP;
+        rxInitial = coreBuffers ? Math.min(RX_INITIAL, rxTarget) : rxTarget;
 
         int txSize = (int) Math.max(16, Math.min(info.txAttr == null || info.txAttr.size == 0 ? params.txSize()
                 : info.txAttr.size, 1 << 16));
@@ -464,7 +471,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     }
 
     /**
-     * Called by the adapter while opening a core endpoint for {@code c}: posts the first {@link #RX_INITIAL}
+     * Called by the adapter while opening a core endpoint for {@code c}: posts the first {@link #rxInitial}
      * buffers of each kind. A connection that runs dry gets more (up to msg_rx_size), so an endpoint with
      * thousands of mostly idle peers holds a few buffers per peer, not msg_rx_size of them: each posted
      * buffer costs eager_limit bytes and a slot of the core CQ, which would otherwise run out after
@@ -476,7 +483,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         cd.postedUntagged = 0;
         cd.heldTagged = 0;
         cd.heldUntagged = 0;
-        cd.rxWant = Math.min(RX_INITIAL, rxTarget);
+        cd.rxWant = rxInitial;
         fill(c, cd, core, false);
         if (dynRbuf) {
             fill(c, cd, core, true);
