@@ -39,7 +39,8 @@ public final class RpcBenchmark {
     private RpcBenchmark(RpcEngine engine, byte[] server) {
         this.engine = engine;
         this.rpcs = new FileRpcs(engine);
-        this.target = engine.lookup(server, 20_000);
+        // the first lookup connects; on an emulated machine (rpc.peerTimeoutMs raised) that takes longer than 20 s
+        this.target = engine.lookup(server, Math.max(20_000, Long.getLong("rpc.peerTimeoutMs", 0)));
     }
 
     private void done(int status) {
