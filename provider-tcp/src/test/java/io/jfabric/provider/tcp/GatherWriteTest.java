@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jfabric.CqEntry;
 import io.jfabric.Progress;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,19 +17,12 @@ import org.junit.jupiter.api.Timeout;
  * write per buffer.
  */
 @Timeout(30)
-class GatherWriteTest {
+class GatherWriteTest extends ParameterLoopbackTest {
     private static final String PROP = "jfabric.tcp.gather_write";
     private static final int SIZE = 256 * 1024;
-    private final Arena arena = Arena.ofShared();
-    private Loopback pair;
-
-    @AfterEach
-    void tearDown() {
-        System.clearProperty(PROP);
-        if (pair != null) {
-            pair.close();
-        }
-        arena.close();
+    @Override
+    String property() {
+        return PROP;
     }
 
     private static long writes(Loopback.Side side) {

@@ -7,9 +7,7 @@ import io.jfabric.CqEntry;
 import io.jfabric.Errno;
 import io.jfabric.Progress;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,19 +16,12 @@ import org.junit.jupiter.api.Timeout;
  * read takes the socket lock the peer's delivery needs); data, and only data, still gets read.
  */
 @Timeout(30)
-class ReadProbeTest {
+class ReadProbeTest extends ParameterLoopbackTest {
     private static final String PROP = "jfabric.tcp.read_probe";
     private static final int POLLS = 5000;
-    private final Arena arena = Arena.ofShared();
-    private Loopback pair;
-
-    @AfterEach
-    void tearDown() {
-        System.clearProperty(PROP);
-        if (pair != null) {
-            pair.close();
-        }
-        arena.close();
+    @Override
+    String property() {
+        return PROP;
     }
 
     private static long reads(Loopback.Side side) {
