@@ -18,21 +18,30 @@ import java.util.regex.Pattern;
  * reason.
  */
 final class KnownNativeCases {
-    static final KnownNativeCases CRASHES = new KnownNativeCases("known-native-crashes.txt");
-    static final KnownNativeCases DEVIATIONS = new KnownNativeCases("known-libfabric-deviations.txt");
+    static final KnownNativeCases CRASHES = new KnownNativeCases("known-native-crashes.txt",
+            "known native crash (known-native-crashes.txt)");
+    static final KnownNativeCases DEVIATIONS = new KnownNativeCases("known-libfabric-deviations.txt",
+            "known libfabric 1.17 deviation");
     /** Failures of native configurations not yet traced to the bridge or to libfabric: open work, listed. */
-    static final KnownNativeCases OPEN = new KnownNativeCases("known-native-open-issues.txt");
+    static final KnownNativeCases OPEN = new KnownNativeCases("known-native-open-issues.txt",
+            "open issue, not yet traced to the bridge or to libfabric (known-native-open-issues.txt)");
     /** Failures of the verbs provider in the Soft-RoCE VM not yet fixed: open work, listed. */
-    static final KnownNativeCases VERBS_OPEN = new KnownNativeCases("known-verbs-open-issues.txt");
+    static final KnownNativeCases VERBS_OPEN = new KnownNativeCases("known-verbs-open-issues.txt",
+            "open verbs issue, not yet fixed (known-verbs-open-issues.txt)");
+    /** Every list, in the order a test is checked against them. */
+    static final List<KnownNativeCases> ALL = List.of(CRASHES, DEVIATIONS, OPEN, VERBS_OPEN);
 
     private record Entry(Pattern caseId, Pattern test, String reason) {
     }
 
     private final String resource;
+    /** What a listed test's "not run" says before the line's reason. */
+    final String label;
     private final List<Entry> entries;
 
-    private KnownNativeCases(String resource) {
+    private KnownNativeCases(String resource, String label) {
         this.resource = resource;
+        this.label = label;
         this.entries = load(resource);
     }
 

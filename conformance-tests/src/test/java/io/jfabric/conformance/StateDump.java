@@ -80,23 +80,11 @@ public final class StateDump implements TestExecutionExceptionHandler, BeforeEac
                 org.junit.jupiter.api.Assumptions.abort("not run: " + notRun);
             }
         }
-        String crash = KnownNativeCases.CRASHES.reason(display, test);
-        if (crash != null) {
-            org.junit.jupiter.api.Assumptions.abort("not run: known native crash (known-native-crashes.txt): " + crash);
-        }
-        String deviation = KnownNativeCases.DEVIATIONS.reason(display, test);
-        if (deviation != null) {
-            org.junit.jupiter.api.Assumptions.abort("not run: known libfabric 1.17 deviation: " + deviation);
-        }
-        String open = KnownNativeCases.OPEN.reason(display, test);
-        if (open != null) {
-            org.junit.jupiter.api.Assumptions.abort("not run: open issue, not yet traced to the bridge or to libfabric"
-                    + " (known-native-open-issues.txt): " + open);
-        }
-        String verbsOpen = KnownNativeCases.VERBS_OPEN.reason(display, test);
-        if (verbsOpen != null) {
-            org.junit.jupiter.api.Assumptions.abort("not run: open verbs issue, not yet fixed"
-                    + " (known-verbs-open-issues.txt): " + verbsOpen);
+        for (KnownNativeCases list : KnownNativeCases.ALL) {
+            String reason = list.reason(display, test);
+            if (reason != null) {
+                org.junit.jupiter.api.Assumptions.abort("not run: " + list.label + ": " + reason);
+            }
         }
     }
 
