@@ -155,7 +155,8 @@ class ShmRingFuzzTest {
                     case 0 -> segment.set(ValueLayout.JAVA_BYTE, at, (byte) r.nextInt(256));
                     case 1 -> segment.set(ValueLayout.JAVA_INT, at & ~3, new int[] {0, 1, 15, 16, -1, -16,
                         Integer.MIN_VALUE, Integer.MAX_VALUE, CAPACITY, CAPACITY + 16, r.nextInt()}[r.nextInt(11)]);
-                    default -> segment.set(ValueLayout.JAVA_LONG, at & ~7, tail + 16L * r.nextInt(-8, 8));
+                    // a header position near the tail, raw or stamped as the ring stores it (position + 1)
+                    default -> segment.set(ValueLayout.JAVA_LONG, at & ~7, tail + 16L * r.nextInt(-8, 8) + r.nextInt(2));
                 }
             }
         }

@@ -501,6 +501,24 @@ public final class TagMatcher {
     public String toString() {
         return "TagMatcher[posted tagged=" + postedTagged.size + " msg=" + postedMsg.size + ", unexpected tagged="
                 + unexpTagged.size + " msg=" + unexpMsg.size + ", room=" + unexpPool.available()
-                + (directed ? ", directed" : "") + "]";
+                + (directed ? ", directed" : "") + heads(" posted", postedTagged.head) + heads(" queued", unexpTagged.head)
+                + "]";
+    }
+
+    /** The first few queue entries as tag@src, which is what a match that did not happen is debugged with. */
+    private static String heads(String label, Object first) {
+        StringBuilder b = new StringBuilder();
+        int n = 0;
+        for (Object o = first; o != null && n < 4; n++) {
+            if (o instanceof Recv r) {
+                b.append(' ').append(Long.toHexString(r.tag)).append('@').append(r.src);
+                o = r.next;
+            } else {
+                Unexpected u = (Unexpected) o;
+                b.append(' ').append(Long.toHexString(u.tag)).append('@').append(u.src);
+                o = u.next;
+            }
+        }
+        return n == 0 ? "" : "," + label + b;
     }
 }

@@ -20,7 +20,7 @@ import java.lang.invoke.VarHandle;
  * never causes an access outside the ring.
  *
  * <p>Record header (16 bytes, records aligned to 16): {@code int length} (header included;
- * negative while claimed), {@code int type}, {@code long position}.
+ * negative while claimed), {@code int type}, {@code long position + 1} (see {@link #stamp}).
  */
 public final class MpscRing {
 
@@ -40,6 +40,16 @@ public final class MpscRing {
     private static final int LENGTH_FIELD = 0;
     private static final int TYPE_FIELD = 4;
     private static final int POSITION_FIELD = 8;
+
+    /**
+     * What a record's header carries in its position field: the position plus one. A fresh ring is zeroed
+     * memory, and a zero there would pass for position 0's own stamp, so a consumer could take the first record
+     * as ready while its producer was still writing it (length written, type not yet: read as padding and
+     * lost). No position stamps as zero.
+     */
+    private static long stamp(long position) {
+        return position + 1;
+    }
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -198,7 +208,7 @@ public final class MpscRing {
         // position is guaranteed to see this lap's length, never a stale one
         buffer.set(ValueLayout.JAVA_INT, index + LENGTH_FIELD, length);
         buffer.set(ValueLayout.JAVA_INT, index + TYPE_FIELD, type);
-        LONG.setRelease(buffer, (long) index + POSITION_FIELD, position);
+        LONG.setRelease(buffer, (long) index + POSITION_FIELD, stamp(position));
     }
 
     /**
@@ -207,7 +217,7 @@ public final class MpscRing {
      */
     public long endPosition(long payloadOffset) {
         long at = payloadOffset - HEADER_LENGTH;
-        long position = (long) LONG.get(buffer, at + POSITION_FIELD);
+        long position = (long) LONG.get(buffer, at + POSITION_FIELD) - 1;
         int length = (int) INT.get(buffer, at + LENGTH_FIELD);
         return position + align(Math.abs(length));
     }
@@ -249,7 +259,7 @@ public final class MpscRing {
         try {
             while (count < limit) {
                 int index = (int) position & mask;
-                if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != position) {
+                if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != stamp(position)) {
                     break;
                 }
                 int length = (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD);
@@ -291,7 +301,7 @@ public final class MpscRing {
         }
         for (long p = bad + ALIGNMENT, steps = distance / ALIGNMENT; steps > 0; p += ALIGNMENT, steps--) {
             int index = (int) p & mask;
-            if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) == p) {
+            if ((long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) == stamp(p)) {
                 return p;
             }
         }
@@ -312,7 +322,7 @@ public final class MpscRing {
             return true; // a forged header took the head past the tail (read() does not read the tail)
         }
         int index = (int) head & mask;
-        return (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != head
+        return (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD) != stamp(head)
                 || (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD) <= 0;
     }
 
@@ -338,13 +348,13 @@ public final class MpscRing {
             return false;
         }
         int index = (int) head & mask;
-        long position = (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD);
+        long stamped = (long) LONG.getAcquire(buffer, (long) index + POSITION_FIELD);
         int length = (int) INT.getAcquire(buffer, (long) index + LENGTH_FIELD);
         long next;
-        if (position == head && length < 0 && -length >= HEADER_LENGTH && -length <= capacity - index
+        if (stamped == stamp(head) && length < 0 && -length >= HEADER_LENGTH && -length <= capacity - index
                 && align(-length) <= tail - head) {
             next = head + align(-length);
-        } else if (position != head) {
+        } else if (stamped != stamp(head)) {
             next = resync(head); // died between claiming and writing the header
         } else {
             return false;

@@ -24,7 +24,8 @@ public record RegionLayout(int ringCapacity, int bounceSlotSize, int bounceSlotC
 
     public static final long MAGIC = 0x314D48534241464AL; // "JFABSHM1" in little-endian bytes
     /** 2: INLINE commands use the short header and records are padded to whole cache lines (Wire). */
-    public static final int VERSION = 2;
+    /** 3: ring headers carry their position plus one (MpscRing.stamp). */
+    public static final int VERSION = 3;
     public static final int HEADER_LENGTH = 4096;
     public static final int PAGE = 4096;
 

@@ -219,6 +219,18 @@ final class ShmDomain implements Domain, ProgressHook {
         }
     }
 
+    /** Whether any peer this domain has mapped is gone (control path: it may read /proc for each). */
+    boolean aKnownPeerDied(long now, long intervalNanos) {
+        synchronized (peersByName) {
+            for (Peer p : peersByName.values()) {
+                if (p.checkAlive(now, intervalNanos)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** The peer that sent a command (its region named by the sender id), mapped on first use; null if gone. */
     Peer peerBySender(long senderId) {
         Peer p;

@@ -52,7 +52,15 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
 
     private static final System.Logger LOG = System.getLogger("jfabric.shm");
     private static final long LIVENESS_INTERVAL = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * A ring record claimed but not committed for this long (of polling time) is skipped when a sender this
+     * domain knows has died, as it most likely claimed it. A live sender can be that slow too: a JVM that
+     * links a VarHandle for the first time between its claim and its commit, on a loaded machine, takes
+     * hundreds of milliseconds, and skipping its record would lose an already completed send.
+     */
     private static final long UNBLOCK_AFTER = TimeUnit.MILLISECONDS.toNanos(500);
+    /** ... and skipped anyway after this long, when no known sender died (one that never reached us did). */
+    private static final long UNBLOCK_WITHOUT_DEAD_SENDER = TimeUnit.SECONDS.toNanos(10);
     private static final int READ_BATCH = 64;
     /** Ring payload lengths of the fixed-size commands, padded to whole cache lines (Wire.recordPayload). */
     private static final int COMMAND_RECORD = Wire.recordPayload(Wire.HEADER);
@@ -836,11 +844,13 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
                     blockedFor += Math.min(now - blockedSince, BLOCKED_GAP_CAP);
                 }
                 blockedSince = now;
-                if (blockedFor > UNBLOCK_AFTER) {
+                if (blockedFor > UNBLOCK_AFTER
+                        && (blockedFor > UNBLOCK_WITHOUT_DEAD_SENDER || domain.aKnownPeerDied(now, LIVENESS_INTERVAL))) {
                     // a sender died between claiming ring space and committing it: skip its record
                     if (ring.unblock()) {
                         LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a sender "
-                                + "claimed but never finished (it probably died)", address);
+                                + "claimed but never finished in {1} ms of polling (it probably died)", address,
+                                blockedFor / 1_000_000);
                     }
                     blockedSince = 0;
                 }
@@ -1506,6 +1516,7 @@ final class ShmEndpoint extends UtilFabricObject implements io.jfabric.Endpoint,
     @Override
     public String toString() {
         return "ShmEndpoint[" + address + ", " + ring + ", " + matcher
-                + ", pending=" + pending.inFlight() + ", corrupt=" + corruptDropped + "]";
+                + ", pending=" + pending.inFlight() + ", corrupt=" + corruptDropped
+                + (unknownSources > 0 ? ", from unknown senders<=" + unknownSources : "") + "]";
     }
 }

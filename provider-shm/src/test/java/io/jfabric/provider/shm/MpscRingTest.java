@@ -279,4 +279,27 @@ class MpscRingTest {
         assertEquals(1, ring.read(c, 10));
         assertEquals(99, c.records.get(0)[1]);
     }
+
+    /**
+     * The first record of a fresh (zeroed) ring, caught half-published: its length is written but not yet its
+     * type or position. The consumer must wait for it, not read it as padding and lose it (the two-JVM test lost
+     * a child's first message this way: its interpreted publish is slow enough for a spinning consumer to catch).
+     */
+    @Test
+    void aHalfPublishedFirstRecordIsNotTakenForPadding() {
+        MpscRing ring = ring(4096);
+        int payload = 48;
+        long position = ring.claim(payload);
+        assertEquals(0, position);
+        long at = ring.payloadOffset(position);
+        ring.buffer().set(ValueLayout.JAVA_LONG_UNALIGNED, at, 7);
+        ring.buffer().set(ValueLayout.JAVA_INT, 0, MpscRing.HEADER_LENGTH + payload); // length, as publish starts
+        Collector c = new Collector();
+        assertEquals(0, ring.read(c, 10));
+        assertEquals(0, ring.headPosition(), "the consumer moved past it: " + ring);
+        ring.publish(position, 3, payload);
+        assertEquals(1, ring.read(c, 10));
+        assertEquals(3, c.records.get(0)[0]);
+        assertEquals(7, c.records.get(0)[1]);
+    }
 }

@@ -59,6 +59,48 @@ class ShmRobustnessTest {
     }
 
     /**
+     * A live sender that is slow between claiming ring space and committing it (a fresh JVM linking its
+     * VarHandles on a loaded machine) keeps its message: the receiver skips a claimed record only when a
+     * sender it knows has died, or after a much longer wait. The two-JVM test lost its first message to this.
+     */
+    @Test
+    void aLiveSendersSlowRecordIsNotSkipped() {
+        try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
+            long aToB = a.insert(b);
+            long bToA = b.insert(a);
+            String bName = new String(b.name(), StandardCharsets.US_ASCII).substring("fi_shm://".length());
+            MemorySegment dst = arena.allocate(64);
+            CqEntry e = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            // one message first, so the slow record is not at ring position 0 (which a skip never moves past)
+            assertEquals(0, b.ep.trecv(dst, null, bToA, 8, 0, "first"));
+            assertEquals(0, a.ep.tinject(arena.allocateFrom("first"), aToB, 8));
+            assertEquals(1, b.next(e, err, 5000), () -> "no first message: " + b.ep);
+            assertEquals(0, b.ep.trecv(dst, null, bToA, 9, 0, "slow"));
+            try (ShmRegion mapped = ShmRegion.open(ShmRegion.DEFAULT_DIRECTORY, bName)) {
+                MpscRing ring = mapped.ring();
+                int length = Wire.recordPayload(Wire.INLINE_HEADER + 8);
+                long position = ring.claim(length);
+                // a record behind it, so a skip has somewhere to land
+                assertEquals(0, a.ep.tinject(arena.allocateFrom("next"), aToB, 10));
+                // well past the 500 ms after which a record of a dead sender is skipped
+                assertEquals(-Errno.EAGAIN, b.next(e, err, 1500), () -> "completed before the commit: " + b.ep);
+                long at = ring.payloadOffset(position);
+                MemorySegment s = ring.buffer();
+                s.setString(at + Wire.INLINE_HEADER, "late");
+                Wire.putLong(s, at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId);
+                Wire.putLong(s, at + Wire.TAG, 9);
+                Wire.putInt(s, at + Wire.FLAGS, Wire.FLAG_TAGGED);
+                Wire.putInt(s, at + Wire.INLINE_LENGTH, 8);
+                ring.publish(position, Wire.INLINE, length);
+                assertEquals(1, b.next(e, err, 5000), () -> "the slow record was skipped: " + b.ep);
+                assertEquals("slow", e.context);
+                assertEquals("late", dst.getString(0));
+            }
+        }
+    }
+
+    /**
      * A message that arrives before the receiver has inserted its sender's address is still taken by a
      * directed receive posted after the insert (the two-JVM test raced on exactly this: the child sends as soon
      * as it has printed its address).
