@@ -84,7 +84,17 @@ final class BenchReport {
             out.print(text);
             out.flush();
         } else {
-            Files.writeString(Path.of(target), text, StandardCharsets.UTF_8);
+            // written beside the target and renamed over it: the two sides of a run given the same file name
+            // each leave a whole report, where two truncating writers could leave one's tail behind the other's
+            Path path = Path.of(target).toAbsolutePath();
+            Path tmp = Files.createTempFile(path.getParent(), path.getFileName().toString(), ".tmp");
+            try {
+                Files.writeString(tmp, text, StandardCharsets.UTF_8);
+                Files.move(tmp, path, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
         }
     }
 }

@@ -7,7 +7,6 @@ import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -39,10 +38,18 @@ final class RxBuf implements CoreCompletion {
     /** The rendezvous header view after the rxm header, made once (null when the buffer is too small for one). */
     private final MemorySegment rndvHdr;
 
-    RxBuf(long eagerLimit, boolean tagged) {
-        this.mem = Arena.ofAuto().allocate(RxmPacket.SIZE + eagerLimit, 64);
+    /** A buffer over {@code mem} (rxm header plus eager limit), covered by {@code mr} when the core needs one. */
+    RxBuf(MemorySegment mem, io.jfabric.MemoryRegion mr, boolean tagged) {
+        this.mem = mem;
+        this.mr = mr;
         this.tagged = tagged;
+        long eagerLimit = mem.byteSize() - RxmPacket.SIZE;
         this.rndvHdr = eagerLimit >= RndvHeader.SIZE ? mem.asSlice(RxmPacket.SIZE, RndvHeader.SIZE) : null;
+    }
+
+    /** Bytes of one receive buffer for {@code eagerLimit}. */
+    static long size(long eagerLimit) {
+        return RxmPacket.SIZE + eagerLimit;
     }
 
     /** The rendezvous header of a rendezvous request held in this buffer; slices nothing per message. */

@@ -137,6 +137,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
     private final boolean coreMrLocal;
     /** The bounce buffers' core registrations, closed with the endpoint (after its core endpoints). */
     private final List<MemoryRegion> bounceMrs = new ArrayList<>();
+    /** Receive and transmit buffers come from registered slabs (one core registration per slab). */
+    private final BounceSlabs rxSlabs;
+    private final BounceSlabs txSlabs;
 
     RxmEndpoint(RxmDomain domain, FabricInfo info) {
         this.domain = domain;
@@ -166,6 +169,8 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
                 coreIovLimit);
         cmIntervalNanos = Math.max(0, params.cmProgressInterval()) * 1000L;
         rxTarget = (int) Math.max(4, Math.min(params.msgRxSize(), 4096));
+        rxSlabs = new BounceSlabs(RxBuf.size(eagerLimit), this::registerBounce);
+        txSlabs = new BounceSlabs(TxBuf.size(Math.max(bufferSize, eagerLimit)), this::registerBounce);
         // growing the posted buffers on demand relies on the core holding what arrives while none is posted (a
         // TCP socket does); over verbs a missing receive is an RNR NAK and a retry timer per message, so a
         // connection there posts its whole msg_rx_size at once, as libfabric's rxm does
@@ -530,8 +535,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             }
             rx.next = null;
         } else {
-            rx = new RxBuf(eagerLimit, tagged);
-            rx.mr = registerBounce(rx.mem);
+            rx = new RxBuf(rxSlabs.next(), rxSlabs.registration(), tagged);
         }
         rx.conn = c;
         rx.cd = cd;
@@ -959,8 +963,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             txBufFree = tb.nextFree;
             tb.nextFree = null;
         } else {
-            tb = new TxBuf(Math.max(bufferSize, eagerLimit));
-            tb.mr = registerBounce(tb.mem);
+            tb = new TxBuf(txSlabs.next(), txSlabs.registration());
         }
         tb.orphan = false;
         tb.op = null;

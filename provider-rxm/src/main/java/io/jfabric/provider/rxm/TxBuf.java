@@ -7,7 +7,6 @@ import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -38,11 +37,18 @@ final class TxBuf implements CoreCompletion {
     /** The last header-plus-payload view handed out, kept so a stream of equal sizes slices once. */
     private MemorySegment sized;
 
-    TxBuf(long bufferSize) {
-        mem = Arena.ofAuto().allocate(RxmPacket.SIZE + Math.max(bufferSize, RndvHeader.SIZE), 64);
+    /** A buffer over {@code mem} ({@link #size} bytes), covered by {@code mr} when the core needs one. */
+    TxBuf(MemorySegment mem, io.jfabric.MemoryRegion mr) {
+        this.mem = mem;
+        this.mr = mr;
         hdr = mem.asSlice(0, RxmPacket.SIZE);
         rndvPkt = mem.asSlice(0, RxmPacket.SIZE + RndvHeader.SIZE);
         payload = mem.asSlice(RxmPacket.SIZE);
+    }
+
+    /** Bytes of one transmit buffer for {@code bufferSize}. */
+    static long size(long bufferSize) {
+        return RxmPacket.SIZE + Math.max(bufferSize, RndvHeader.SIZE);
     }
 
     /** The header plus {@code payloadLen} bytes; a repeated length reuses its view (no allocation per inject). */
