@@ -173,7 +173,7 @@ class HostCutOffTest {
             while (next < to && next - done < 16) {
                 int seq = next;
                 int rc = me.poller.tryPost(() -> tx.send(seq, me.side.peer));
-                if (rc == -Errno.ECONNREFUSED && refusals < MAX_REFUSALS) {
+                if ((rc == -Errno.ECONNREFUSED || rc == -Errno.EHOSTUNREACH) && refusals < MAX_REFUSALS) {
                     // the peer may still hold the connection that died with the link and refuse ours until
                     // its own keepalive ends it; the failure is reported once per attempt, nothing is lost
                     refusals++;
@@ -185,7 +185,7 @@ class HostCutOffTest {
             }
             int rc = me.poller.awaitCq(me.side.txCq, ok, err, 10);
             if (rc == -Errno.EAVAIL && err.context == null && refusals < MAX_REFUSALS
-                    && err.err == Errno.ECONNREFUSED) {
+                    && (err.err == Errno.ECONNREFUSED || err.err == Errno.EHOSTUNREACH)) {
                 // rxm reports a failed connect as an error completion without an operation context (the sends
                 // that got EAGAIN were never accepted); right after the link returns the first connect may
                 // find the neighbour entry still failed (EHOSTUNREACH). The next send reconnects.

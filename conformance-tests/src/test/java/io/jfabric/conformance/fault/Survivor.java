@@ -18,6 +18,8 @@ import java.util.HexFormat;
 /** The test's end of a fault scenario: one {@link Side} joined to a {@link FaultPeer}. */
 final class Survivor {
     static final long SETUP_MS = 30_000;
+    /** Connects tried when they end with EHOSTUNREACH (see {@link #join}). */
+    static final int CONNECT_ATTEMPTS = 3;
 
     final Side side;
     final Poller poller = new Poller();
@@ -32,11 +34,25 @@ final class Survivor {
     static Survivor join(FabricCase c, FabricInfo info, PeerProcess peer, StateDump dump) throws InterruptedException,
             IOException {
         byte[] addr = peer.expectAddress(SETUP_MS);
-        Survivor s = new Survivor(new Side("survivor", c, dump));
-        dump.reporter(s.side::toString);
-        EndpointPair.openSide(s.side, c, dump, new EndpointPair.Options(), info, s.poller);
+        Survivor s = open(c, info, dump);
         if (c.isMsg()) {
             s.side.ep.connect(addr, null);
+            // right after a link flap the host's neighbour entry for the peer may still be failed: the connect
+            // ends with EHOSTUNREACH, and an application opens a new endpoint and connects again, as this does
+            for (int attempt = 1; attempt < CONNECT_ATTEMPTS; attempt++) {
+                int rc = s.poller.awaitEvent(s.side.eq, s.event, s.eventError, SETUP_MS);
+                if (rc == EqEvent.CONNECTED) {
+                    peer.expect("CONNECTED", SETUP_MS);
+                    return s;
+                }
+                if (rc != -Errno.EAVAIL || s.eventError.err != Errno.EHOSTUNREACH) {
+                    org.junit.jupiter.api.Assertions.fail("connect to the fault peer: expected FI_CONNECTED, got "
+                            + (rc == -Errno.EAVAIL ? "error " + s.eventError : EqEvent.toString(rc)));
+                }
+                System.out.println("[fault] connect attempt " + attempt + " found no route (EHOSTUNREACH); again");
+                s = open(c, info, dump);
+                s.side.ep.connect(addr, null);
+            }
             s.poller.expectEvent(s.side.eq, EqEvent.CONNECTED, SETUP_MS, "connect to the fault peer");
             peer.expect("CONNECTED", SETUP_MS);
         } else {
@@ -44,6 +60,13 @@ final class Survivor {
             peer.send("PEER " + HexFormat.of().formatHex(s.side.ep.getName()));
             peer.expect("READY", SETUP_MS);
         }
+        return s;
+    }
+
+    private static Survivor open(FabricCase c, FabricInfo info, StateDump dump) {
+        Survivor s = new Survivor(new Side("survivor", c, dump));
+        dump.reporter(s.side::toString);
+        EndpointPair.openSide(s.side, c, dump, new EndpointPair.Options(), info, s.poller);
         return s;
     }
 

@@ -22,7 +22,6 @@ import io.jfabric.provider.tcp.wire.DataHeader;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -297,7 +296,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             }
             controlStep();
         } catch (IOException e) {
-            throw new FabricException(Errno.ECONNREFUSED, "cannot connect: " + e.getMessage());
+            throw new FabricException(ConnectErrors.errno(e), "cannot connect: " + e.getMessage());
         } finally {
             lock.unlock();
         }
@@ -426,10 +425,8 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
             cmOut = null;
             establish(CmMessage.peerOrder(hdr), data);
             return 1;
-        } catch (ConnectException e) {
-            connectFailed(Errno.ECONNREFUSED, "connection refused: " + e.getMessage(), null);
         } catch (IOException e) {
-            connectFailed(Errno.ECONNREFUSED, "connect failed: " + e.getMessage(), null);
+            connectFailed(ConnectErrors.errno(e), "connect failed: " + e.getMessage(), null);
         }
         return 1;
     }
