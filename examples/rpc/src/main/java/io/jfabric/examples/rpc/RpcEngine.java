@@ -791,7 +791,7 @@ public final class RpcEngine implements AutoCloseable {
      */
     public int progress(long timeoutMillis) {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-        IdleBackoff idle = new IdleBackoff(); // one per call, so callers on several threads share nothing
+        int idle = 0;
         while (true) {
             lock();
             try {
@@ -807,7 +807,7 @@ public final class RpcEngine implements AutoCloseable {
             if (System.nanoTime() - deadline >= 0) {
                 return 0;
             }
-            idle.pause();
+            idle = idleWait(idle);
         }
     }
 
@@ -885,7 +885,7 @@ public final class RpcEngine implements AutoCloseable {
     }
 
     private void progressLoop() {
-        IdleBackoff idle = new IdleBackoff();
+        int idle = 0;
         while (running) {
             int n;
             lock.lock();
@@ -894,12 +894,20 @@ public final class RpcEngine implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            if (n > 0) {
-                idle.reset();
-            } else {
-                idle.pause();
-            }
+            idle = n > 0 ? 0 : idleWait(idle);
         }
+    }
+
+    /** Spin briefly, then yield, then sleep a little: the machine may have fewer cores than busy threads. */
+    private static int idleWait(int idle) {
+        if (idle < 64) {
+            Thread.onSpinWait();
+        } else if (idle < 256) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(50_000);
+        }
+        return idle + 1;
     }
 
     private void lock() {
