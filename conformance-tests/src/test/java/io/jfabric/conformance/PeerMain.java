@@ -137,6 +137,7 @@ public final class PeerMain {
             CqErrEntry cerr = new CqErrEntry();
             EqEntry ee = new EqEntry();
             if (me.ep.recv(rx, rxMr, Fabrics.ADDR_UNSPEC, "echo-rx") != 0) {
+                System.err.println("peer: the first receive was refused");
                 return 5;
             }
             while (remainingMs() > 0) {
@@ -176,7 +177,15 @@ public final class PeerMain {
                         System.err.println("peer: echo send did not complete: " + cerr);
                         return 7;
                     }
-                    if (me.ep.recv(rx, rxMr, Fabrics.ADDR_UNSPEC, "echo-rx") != 0) {
+                    int r = me.ep.recv(rx, rxMr, Fabrics.ADDR_UNSPEC, "echo-rx");
+                    if (r != 0) {
+                        // the parent may shut the connection down as soon as it has the echo, before this
+                        // receive is reposted: an endpoint that has seen the peer's shutdown refuses new posts
+                        if (me.eq != null && awaitShutdown(ee)) {
+                            PeerIo.say("SHUTDOWN");
+                            return 0;
+                        }
+                        System.err.println("peer: reposting the receive returned " + Errno.name(r));
                         return 5;
                     }
                 }
