@@ -118,17 +118,24 @@ public final class Compare {
     }
 
     /**
-     * jfabric's untimed round trips before the timed ones: as many as timed, and for small messages enough time for
-     * C2 to compile the loop. 50,000 shm round trips last about 50 ms, often less than that takes, and a run timed
-     * before it lands settles at ~2 us instead of ~0.5 us (measured: three runs each way, 2.37/1.82/1.97 us after
-     * 50,000 against 0.42/0.70/0.87 us after 2,000,000). fi_pingpong, compiled ahead of time, needs none.
+     * jfabric's untimed round trips before the timed ones: as many as timed, and enough for C2 to compile the loop.
+     * For small messages that is a matter of time: 50,000 shm round trips last about 50 ms, often less than C2 takes,
+     * and a run timed before it lands settles at ~2 us instead of ~0.5 us (measured: three runs each way,
+     * 2.37/1.82/1.97 us after 50,000 against 0.42/0.70/0.87 us after 2,000,000). For large ones it is a matter of
+     * count: code that runs once per message (rxm's rendezvous, the RMA read response) reaches C2 only after some
+     * thousands of messages, so 1 MiB runs warmed with their own ~1,000 round trips were timed in C1 code (rxm
+     * 1 MiB: ~400 us per transfer against 168 us after 20,000). Capped at 32 GiB moved, so 16 MiB stays
+     * bounded. fi_pingpong, compiled ahead of time, needs none.
      */
     static long warmup(Transport t, long size, long iters) {
         if (size > 4096) {
-            return iters;
+            return Math.max(iters, Math.min(LARGE_WARMUP_ROUND_TRIPS, LARGE_WARMUP_BYTES / size));
         }
         return Math.max(iters, t.floor().equals("shm") ? 2_000_000 : 200_000);
     }
+
+    private static final long LARGE_WARMUP_ROUND_TRIPS = 20_000;
+    private static final long LARGE_WARMUP_BYTES = 32L << 30;
 
     private int run() throws IOException, InterruptedException {
         Files.createDirectories(out);

@@ -39,6 +39,15 @@ class CompareHelpersTest {
     }
 
     @Test
+    void largeMessagesWarmUpLongEnoughForC2AndStayBounded() {
+        Transport tcp = Transport.byKey("tcp");
+        assertEquals(20_000, Compare.warmup(tcp, 1 << 20, 953), "1 MiB: per-message code must reach C2");
+        assertEquals(2048, Compare.warmup(tcp, 16 << 20, 100), "16 MiB: 32 GiB at most");
+        assertEquals(50_000, Compare.warmup(tcp, 1 << 16, 50_000), "never fewer than the timed round trips");
+        assertEquals(2_000_000, Compare.warmup(Transport.byKey("shm"), 64, 50_000));
+    }
+
+    @Test
     void plotDrawsBothCurvesInTheirColours() throws Exception {
         Path png = Files.createTempFile("plot", ".png");
         long[] sizes = {64, 4096, 1 << 20};
