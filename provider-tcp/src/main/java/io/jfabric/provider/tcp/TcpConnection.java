@@ -113,9 +113,17 @@ final class TcpConnection {
     private boolean writeBlocked;
     /** Header and payload leave in one gathering write (FI_TCP_GATHER_WRITE). */
     private final boolean gatherWrites = TcpParams.GATHER_WRITE.get();
-    /** writev on the socket's descriptor, found on the first frame that needs it; null until then or when absent. */
-    private GatherWriter gatherWriter;
-    private boolean gatherTried;
+    /** System calls on the socket's descriptor, found when the connection is established; null when absent. */
+    private SocketCalls calls;
+    /**
+     * Poll the descriptor before reading a drained socket, and read the staging buffer through {@link #calls}
+     * (read_probe on; a recv that finds nothing is repeated through NIO to learn why, so without the poll
+     * reads stay with NIO).
+     */
+    private boolean pollFirst;
+    /** Native addresses of the staging buffers, for {@link #calls}. */
+    private final long stageBase;
+    private final long txStageBase;
     /** Data-path write(2)/writev(2) calls made (a plain counter, for tests and diagnostics). */
     private long socketWrites;
 
@@ -126,7 +134,8 @@ final class TcpConnection {
      * This socket's own readiness set (an epoll set holding only it), asked before a read when the last read
      * drained the socket. Spinning on a read that fails with EAGAIN costs about twice an epoll check and takes
      * the socket lock that the peer's loopback delivery needs; libfabric likewise polls before it receives.
-     * Null when it could not be opened: reads are then tried directly.
+     * Only when the descriptor is unknown (otherwise {@link SocketCalls#readable} polls it); null when it
+     * could not be opened: reads are then tried directly.
      */
     private Selector probe;
     /** The last read filled its buffer, or the probe reported the socket readable: the next read may move. */
@@ -145,6 +154,8 @@ final class TcpConnection {
         this.stage = ByteBuffer.allocateDirect(Math.max(prefetch, 1024));
         this.stage.limit(0);
         this.txStage = ByteBuffer.allocateDirect(Math.max(prefetch, DataHeader.MAX_HDR_SIZE + TxEntry.INLINE_LIMIT));
+        this.stageBase = SocketCalls.baseOf(stage);
+        this.txStageBase = SocketCalls.baseOf(txStage);
         this.rxHdrView = ByteBuffer.allocateDirect(DataHeader.MAX_HDR_SIZE);
         this.rxHdr = MemorySegment.ofBuffer(rxHdrView);
         this.rxHdrView.limit(DataHeader.BASE_SIZE);
@@ -178,7 +189,12 @@ final class TcpConnection {
     void establish(WireOrder order) {
         this.order = order;
         this.open = !ended;
-        if (open && probe == null && TcpParams.READ_PROBE.get()) {
+        boolean probing = TcpParams.READ_PROBE.get();
+        if (open && calls == null) {
+            calls = SocketCalls.of(ch, 1 + DataHeader.IOV_LIMIT);
+            pollFirst = probing && calls != null;
+        }
+        if (open && probe == null && probing && calls == null) {
             openProbe();
         }
     }
@@ -206,7 +222,10 @@ final class TcpConnection {
     /** Asks the probe whether the socket has data (or end of stream, or an error) to read. */
     private boolean probeReadable() throws IOException {
         Selector p = probe;
-        if (p == null) {
+        if (pollFirst) {
+            SocketCalls sc = calls;
+            readable = sc == null || sc.readable();
+        } else if (p == null) {
             readable = true;
         } else {
             p.selectNow(onReadable);
@@ -224,7 +243,8 @@ final class TcpConnection {
         }
         int want = dst.remaining();
         socketReads++;
-        int n = ch.read(dst);
+        SocketCalls sc = calls;
+        int n = dst == stage && pollFirst && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
         readable = n == want;
         return n;
     }
@@ -477,7 +497,7 @@ final class TcpConnection {
                     // header and payload in one writev, as libfabric's sendmsg: one system call and no
                     // lone header segment ahead of the payload (TCP_NODELAY would send it on its own)
                     socketWrites++;
-                    e.remaining -= gatherWriter.write(e.bufs, e.addrs, e.bufIndex, e.bufCount);
+                    e.remaining -= calls.write(e.bufs, e.addrs, e.bufIndex, e.bufCount);
                     while (e.bufIndex < e.bufCount && !e.bufs[e.bufIndex].hasRemaining()) {
                         e.bufIndex++;
                     }
@@ -491,7 +511,7 @@ final class TcpConnection {
                 while (e.bufIndex < e.bufCount) {
                     ByteBuffer b = e.bufs[e.bufIndex];
                     socketWrites++;
-                    e.remaining -= ch.write(b);
+                    e.remaining -= b == txStage && calls != null ? calls.write(txStage, txStageBase) : ch.write(b);
                     if (b.hasRemaining()) {
                         writeBlocked = true;
                         return work;
@@ -514,15 +534,8 @@ final class TcpConnection {
      * through NIO one buffer at a time.
      */
     private boolean gatherAddresses(TxEntry e) {
-        if (gatherWriter == null) {
-            if (gatherTried) {
-                return false;
-            }
-            gatherTried = true;
-            gatherWriter = GatherWriter.of(ch, 1 + DataHeader.IOV_LIMIT);
-            if (gatherWriter == null) {
-                return false;
-            }
+        if (calls == null) {
+            return false;
         }
         if (e.bufs[0] != e.hdrView) {
             return false;
@@ -1007,6 +1020,11 @@ final class TcpConnection {
         }
     }
 
+    /** Whether data-path system calls go to the socket's descriptor directly ({@link SocketCalls}). */
+    boolean usesDescriptorCalls() {
+        return calls != null;
+    }
+
     /** Data-path write(2)/writev(2) calls so far. */
     long socketWrites() {
         return socketWrites;
@@ -1098,6 +1116,7 @@ final class TcpConnection {
     }
 
     private void closeChannel() {
+        pollFirst = false;
         SelectionKey k = key;
         if (k != null) {
             k.cancel();
@@ -1111,6 +1130,7 @@ final class TcpConnection {
                 // closing anyway
             }
         }
+        calls = null; // the descriptor number is free for reuse once the channel closes
         if (ch != null) {
             try {
                 ch.close();

@@ -1,0 +1,198 @@
+package io.jfabric.provider.tcp;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One connection's data-path system calls made on the socket's descriptor instead of through NIO:
+ * <ul>
+ * <li>{@code writev(2)}, so a frame's header and payload leave in one call as libfabric's {@code sendmsg} sends
+ *     them (NIO's gathering write allocates a releaser per call for every buffer backed by a memory segment,
+ *     and two writes send the 16-byte header as a segment of its own under TCP_NODELAY);</li>
+ * <li>{@code poll(2)}, {@code recv(2)} and {@code write(2)} of the connection's own staging buffers, the whole
+ *     path of a small message: NIO wraps each call in its blocking bookkeeping and channel locks, which cost
+ *     more than the system call itself when a spinning poll finds the socket empty.</li>
+ * </ul>
+ * The calls are {@link Linker.Option#critical critical} downcalls (no thread-state transition): the socket is
+ * non-blocking, recv is asked not to wait and poll has a zero timeout, so each returns promptly, and none
+ * calls back into Java. They do not capture errno, because a captured call state allocates on every call: a
+ * failed call is repeated once through the channel, which reports EAGAIN as 0 and anything else as the
+ * exception NIO always gave (only a full or failing socket takes that path; an empty one is found by poll).
+ * The iovec array and the pollfd are allocated once per connection. The descriptor is looked up in /proc when
+ * the connection is established (control path, once per connection); when that fails the connection keeps
+ * NIO's calls.
+ */
+final class SocketCalls {
+    private static final int MSG_DONTWAIT = 0x40;
+    private static final short POLLIN = 0x1;
+
+    private final SocketChannel ch;
+    private final int fd;
+    private final MemorySegment iov;
+    private final MemorySegment pollFd;
+    private final long pollFdAddr;
+
+    private SocketCalls(SocketChannel ch, int fd, int maxIov) {
+        this.ch = ch;
+        this.fd = fd;
+        Arena arena = Arena.ofAuto();
+        this.iov = arena.allocate(16L * maxIov, 8);
+        this.pollFd = arena.allocate(8, 8); // struct pollfd { int fd; short events; short revents; }
+        this.pollFd.set(ValueLayout.JAVA_INT, 0, fd);
+        this.pollFd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
+        this.pollFdAddr = pollFd.address();
+    }
+
+    /** The calls for {@code ch}, or null when its descriptor cannot be found (the caller keeps NIO's calls). */
+    static SocketCalls of(SocketChannel ch, int maxIov) {
+        try {
+            int fd = UserTimeout.descriptorOf(ch);
+            return fd < 0 ? null : new SocketCalls(ch, fd, maxIov);
+        } catch (IOException | RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /** The native address of a direct buffer's memory (set-up path: wraps it once). */
+    static long baseOf(ByteBuffer direct) {
+        return MemorySegment.ofBuffer(direct).address();
+    }
+
+    /**
+     * Whether a read would find something: data, end of stream or an error (poll with a zero timeout). Unlike
+     * a failing read it does not take the socket's lock, which the peer's loopback delivery needs.
+     */
+    boolean readable() throws IOException {
+        pollFd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+        int n;
+        try {
+            n = (int) Native.POLL.invokeExact(pollFdAddr, 1L, 0);
+        } catch (Throwable t) {
+            throw new IOException("poll failed: " + t, t);
+        }
+        // a failed poll (EINTR) says nothing; the read that follows finds out
+        return n != 0;
+    }
+
+    /**
+     * Reads into the free space of {@code buf}, a direct buffer whose memory starts at {@code base}, without
+     * waiting, and moves its position past what came.
+     *
+     * @return bytes read, 0 when nothing is there, -1 at end of stream
+     * @throws IOException when the socket failed (reset, timed out)
+     */
+    int read(ByteBuffer buf, long base) throws IOException {
+        int pos = buf.position();
+        int rem = buf.limit() - pos;
+        if (rem == 0) {
+            return 0;
+        }
+        long r;
+        try {
+            r = (long) Native.RECV.invokeExact(fd, base + pos, (long) rem, MSG_DONTWAIT);
+        } catch (Throwable t) {
+            throw new IOException("recv failed: " + t, t);
+        }
+        if (r > 0) {
+            buf.position(pos + (int) r);
+            return (int) r;
+        }
+        return r == 0 ? -1 : ch.read(buf);
+    }
+
+    /**
+     * Writes the remaining bytes of {@code buf}, a direct buffer whose memory starts at {@code base}, and moves
+     * its position past what was taken.
+     *
+     * @return bytes written, 0 when the socket buffer is full
+     */
+    int write(ByteBuffer buf, long base) throws IOException {
+        int pos = buf.position();
+        int rem = buf.limit() - pos;
+        if (rem == 0) {
+            return 0;
+        }
+        long w;
+        try {
+            w = (long) Native.WRITE.invokeExact(fd, base + pos, (long) rem);
+        } catch (Throwable t) {
+            throw new IOException("write failed: " + t, t);
+        }
+        if (w < 0) {
+            return ch.write(buf);
+        }
+        buf.position(pos + (int) w);
+        return (int) w;
+    }
+
+    /**
+     * Writes {@code bufs[from..to)} whose native addresses are {@code addrs[from..to)} (each at the buffer's
+     * position) in one writev, and moves the buffers' positions past what was taken.
+     *
+     * @return bytes written, 0 when the socket buffer is full
+     * @throws IOException when the kernel refuses the write (reset, closed)
+     */
+    long write(ByteBuffer[] bufs, long[] addrs, int from, int to) throws IOException {
+        int n = 0;
+        int first = -1;
+        for (int i = from; i < to; i++) {
+            int rem = bufs[i].remaining();
+            if (rem > 0) {
+                iov.set(ValueLayout.JAVA_LONG, 16L * n, addrs[i]);
+                iov.set(ValueLayout.JAVA_LONG, 16L * n + 8, rem);
+                n++;
+                if (first < 0) {
+                    first = i;
+                }
+            }
+        }
+        if (n == 0) {
+            return 0;
+        }
+        long w;
+        try {
+            w = (long) Native.WRITEV.invokeExact(fd, iov.address(), n);
+        } catch (Throwable t) {
+            throw new IOException("writev failed: " + t, t);
+        }
+        if (w < 0) {
+            return ch.write(bufs[first]);
+        }
+        long left = w;
+        for (int i = from; i < to && left > 0; i++) {
+            int k = (int) Math.min(left, bufs[i].remaining());
+            bufs[i].position(bufs[i].position() + k);
+            left -= k;
+        }
+        return w;
+    }
+
+    /**
+     * The calls, linked on first use. Pointers are passed as plain 64-bit addresses (the same register as a
+     * pointer in the C ABI), so no segment is made per call.
+     */
+    private static final class Native {
+        private static final Linker LINKER = Linker.nativeLinker();
+
+        static final MethodHandle WRITEV = link("writev", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        static final MethodHandle WRITE = link("write", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+        static final MethodHandle RECV = link("recv", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        static final MethodHandle POLL = link("poll", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+
+        private static MethodHandle link(String name, FunctionDescriptor d) {
+            return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), d,
+                    Linker.Option.critical(false));
+        }
+    }
+}
