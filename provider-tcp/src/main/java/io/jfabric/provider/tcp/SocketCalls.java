@@ -20,9 +20,10 @@ import java.nio.channels.SocketChannel;
  *     path of a small message: NIO wraps each call in its blocking bookkeeping and channel locks, which cost
  *     more than the system call itself when a spinning poll finds the socket empty.</li>
  * </ul>
- * The calls are {@link Linker.Option#critical critical} downcalls (no thread-state transition): the socket is
- * non-blocking, recv is asked not to wait and poll has a zero timeout, so each returns promptly, and none
- * calls back into Java. They do not capture errno, because a captured call state allocates on every call: a
+ * The socket is non-blocking, recv is asked not to wait and poll has a zero timeout, so each call returns
+ * promptly. They are ordinary downcalls, not {@link Linker.Option#critical critical} ones: each is a system
+ * call (docs/design.md keeps critical for calls that make none). They do not capture errno, because a
+ * captured call state allocates on every call: a
  * failed call is repeated once through the channel, which reports EAGAIN as 0 and anything else as the
  * exception NIO always gave (only a full or failing socket takes that path; an empty one is found by poll).
  * The iovec array and the pollfd are allocated once per connection. The descriptor is looked up in /proc when
@@ -191,8 +192,7 @@ final class SocketCalls {
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
 
         private static MethodHandle link(String name, FunctionDescriptor d) {
-            return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), d,
-                    Linker.Option.critical(false));
+            return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), d);
         }
     }
 }

@@ -49,6 +49,8 @@ final class TcpConnection {
     private static final int DIRECT_READ_MIN = 4096;
     /** Internal entries (ACKs, read responses) kept out of the application's transmit budget. */
     private static final int INTERNAL_RESERVE = 64;
+    /** Data-path calls after which a connection looks its descriptor up ({@link #findDescriptor}). */
+    static final int BUSY_CALLS = 64;
 
     private SocketChannel ch;
     private final ConnectionListener listener;
@@ -113,8 +115,13 @@ final class TcpConnection {
     private boolean writeBlocked;
     /** Header and payload leave in one gathering write (FI_TCP_GATHER_WRITE). */
     private final boolean gatherWrites = TcpParams.GATHER_WRITE.get();
-    /** System calls on the socket's descriptor, found when the connection is established; null when absent. */
+    /**
+     * System calls on the socket's descriptor; null until the connection proves busy ({@link #BUSY_CALLS} data
+     * reads and writes) or sends a frame that needs a gathering write, and when the descriptor is not found.
+     */
     private SocketCalls calls;
+    private boolean callsTried;
+    private int busyCalls;
     /**
      * Poll the descriptor before reading a drained socket, and read the staging buffer through {@link #calls}
      * (read_probe on; a recv that finds nothing is repeated through NIO to learn why, so without the poll
@@ -189,13 +196,34 @@ final class TcpConnection {
     void establish(WireOrder order) {
         this.order = order;
         this.open = !ended;
-        boolean probing = TcpParams.READ_PROBE.get();
-        if (open && calls == null) {
-            calls = SocketCalls.of(ch, 1 + DataHeader.IOV_LIMIT);
-            pollFirst = probing && calls != null;
-        }
-        if (open && probe == null && probing && calls == null) {
+        if (open && probe == null && TcpParams.READ_PROBE.get()) {
             openProbe();
+        }
+    }
+
+    /**
+     * Looks the socket's descriptor up (a scan of /proc: each connection of an rxm endpoint with thousands
+     * would pay it for a message or two, so it waits until the connection is busy) and moves the readiness
+     * probe from NIO's selector to poll(2) on it.
+     */
+    private void findDescriptor() {
+        callsTried = true;
+        calls = SocketCalls.of(ch, 1 + DataHeader.IOV_LIMIT);
+        if (calls != null && probe != null) {
+            Selector p = probe;
+            probe = null;
+            pollFirst = true;
+            try {
+                p.close();
+            } catch (IOException ignored) {
+                // the descriptor's poll replaces it either way
+            }
+        }
+    }
+
+    private void noteBusy() {
+        if (!callsTried && ++busyCalls >= BUSY_CALLS && open) {
+            findDescriptor();
         }
     }
 
@@ -243,6 +271,7 @@ final class TcpConnection {
         }
         int want = dst.remaining();
         socketReads++;
+        noteBusy();
         SocketCalls sc = calls;
         int n = dst == stage && pollFirst && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
         readable = n == want;
@@ -511,6 +540,7 @@ final class TcpConnection {
                 while (e.bufIndex < e.bufCount) {
                     ByteBuffer b = e.bufs[e.bufIndex];
                     socketWrites++;
+                    noteBusy();
                     e.remaining -= b == txStage && calls != null ? calls.write(txStage, txStageBase) : ch.write(b);
                     if (b.hasRemaining()) {
                         writeBlocked = true;
@@ -534,6 +564,9 @@ final class TcpConnection {
      * through NIO one buffer at a time.
      */
     private boolean gatherAddresses(TxEntry e) {
+        if (calls == null && !callsTried && open) {
+            findDescriptor();
+        }
         if (calls == null) {
             return false;
         }
@@ -1117,6 +1150,7 @@ final class TcpConnection {
 
     private void closeChannel() {
         pollFirst = false;
+        callsTried = true;
         SelectionKey k = key;
         if (k != null) {
             k.cancel();
