@@ -23,21 +23,28 @@ import java.nio.channels.SocketChannel;
  * The socket is non-blocking, recv is asked not to wait and poll has a zero timeout, so each call returns
  * promptly. They are ordinary downcalls, not {@link Linker.Option#critical critical} ones: each is a system
  * call (docs/design.md keeps critical for calls that make none). They do not capture errno, because a
- * captured call state allocates on every call: a
- * failed call is repeated once through the channel, which reports EAGAIN as 0 and anything else as the
- * exception NIO always gave (only a full or failing socket takes that path; an empty one is found by poll).
- * The iovec array and the pollfd are allocated once per connection. The descriptor is looked up in /proc when
- * the connection is established (control path, once per connection); when that fails the connection keeps
- * NIO's calls.
+ * captured call state allocates on every call. A recv that fails is taken as "nothing yet": an error on a TCP
+ * socket (reset, user or keepalive timeout) also closes it, so the next recv finds the end of the stream, and
+ * the socket's TCP state then tells an error (CLOSE) from the peer's orderly close (CLOSE_WAIT). A write that
+ * fails is repeated once through the channel, which reports EAGAIN as 0 and anything else as the exception
+ * NIO always gave. The iovec array, the pollfd and the tcp_info buffer are allocated once per connection.
+ * The descriptor is looked up in /proc once the connection is busy (see TcpConnection); when that fails the
+ * connection keeps NIO's calls.
  */
 final class SocketCalls {
     private static final int MSG_DONTWAIT = 0x40;
     private static final short POLLIN = 0x1;
+    private static final int IPPROTO_TCP = 6;
+    private static final int TCP_INFO = 11;
+    /** tcpi_state, the first byte of struct tcp_info: the socket was closed by an error, not by the peer's FIN. */
+    private static final byte TCP_CLOSE = 7;
 
     private final SocketChannel ch;
     private final int fd;
     private final MemorySegment iov;
     private final MemorySegment pollFd;
+    /** struct tcp_info's first bytes and its socklen_t, for {@link #closedByError}. */
+    private final MemorySegment tcpInfo;
     private final long pollFdAddr;
 
     private SocketCalls(SocketChannel ch, int fd, int maxIov) {
@@ -49,6 +56,7 @@ final class SocketCalls {
         this.pollFd.set(ValueLayout.JAVA_INT, 0, fd);
         this.pollFd.set(ValueLayout.JAVA_SHORT, 4, POLLIN);
         this.pollFdAddr = pollFd.address();
+        this.tcpInfo = arena.allocate(16, 8);
     }
 
     /** The calls for {@code ch}, or null when its descriptor cannot be found (the caller keeps NIO's calls). */
@@ -86,7 +94,8 @@ final class SocketCalls {
      * Reads into the free space of {@code buf}, a direct buffer whose memory starts at {@code base}, without
      * waiting, and moves its position past what came.
      *
-     * @return bytes read, 0 when nothing is there, -1 at end of stream
+     * @return bytes read, 0 when nothing is there (or the socket just failed: the next read reports it), -1 at
+     *         end of stream
      * @throws IOException when the socket failed (reset, timed out)
      */
     int read(ByteBuffer buf, long base) throws IOException {
@@ -105,7 +114,27 @@ final class SocketCalls {
             buf.position(pos + (int) r);
             return (int) r;
         }
-        return r == 0 ? -1 : ch.read(buf);
+        if (r < 0) {
+            return 0;
+        }
+        if (closedByError()) {
+            throw new IOException("connection reset or timed out (TCP state CLOSE at end of stream)");
+        }
+        return -1;
+    }
+
+    /** End-of-stream path: whether the kernel closed the socket for an error (reset, timeout) rather than a FIN. */
+    private boolean closedByError() throws IOException {
+        tcpInfo.set(ValueLayout.JAVA_BYTE, 0, (byte) 0);
+        tcpInfo.set(ValueLayout.JAVA_INT, 8, 1);
+        int rc;
+        try {
+            rc = (int) Native.GETSOCKOPT.invokeExact(fd, IPPROTO_TCP, TCP_INFO, tcpInfo.address(),
+                    tcpInfo.address() + 8);
+        } catch (Throwable t) {
+            throw new IOException("getsockopt failed: " + t, t);
+        }
+        return rc == 0 && tcpInfo.get(ValueLayout.JAVA_BYTE, 0) == TCP_CLOSE;
     }
 
     /**
@@ -188,6 +217,9 @@ final class SocketCalls {
                 ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
         static final MethodHandle RECV = link("recv", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+        static final MethodHandle GETSOCKOPT = link("getsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_LONG));
         static final MethodHandle POLL = link("poll", FunctionDescriptor.of(ValueLayout.JAVA_INT,
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
 

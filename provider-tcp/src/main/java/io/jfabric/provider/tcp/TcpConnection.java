@@ -122,11 +122,7 @@ final class TcpConnection {
     private SocketCalls calls;
     private boolean callsTried;
     private int busyCalls;
-    /**
-     * Poll the descriptor before reading a drained socket, and read the staging buffer through {@link #calls}
-     * (read_probe on; a recv that finds nothing is repeated through NIO to learn why, so without the poll
-     * reads stay with NIO).
-     */
+    /** Poll the descriptor before reading a drained socket (read_probe, once {@link #calls} exist). */
     private boolean pollFirst;
     /** Native addresses of the staging buffers, for {@link #calls}. */
     private final long stageBase;
@@ -273,7 +269,7 @@ final class TcpConnection {
         socketReads++;
         noteBusy();
         SocketCalls sc = calls;
-        int n = dst == stage && pollFirst && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
+        int n = dst == stage && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
         readable = n == want;
         return n;
     }
