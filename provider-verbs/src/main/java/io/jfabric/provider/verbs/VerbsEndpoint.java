@@ -524,6 +524,9 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         if ((rkey & ~0xffffffffL) != 0) {
             return -Errno.EINVAL;
         }
+        if (!txCq.takeCredit()) {
+            return -Errno.EAGAIN;
+        }
         boolean report = !inject && (!selective || (opFlags & OpFlags.COMPLETION) != 0);
         // unsignaled work requests are only retired by a later signaled one: signal now and then
         boolean signal = report || unsignaled + 1 >= txSize / 2;
@@ -544,6 +547,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         ibv_send_wr.wr_rdma_rkey(sendWr, (int) rkey);
         rc = verbs_h.ibv_post_send(postSendFn, qp, sendWr, badWr);
         if (rc != 0) {
+            txCq.returnCredit();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;
         }
         unsignaled = signal ? 0 : unsignaled + 1;
@@ -720,7 +724,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         if (s == SHUT_DOWN || s == FAILED || s == CLOSED) {
             return -Errno.ENOTCONN;
         }
-        if (rx.full()) {
+        if (rx.full() || !rxCq.takeCredit()) {
             return -Errno.EAGAIN;
         }
         int slot = rx.next();
@@ -730,6 +734,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         ibv_recv_wr.num_sge(recvWr, nsge);
         int rc = verbs_h.ibv_post_recv(postRecvFn, qp, recvWr, badWr);
         if (rc != 0) {
+            rxCq.returnCredit();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;
         }
         rx.commit(slot, context, OpFlags.RECV | OpFlags.MSG, total, true);
@@ -743,6 +748,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         long wrId = ibv_wc.wr_id(wc);
         boolean isRecv = (wrId & RX_BIT) != 0;
         TxRing ring = isRecv ? rx : tx;
+        VerbsCompletionQueue owner = isRecv ? rxCq : txCq;
         int slot = (int) (wrId & ~RX_BIT);
         if (!ring.outstanding(slot)) {
             return; // already retired (synthesized on close)
@@ -750,7 +756,9 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         // earlier unsignaled sends finished successfully before this one (RC completes in order)
         while (ring.tail != slot) {
             ring.releaseTail();
+            owner.returnCredit();
         }
+        owner.returnCredit();
         int status = ibv_wc.status(wc);
         Object ctx = ring.context[slot];
         long flags = ring.flags[slot];
@@ -793,6 +801,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                 cq.pushError(ring.context[slot], ring.flags[slot], ring.length[slot], Errno.ECANCELED, 0);
             }
             ring.releaseTail();
+            cq.returnCredit();
         }
     }
 
