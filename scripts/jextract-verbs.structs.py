@@ -38,6 +38,8 @@ STRUCTS = {
            ("qp_num", "u32", 52), ("state", "u32", 56), ("qp_type", "u32", 60)]),
  "ibv_qp_cap": ("infiniband/verbs.h", 20, [("max_send_wr", "u32", 0), ("max_recv_wr", "u32", 4),
                ("max_send_sge", "u32", 8), ("max_recv_sge", "u32", 12), ("max_inline_data", "u32", 16)]),
+ "ibv_qp_attr": ("infiniband/verbs.h", 144, [("qp_state", "u32", 0), ("min_rnr_timer", "u8", 128),
+                ("timeout", "u8", 130), ("retry_cnt", "u8", 131), ("rnr_retry", "u8", 132)]),
  "ibv_qp_init_attr": ("infiniband/verbs.h", 64, [("qp_context", "ptr", 0), ("send_cq", "ptr", 8),
                      ("recv_cq", "ptr", 16), ("srq", "ptr", 24), ("cap", ("struct", "ibv_qp_cap", 20), 32),
                      ("qp_type", "u32", 52), ("sq_sig_all", "u32", 56)]),

@@ -111,15 +111,39 @@ final class VerbsCompletionQueue extends UtilFabricObject implements CompletionQ
     }
 
     private long boundDepth;
+    /**
+     * Work requests posted to the QPs bound here and not yet retired. Each can still put one work completion
+     * in the ibv_cq (a flushed unsignaled send too), and an ibv_cq that overflows loses completions for good
+     * (the device raises IBV_EVENT_CQ_ERR), so a post that would take this past {@link #capacity} is refused
+     * with EAGAIN instead, as libfabric's verbs counts CQ credits.
+     */
+    private int credits;
 
-    /** Adds a queue's depth; warns once the bound queues could overrun this CQ (the QPs would go to error). */
+    /** Adds a queue's depth; says once that the bound queues can outgrow this CQ (posts then get EAGAIN). */
     void addDepth(int depth) {
         boundDepth += depth;
         if (boundDepth > capacity) {
-            LOG.log(System.Logger.Level.WARNING, "CQ of " + capacity + " entries now serves queues of "
-                    + boundDepth + " work requests; if they all complete unread the CQ overruns. Open the CQ "
-                    + "with CqAttr.size >= " + boundDepth + " or lower FI_VERBS_TX_SIZE/RX_SIZE");
+            LOG.log(System.Logger.Level.INFO, "CQ of " + capacity + " entries now serves queues of "
+                    + boundDepth + " work requests: posts beyond " + capacity + " unread completions get -FI_EAGAIN "
+                    + "until the CQ is read. Open the CQ with CqAttr.size >= " + boundDepth + " to avoid that");
         }
+    }
+
+    /** Takes room for one more work completion, polling once if there is none; false: answer EAGAIN. */
+    boolean takeCredit() {
+        if (credits >= capacity) {
+            progress();
+            if (credits >= capacity) {
+                return false;
+            }
+        }
+        credits++;
+        return true;
+    }
+
+    /** A work request was retired (its completion polled, or synthesized), or its post failed. */
+    void returnCredit() {
+        credits--;
     }
 
     void removeDepth(int depth) {

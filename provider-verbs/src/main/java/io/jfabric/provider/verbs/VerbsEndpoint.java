@@ -21,6 +21,7 @@ import io.jfabric.provider.verbs.ffi.NativeLibrary;
 import io.jfabric.provider.verbs.ffi.ibv_context;
 import io.jfabric.provider.verbs.ffi.ibv_context_ops;
 import io.jfabric.provider.verbs.ffi.ibv_qp;
+import io.jfabric.provider.verbs.ffi.ibv_qp_attr;
 import io.jfabric.provider.verbs.ffi.ibv_qp_cap;
 import io.jfabric.provider.verbs.ffi.ibv_qp_init_attr;
 import io.jfabric.provider.verbs.ffi.ibv_recv_wr;
@@ -309,6 +310,57 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         fillConnParam(VerbsEventQueue.encodePrivateData(data, privateData));
         state = CONNECTING;
         Native.checkCm(rdma_cma_h.rdma_accept(errno, id, connParam), errno, "rdma_accept");
+        // rdma_accept has moved the QP to RTS; the peer may send before ESTABLISHED reaches us
+        setRnrTimer();
+    }
+
+    /**
+     * Sets the responder's min_rnr_timer, which rdma_cm leaves at 0 (655.36 ms per RNR NAK). It is a legal RTS to
+     * RTS change, so it is applied once the QP is in RTS: after rdma_accept on the passive side and on
+     * ESTABLISHED on both. A failure costs speed, not correctness, so it is logged and the connection stays.
+     */
+    private void setRnrTimer() {
+        MemorySegment q = qp;
+        if (q == null) {
+            return;
+        }
+        int timer = VerbsParams.MIN_RNR_TIMER.get();
+        if (timer < 0 || timer > 31) {
+            LOG.log(System.Logger.Level.WARNING, "FI_VERBS_MIN_RNR_TIMER " + timer + " is out of range 0 - 31; using "
+                    + VerbsParams.DEFAULT_MIN_RNR_TIMER);
+            timer = VerbsParams.DEFAULT_MIN_RNR_TIMER;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = ibv_qp_attr.allocate(a);
+            int before = -1;
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                before = queryQp(q, attr, a);
+            }
+            attr.fill((byte) 0);
+            ibv_qp_attr.min_rnr_timer(attr, (byte) timer);
+            int rc = verbs_h.ibv_modify_qp(q, attr, verbs_h.IBV_QP_MIN_RNR_TIMER);
+            if (rc != 0) {
+                LOG.log(System.Logger.Level.WARNING, "ibv_modify_qp(min_rnr_timer " + timer + ") on QP " + qpNum
+                        + " failed: " + Native.strerror(rc) + "; each RNR NAK will stall the sender");
+                return;
+            }
+            if (before >= 0) {
+                queryQp(q, attr, a);
+                LOG.log(System.Logger.Level.DEBUG, "QP " + qpNum + ": min_rnr_timer " + before + " -> "
+                        + ibv_qp_attr.min_rnr_timer(attr) + ", timeout " + ibv_qp_attr.timeout(attr) + ", retry_cnt "
+                        + ibv_qp_attr.retry_cnt(attr) + ", rnr_retry " + ibv_qp_attr.rnr_retry(attr) + ", state "
+                        + ibv_qp_attr.qp_state(attr));
+            }
+        }
+    }
+
+    /** Queries the attributes that govern retries into {@code attr}; returns min_rnr_timer, or -1. */
+    private static int queryQp(MemorySegment q, MemorySegment attr, Arena a) {
+        attr.fill((byte) 0);
+        MemorySegment init = ibv_qp_init_attr.allocate(a);
+        int rc = verbs_h.ibv_query_qp(q, attr, verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_MIN_RNR_TIMER
+                | verbs_h.IBV_QP_TIMEOUT | verbs_h.IBV_QP_RETRY_CNT | verbs_h.IBV_QP_RNR_RETRY, init);
+        return rc == 0 ? Byte.toUnsignedInt(ibv_qp_attr.min_rnr_timer(attr)) : -1;
     }
 
     @Override
@@ -336,6 +388,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                 }
             }
             case rdma_cma_h.RDMA_CM_EVENT_ESTABLISHED -> {
+                setRnrTimer();
                 state = CONNECTED;
                 byte[] p = Sockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(id));
                 if (p != null) {
@@ -471,6 +524,9 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         if ((rkey & ~0xffffffffL) != 0) {
             return -Errno.EINVAL;
         }
+        if (!txCq.takeCredit()) {
+            return -Errno.EAGAIN;
+        }
         boolean report = !inject && (!selective || (opFlags & OpFlags.COMPLETION) != 0);
         // unsignaled work requests are only retired by a later signaled one: signal now and then
         boolean signal = report || unsignaled + 1 >= txSize / 2;
@@ -491,6 +547,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         ibv_send_wr.wr_rdma_rkey(sendWr, (int) rkey);
         rc = verbs_h.ibv_post_send(postSendFn, qp, sendWr, badWr);
         if (rc != 0) {
+            txCq.returnCredit();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;
         }
         unsignaled = signal ? 0 : unsignaled + 1;
@@ -667,7 +724,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         if (s == SHUT_DOWN || s == FAILED || s == CLOSED) {
             return -Errno.ENOTCONN;
         }
-        if (rx.full()) {
+        if (rx.full() || !rxCq.takeCredit()) {
             return -Errno.EAGAIN;
         }
         int slot = rx.next();
@@ -677,6 +734,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         ibv_recv_wr.num_sge(recvWr, nsge);
         int rc = verbs_h.ibv_post_recv(postRecvFn, qp, recvWr, badWr);
         if (rc != 0) {
+            rxCq.returnCredit();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;
         }
         rx.commit(slot, context, OpFlags.RECV | OpFlags.MSG, total, true);
@@ -690,6 +748,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         long wrId = ibv_wc.wr_id(wc);
         boolean isRecv = (wrId & RX_BIT) != 0;
         TxRing ring = isRecv ? rx : tx;
+        VerbsCompletionQueue owner = isRecv ? rxCq : txCq;
         int slot = (int) (wrId & ~RX_BIT);
         if (!ring.outstanding(slot)) {
             return; // already retired (synthesized on close)
@@ -697,7 +756,9 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         // earlier unsignaled sends finished successfully before this one (RC completes in order)
         while (ring.tail != slot) {
             ring.releaseTail();
+            owner.returnCredit();
         }
+        owner.returnCredit();
         int status = ibv_wc.status(wc);
         Object ctx = ring.context[slot];
         long flags = ring.flags[slot];
@@ -740,6 +801,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                 cq.pushError(ring.context[slot], ring.flags[slot], ring.length[slot], Errno.ECANCELED, 0);
             }
             ring.releaseTail();
+            cq.returnCredit();
         }
     }
 

@@ -16,6 +16,15 @@ final class VerbsParams {
             "Default maximum tx iov_limit (scatter/gather entries), capped by the device's max_sge");
     static final ProviderParams.IntParam RX_IOV_LIMIT = PARAMS.integer("rx_iov_limit", 4,
             "Default maximum rx iov_limit, capped by the device's max_sge");
+    static final int DEFAULT_MIN_RNR_TIMER = 12;
+    /**
+     * rdma_cm leaves the responder's min_rnr_timer at 0, which the IB encoding reads as 655.36 ms: every RNR NAK
+     * (a send arriving before its receive is posted) then stalls the sender for that long, so a receiver that
+     * posts receives only as it consumes would run at about one message per 0.66 s.
+     */
+    static final ProviderParams.IntParam MIN_RNR_TIMER = PARAMS.integer("min_rnr_timer", DEFAULT_MIN_RNR_TIMER,
+            "Set min_rnr_timer QP attribute (0 - 31): the delay a sender waits after an RNR NAK before it retries, "
+                    + "in the IB encoding (12 = 0.64 ms, 1 = 0.01 ms, 0 = 655.36 ms)");
     /** libfabric's MR cache tunables keep their global names: FI_MR_CACHE_MAX_COUNT, FI_MR_CACHE_MAX_SIZE. */
     static final ProviderParams MR_CACHE = new ProviderParams("mr_cache");
     static final ProviderParams.IntParam MR_CACHE_MAX_COUNT = MR_CACHE.integer("max_count", 1024,

@@ -56,7 +56,14 @@ public final class verbs_h {
     public static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
     // enum ibv_qp_type, ibv_qp_state, ibv_port_state, link layers
     public static final int IBV_QPT_RC = 2;
+    public static final int IBV_QPS_RTS = 3;
     public static final int IBV_QPS_ERR = 6;
+    // enum ibv_qp_attr_mask
+    public static final int IBV_QP_STATE = 1;
+    public static final int IBV_QP_TIMEOUT = 1 << 9;
+    public static final int IBV_QP_RETRY_CNT = 1 << 10;
+    public static final int IBV_QP_RNR_RETRY = 1 << 11;
+    public static final int IBV_QP_MIN_RNR_TIMER = 1 << 15;
     public static final int IBV_PORT_ACTIVE = 4;
     public static final int IBV_LINK_LAYER_INFINIBAND = 1;
     public static final int IBV_LINK_LAYER_ETHERNET = 2;
@@ -360,6 +367,37 @@ public final class verbs_h {
     public static MemorySegment ibv_event_type_str(int eventType) {
         try {
             return (MemorySegment) ibv_event_type_str$.HANDLE.invokeExact(eventType);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    private static final class ibv_modify_qp$ {
+        static final MethodHandle HANDLE = NativeLibrary.downcall(LIB, "ibv_modify_qp",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    /** {@code int ibv_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask)}: 0 or an errno. */
+    public static int ibv_modify_qp(MemorySegment qp, MemorySegment attr, int attrMask) {
+        try {
+            return (int) ibv_modify_qp$.HANDLE.invokeExact(qp, attr, attrMask);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    private static final class ibv_query_qp$ {
+        static final MethodHandle HANDLE = NativeLibrary.downcall(LIB, "ibv_query_qp",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+    }
+
+    /**
+     * {@code int ibv_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask, struct ibv_qp_init_attr *)}:
+     * 0 or an errno.
+     */
+    public static int ibv_query_qp(MemorySegment qp, MemorySegment attr, int attrMask, MemorySegment initAttr) {
+        try {
+            return (int) ibv_query_qp$.HANDLE.invokeExact(qp, attr, attrMask, initAttr);
         } catch (Throwable t) {
             throw new AssertionError(t);
         }

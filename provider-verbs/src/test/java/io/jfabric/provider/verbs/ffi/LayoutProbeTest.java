@@ -34,7 +34,7 @@ class LayoutProbeTest {
     /** Every struct class of the bindings (the classes scripts/jextract-verbs.structs.py writes). */
     static final List<Class<?>> STRUCTS = List.of(ibv_context_ops.class, ibv_context.class, ibv_device_attr.class,
             ibv_port_attr.class, ibv_pd.class, ibv_mr.class, ibv_comp_channel.class, ibv_cq.class, ibv_qp.class,
-            ibv_qp_cap.class, ibv_qp_init_attr.class, ibv_sge.class, ibv_send_wr.class, ibv_recv_wr.class,
+            ibv_qp_cap.class, ibv_qp_attr.class, ibv_qp_init_attr.class, ibv_sge.class, ibv_send_wr.class, ibv_recv_wr.class,
             ibv_wc.class, ibv_async_event.class, rdma_event_channel.class, rdma_cm_id.class,
             rdma_conn_param.class, rdma_cm_event.class, pollfd.class);
     static final List<Class<?>> HEADERS = List.of(verbs_h.class, rdma_cma_h.class, poll_h.class);

@@ -33,6 +33,8 @@ int main(void) {
     O(ibv_qp, srq); O(ibv_qp, handle); O(ibv_qp, qp_num); O(ibv_qp, state); O(ibv_qp, qp_type);
     S(ibv_qp_cap); O(ibv_qp_cap, max_send_wr); O(ibv_qp_cap, max_recv_wr); O(ibv_qp_cap, max_send_sge);
     O(ibv_qp_cap, max_recv_sge); O(ibv_qp_cap, max_inline_data);
+    S(ibv_qp_attr); O(ibv_qp_attr, qp_state); O(ibv_qp_attr, min_rnr_timer); O(ibv_qp_attr, timeout);
+    O(ibv_qp_attr, retry_cnt); O(ibv_qp_attr, rnr_retry);
     S(ibv_qp_init_attr); O(ibv_qp_init_attr, qp_context); O(ibv_qp_init_attr, send_cq); O(ibv_qp_init_attr, recv_cq);
     O(ibv_qp_init_attr, srq); O(ibv_qp_init_attr, cap); O(ibv_qp_init_attr, qp_type); O(ibv_qp_init_attr, sq_sig_all);
     S(ibv_sge); O(ibv_sge, addr); O(ibv_sge, length); O(ibv_sge, lkey);
@@ -62,7 +64,8 @@ int main(void) {
     C(IBV_WR_RDMA_WRITE); C(IBV_WR_RDMA_WRITE_WITH_IMM); C(IBV_WR_SEND); C(IBV_WR_SEND_WITH_IMM); C(IBV_WR_RDMA_READ);
     C(IBV_SEND_FENCE); C(IBV_SEND_SIGNALED); C(IBV_SEND_SOLICITED); C(IBV_SEND_INLINE);
     C(IBV_ACCESS_LOCAL_WRITE); C(IBV_ACCESS_REMOTE_WRITE); C(IBV_ACCESS_REMOTE_READ); C(IBV_ACCESS_REMOTE_ATOMIC);
-    C(IBV_QPT_RC); C(IBV_QPS_ERR); C(IBV_PORT_ACTIVE); C(IBV_LINK_LAYER_ETHERNET); C(IBV_LINK_LAYER_INFINIBAND);
+    C(IBV_QPT_RC); C(IBV_QPS_ERR); C(IBV_QPS_RTS);
+    C(IBV_QP_STATE); C(IBV_QP_TIMEOUT); C(IBV_QP_RETRY_CNT); C(IBV_QP_RNR_RETRY); C(IBV_QP_MIN_RNR_TIMER); C(IBV_PORT_ACTIVE); C(IBV_LINK_LAYER_ETHERNET); C(IBV_LINK_LAYER_INFINIBAND);
     C(RDMA_PS_TCP); C(RDMA_CM_EVENT_ADDR_RESOLVED); C(RDMA_CM_EVENT_ADDR_ERROR); C(RDMA_CM_EVENT_ROUTE_RESOLVED);
     C(RDMA_CM_EVENT_ROUTE_ERROR); C(RDMA_CM_EVENT_CONNECT_REQUEST); C(RDMA_CM_EVENT_CONNECT_RESPONSE);
     C(RDMA_CM_EVENT_CONNECT_ERROR); C(RDMA_CM_EVENT_UNREACHABLE); C(RDMA_CM_EVENT_REJECTED);
