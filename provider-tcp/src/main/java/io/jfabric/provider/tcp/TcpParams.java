@@ -25,10 +25,10 @@ final class TcpParams {
                     + " without posted buffers still pushes back through TCP");
     static final ProviderParams.BoolParam NODELAY = PARAMS.bool("nodelay", true,
             "set TCP_NODELAY on data connections");
-    static final ProviderParams.BoolParam READ_PROBE = PARAMS.bool("read_probe", true,
-            "before reading a socket that the last read drained, ask its own epoll set whether data came (a"
-                    + " spinning poll then costs an epoll_wait instead of a failing read that takes the socket lock);"
-                    + " off: every poll reads");
+    static final ProviderParams.BoolParam READ_PROBE = PARAMS.bool("read_probe", false,
+            "before reading a socket that the last read drained, ask whether data came (poll(2) on its"
+                    + " descriptor, else an epoll set of its own); off: every poll reads, which on a busy"
+                    + " connection is one system call where the probe makes two");
     static final ProviderParams.BoolParam GATHER_WRITE = PARAMS.bool("gather_write", true,
             "send a frame's header and payload in one gathering write (as libfabric's sendmsg); off: one write"
                     + " per buffer");

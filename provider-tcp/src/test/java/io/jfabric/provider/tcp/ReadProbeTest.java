@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A CQ read that spins on an idle connection asks the socket's epoll set instead of reading (each failing
- * read takes the socket lock the peer's delivery needs); data, and only data, still gets read.
+ * With FI_TCP_READ_PROBE on, a CQ read that spins on an idle connection asks whether data came instead of
+ * reading; data, and only data, still gets read. Off (the default: on a busy connection one recv per poll is
+ * one system call where probe and recv are two), every poll reads.
  */
 @Timeout(30)
 class ReadProbeTest extends ParameterLoopbackTest {
@@ -38,6 +39,7 @@ class ReadProbeTest extends ParameterLoopbackTest {
 
     @Test
     void idlePollsReadNothingAndAMessageAfterThemArrives() {
+        System.setProperty(PROP, "true");
         pair = new Loopback(false, Progress.MANUAL, null, null);
         spin(pair.client, 10); // settles the read that follows connection set-up
         long before = reads(pair.client);
