@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * thousands: {@code -Djfabric.fault.processes=4 -Djfabric.fault.peersPerProcess=500} (2,000 peers) passed on
  * tcp;ofi_rxm twice: 58 s at a load average of 10 (endpoints opened in 24 s, all heard 30 s later) and 77 s
  * (opened in 58 s, all heard 19 s later), 151-164 KiB resident and 3 descriptors per peer at the hub (a socket
- * and its readiness probe's epoll and event descriptors). Opening 500 rxm endpoints per swarm JVM, four
+ * and its readiness probe's epoll and event descriptors; since FI_TCP_READ_PROBE defaults to off, one). Opening 500 rxm endpoints per swarm JVM, four
  * swarms on two cores, is the slow part (each opens a core EQ, CQ and listening endpoint).
  *
  * <p>File descriptors: the JVM raises its soft RLIMIT_NOFILE to the hard limit at start (HotSpot's
