@@ -49,7 +49,10 @@ final class TcpConnection {
     private static final int DIRECT_READ_MIN = 4096;
     /** Internal entries (ACKs, read responses) kept out of the application's transmit budget. */
     private static final int INTERNAL_RESERVE = 64;
-    /** Data-path calls after which a connection looks its descriptor up ({@link #findDescriptor}). */
+    /**
+     * Data moved (reads that brought bytes, writes) after which a connection looks its descriptor up
+     * ({@link #findDescriptor}); empty polls do not count, or every idle connection of a busy endpoint would.
+     */
     static final int BUSY_CALLS = 64;
 
     private SocketChannel ch;
@@ -267,9 +270,11 @@ final class TcpConnection {
         }
         int want = dst.remaining();
         socketReads++;
-        noteBusy();
         SocketCalls sc = calls;
         int n = dst == stage && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
+        if (n > 0) {
+            noteBusy();
+        }
         readable = n == want;
         return n;
     }
