@@ -201,11 +201,14 @@ final class TcpConnection {
     }
 
     /**
-     * Looks the socket's descriptor up (a scan of /proc: each connection of an rxm endpoint with thousands
+     * Looks the socket's descriptor up, once per open connection (a scan of /proc: each connection of an rxm endpoint with thousands
      * would pay it for a message or two, so it waits until the connection is busy) and moves the readiness
      * probe from NIO's selector to poll(2) on it.
      */
     private void findDescriptor() {
+        if (callsTried || !open) {
+            return;
+        }
         callsTried = true;
         calls = SocketCalls.of(ch, 1 + DataHeader.IOV_LIMIT);
         if (calls != null && probe != null) {
@@ -221,7 +224,7 @@ final class TcpConnection {
     }
 
     private void noteBusy() {
-        if (!callsTried && ++busyCalls >= BUSY_CALLS && open) {
+        if (!callsTried && ++busyCalls >= BUSY_CALLS) {
             findDescriptor();
         }
     }
@@ -565,9 +568,7 @@ final class TcpConnection {
      * through NIO one buffer at a time.
      */
     private boolean gatherAddresses(TxEntry e) {
-        if (calls == null && !callsTried && open) {
-            findDescriptor();
-        }
+        findDescriptor();
         if (calls == null) {
             return false;
         }

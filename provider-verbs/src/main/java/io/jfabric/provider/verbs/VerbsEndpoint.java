@@ -321,8 +321,8 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
      */
     private void setRnrTimer() {
         MemorySegment q = qp;
-        if (q == null) {
-            return;
+        if (q == null || rnrTimerSet) {
+            return; // the passive side sets it after rdma_accept; ESTABLISHED only retries a failure
         }
         int timer = VerbsParams.MIN_RNR_TIMER.get();
         if (timer < 0 || timer > 31) {
@@ -344,6 +344,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                         + " failed: " + Native.strerror(rc) + "; each RNR NAK will stall the sender");
                 return;
             }
+            rnrTimerSet = true;
             if (before >= 0) {
                 queryQp(q, attr, a);
                 LOG.log(System.Logger.Level.DEBUG, "QP " + qpNum + ": min_rnr_timer " + before + " -> "
@@ -353,6 +354,8 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             }
         }
     }
+
+    private boolean rnrTimerSet;
 
     /** Queries the attributes that govern retries into {@code attr}; returns min_rnr_timer, or -1. */
     private static int queryQp(MemorySegment q, MemorySegment attr, Arena a) {
