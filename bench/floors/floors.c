@@ -1,7 +1,10 @@
 /*
  * Raw floors for bench/compare: what the kernel and the hardware cost with no fabric library on top.
  *
- *   floors sock <size> <iterations>   blocking TCP round trips over 127.0.0.1 (TCP_NODELAY), two processes
+ *   floors sock <size> <iterations>   busy-polling TCP round trips over 127.0.0.1 (TCP_NODELAY, non-blocking
+ *                                     recv/send retried until done), two processes: fi_pingpong polls its CQ
+ *                                     without sleeping, so this is the floor it and jfabric are held to
+ *   floors sock-blocking <size> <iterations>   the same with blocking read/write (sleeps in the kernel)
  *   floors shm <iterations>           a cache-line ping-pong between two processes over shared memory
  *
  * Prints one line "usec_per_xfer=<one-way microseconds> mb_per_sec=<MB/s>", in fi_pingpong's units
@@ -9,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdatomic.h>
@@ -28,10 +32,16 @@ static double now_us(void) {
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+static int spin = 1;
+
 static int full_io(int fd, char *buf, size_t len, int writing) {
     size_t done = 0;
+    int flags = spin ? MSG_DONTWAIT | MSG_NOSIGNAL : MSG_NOSIGNAL;
     while (done < len) {
-        ssize_t n = writing ? write(fd, buf + done, len - done) : read(fd, buf + done, len - done);
+        ssize_t n = writing ? send(fd, buf + done, len - done, flags) : recv(fd, buf + done, len - done, flags);
+        if (n < 0 && spin && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            continue;
+        }
         if (n <= 0) {
             return -1;
         }
@@ -124,12 +134,13 @@ static int shm_floor(long iters) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 4 && strcmp(argv[1], "sock") == 0) {
+    if (argc == 4 && (strcmp(argv[1], "sock") == 0 || strcmp(argv[1], "sock-blocking") == 0)) {
+        spin = strcmp(argv[1], "sock") == 0;
         return sock_floor((size_t) atol(argv[2]), atol(argv[3]));
     }
     if (argc == 3 && strcmp(argv[1], "shm") == 0) {
         return shm_floor(atol(argv[2]));
     }
-    fprintf(stderr, "usage: floors sock <size> <iterations> | floors shm <iterations>\n");
+    fprintf(stderr, "usage: floors sock|sock-blocking <size> <iterations> | floors shm <iterations>\n");
     return 2;
 }

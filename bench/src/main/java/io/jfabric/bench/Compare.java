@@ -16,8 +16,8 @@ import java.util.Map;
 /**
  * The engine of {@code bench/compare}: jfabric's {@code pingpong} against libfabric's C {@code fi_pingpong}
  * on the same transport in one run, interleaved A B A B (at least 5 pairs per size), each pair followed by
- * the raw floor of that transport (a blocking loopback socket round trip for tcp and tcp;ofi_rxm, a
- * cache-line ping-pong between two processes for shm). Prints the medians and the ratios jfabric ÷
+ * the raw floor of that transport (for tcp and tcp;ofi_rxm a busy-polling loopback socket round trip, since
+ * both tools poll without sleeping; for shm a cache-line ping-pong between two processes). Prints the medians and the ratios jfabric ÷
  * libfabric and floor ÷ libfabric per size, and writes runs.csv, summary.csv and one PNG per transport.
  * jfabric's runs first do untimed round trips ({@code pingpong --warmup}, see {@link #warmup}), so the
  * timed loop measures JIT-compiled code rather than the interpreter; C needs no such warm-up.
@@ -292,7 +292,7 @@ public final class Compare {
         series.add(new Plot.Series("jfabric " + t.jfabricProv(), new Color(200, 40, 40), false, v[0], v[1]));
         series.add(new Plot.Series("libfabric " + t.libfabricProv() + " (fi_pingpong)", new Color(30, 90, 200), false,
                 v[2], v[3]));
-        series.add(new Plot.Series(t.floor().equals("sock") ? "floor: blocking loopback socket" : "floor: cache-line ping-pong",
+        series.add(new Plot.Series(t.floor().equals("sock") ? "floor: busy-polling loopback socket" : "floor: cache-line ping-pong",
                 new Color(90, 90, 90), true, v[4], v[5]));
         String title = "jfabric vs libfabric, " + t.title() + " (median of " + pairs + " interleaved pairs)";
         Plot.render(out.resolve(t.key() + ".png"), title, s, series);

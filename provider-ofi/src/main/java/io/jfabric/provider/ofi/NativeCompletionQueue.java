@@ -115,7 +115,7 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         if (readFn.address() == 0) {
             return missing();
         }
-        long rc = CriticalCalls.cqRead(readFn, fid, entries, 1);
+        long rc = fi_ops_cq.read.invoke(readFn, fid, entries, 1);
         if (rc > 0) {
             decode(entry, 0, false);
         }
@@ -196,8 +196,8 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         if (fn.address() == 0) {
             return missing();
         }
-        long rc = from ? CriticalCalls.cqReadFrom(fn, fid, entries, n, srcAddrs)
-                : CriticalCalls.cqRead(fn, fid, entries, n);
+        long rc = from ? fi_ops_cq.readfrom.invoke(fn, fid, entries, n, srcAddrs)
+                : fi_ops_cq.read.invoke(fn, fid, entries, n);
         for (int i = 0; i < rc; i++) {
             decode(out[i], i, from);
         }

@@ -307,7 +307,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(CriticalCalls.send(send, fid, buf, buf.byteSize(), d, destAddr, slots.segment(slot)), slot);
+        return post(fi_ops_msg.send.invoke(send, fid, buf, buf.byteSize(), d, destAddr, slots.segment(slot)), slot);
     }
 
     @Override
@@ -342,7 +342,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     private int injectLocked(MemorySegment buf, long destAddr) {
         MemorySegment b = injectable(buf);
-        return b == null ? -Errno.EMSGSIZE : (int) CriticalCalls.inject(inject, fid, b, buf.byteSize(), destAddr);
+        return b == null ? -Errno.EMSGSIZE : (int) fi_ops_msg.inject.invoke(inject, fid, b, buf.byteSize(), destAddr);
     }
 
     @Override
@@ -377,7 +377,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(CriticalCalls.recv(recv, fid, buf, buf.byteSize(), d, srcAddr, slots.segment(slot)), slot);
+        return post(fi_ops_msg.recv.invoke(recv, fid, buf, buf.byteSize(), d, srcAddr, slots.segment(slot)), slot);
     }
 
     @Override
@@ -487,7 +487,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(CriticalCalls.tsend(tsend, fid, buf, buf.byteSize(), d, destAddr, tag,
+        return post(fi_ops_tagged.send.invoke(tsend, fid, buf, buf.byteSize(), d, destAddr, tag,
                 slots.segment(slot)), slot);
     }
 
@@ -524,7 +524,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private int tinjectLocked(MemorySegment buf, long destAddr, long tag) {
         MemorySegment b = injectable(buf);
         return b == null ? -Errno.EMSGSIZE
-                : (int) CriticalCalls.tinject(tinject, fid, b, buf.byteSize(), destAddr, tag);
+                : (int) fi_ops_tagged.inject.invoke(tinject, fid, b, buf.byteSize(), destAddr, tag);
     }
 
     @Override
@@ -559,7 +559,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(CriticalCalls.trecv(trecv, fid, buf, buf.byteSize(), d, srcAddr, tag, ignore,
+        return post(fi_ops_tagged.recv.invoke(trecv, fid, buf, buf.byteSize(), d, srcAddr, tag, ignore,
                 slots.segment(slot)), slot);
     }
 
