@@ -149,6 +149,13 @@ final class TcpConnection {
     private final Consumer<SelectionKey> onReadable = k -> readable = true;
     /** Data-path read(2) calls made, successful or not (a plain counter, for tests and diagnostics). */
     private long socketReads;
+    /**
+     * The last read into the prefetch buffer came back short: the socket was empty a moment ago, so the next
+     * attempt is skipped and the one after it reads. Without this, a small message cost a second, failing
+     * recv between its arrival and the reply's write: in the same progress pass (tcp), or in the pass that the
+     * layer above starts to look for more (rxm).
+     */
+    private boolean skipStageRead;
 
     TcpConnection(ConnectionListener listener, RmaTarget rmaTarget,
                   int txSize, int rxSize, int prefetch, long maxPayload, boolean acceptsTagged) {
@@ -268,17 +275,19 @@ final class TcpConnection {
      * is there; returns 0 without a read otherwise. A short read means the socket is drained for now.
      */
     private int socketRead(ByteBuffer dst) throws IOException {
+        boolean toStage = dst == stage;
         if (!readable && !probeReadable()) {
             return 0;
         }
         int want = dst.remaining();
         socketReads++;
         SocketCalls sc = calls;
-        int n = dst == stage && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
+        int n = toStage && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
         if (n > 0) {
             noteBusy();
         }
         readable = n == want;
+        skipStageRead = toStage && n >= 0 && n < want;
         return n;
     }
 
@@ -707,6 +716,10 @@ final class TcpConnection {
 
     /** Reads up to capacity into the prefetch buffer; returns bytes read, or -1 at end of stream. */
     private int fillStage() throws IOException {
+        if (open && skipStageRead) {
+            skipStageRead = false;
+            return 0;
+        }
         if (open && !readable && !probeReadable()) {
             return 0; // nothing arrived: leave the buffer as it is
         }
