@@ -5,7 +5,7 @@ package io.jfabric.conformance;
  * bounded wait (completions, events, peer processes). The Soft-RoCE VM runs JVM work 25-35x slower than
  * the host, where the default of 1 keeps the bounds tight. The peer JVM inherits the factor.
  */
-final class Slow {
+public final class Slow {
     static final String PROPERTY = "jfabric.conformance.timeScale";
     static final long SCALE = Math.max(1, Long.getLong(PROPERTY, 1));
 
@@ -13,7 +13,7 @@ final class Slow {
     }
 
     /** {@code millis} on this machine. */
-    static long ms(long millis) {
+    public static long ms(long millis) {
         return millis * SCALE;
     }
 }

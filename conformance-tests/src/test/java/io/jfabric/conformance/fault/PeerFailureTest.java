@@ -13,6 +13,7 @@ import io.jfabric.conformance.Gate;
 import io.jfabric.conformance.Mem;
 import io.jfabric.conformance.PeerProcess;
 import io.jfabric.conformance.Side;
+import io.jfabric.conformance.Slow;
 import io.jfabric.conformance.StateDump;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -388,8 +389,9 @@ class PeerFailureTest {
         }
     }
 
+    /** {@code ms} from now, stretched by the suite's time scale as every other bounded wait is ({@link Slow}). */
     static long deadline(long ms) {
-        return System.nanoTime() + ms * 1_000_000L;
+        return System.nanoTime() + Slow.ms(ms) * 1_000_000L;
     }
 
     static void checkDeadline(long deadline, String what) {
