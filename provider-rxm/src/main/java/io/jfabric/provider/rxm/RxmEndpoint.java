@@ -1564,7 +1564,9 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         e.tagged = tagged;
         e.multi = multi;
         RecvQueue q = tagged ? trecvQ : recvQ;
-        progress();
+        // no progress here (libfabric's rxm makes none either): a message still in the core is matched when the
+        // next CQ read lands it, in order, and a progress pass per receive was a system call on the critical
+        // path of every request-reply
         while (true) {
             Unexpected u = q.findUnexpected(filter, tag, e.ignore);
             if (u == null) {

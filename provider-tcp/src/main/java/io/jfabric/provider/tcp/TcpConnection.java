@@ -134,6 +134,8 @@ final class TcpConnection {
     private long socketWrites;
 
     private SelectionKey key;
+    /** The owner of {@link #key}'s selector, told of every interest change. */
+    private TcpFabric fabric;
     private int interest = -1;
 
     /**
@@ -323,8 +325,9 @@ final class TcpConnection {
         return stage;
     }
 
-    void setKey(SelectionKey key) {
+    void setKey(SelectionKey key, TcpFabric fabric) {
         this.key = key;
+        this.fabric = fabric;
         this.interest = -1;
         updateInterest();
     }
@@ -1063,8 +1066,9 @@ final class TcpConnection {
             try {
                 k.interestOps(want);
             } catch (RuntimeException ex) {
-                // cancelled key: the connection is closing
+                return; // cancelled key: the connection is closing
             }
+            fabric.interestChanged();
         }
     }
 

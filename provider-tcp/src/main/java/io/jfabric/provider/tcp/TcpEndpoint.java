@@ -348,7 +348,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         if (key == null) {
             key = fabric.register(conn.channel(), SelectionKey.OP_READ, this);
         }
-        conn.setKey(key);
+        conn.setKey(key, fabric);
         eq.postConnected(this, context, peerData);
         conn.progress();
     }

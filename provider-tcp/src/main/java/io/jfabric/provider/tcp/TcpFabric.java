@@ -17,6 +17,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -27,6 +28,8 @@ import java.util.function.Consumer;
  */
 final class TcpFabric implements Fabric {
     private static final Consumer<SelectionKey> IGNORE = k -> { };
+    /** Interest changes after which a selector nobody waits on is flushed ({@link #interestChanged}). */
+    private static final int FLUSH_INTEREST_EVERY = 64;
 
     private final FabricInfo info;
     private final Selector selector;
@@ -35,6 +38,10 @@ final class TcpFabric implements Fabric {
     final ProgressList everything = new ProgressList();
     private AutoProgress auto;
     private volatile boolean closed;
+    /** Held by the thread using the selector (a waiter in select, or a flush). */
+    private final ReentrantLock selecting = new ReentrantLock();
+    /** Interest changes since the selector last ran; racy, as it only paces {@link #interestChanged}. */
+    private int interestChanges;
 
     TcpFabric(FabricInfo info) {
         this.info = info;
@@ -106,10 +113,35 @@ final class TcpFabric implements Fabric {
     /** Sleeps until a registered socket is ready, {@link #wakeup()} is called, or the time passes. */
     void waitForIo(long nanos) {
         long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
+        selecting.lock();
         try {
+            interestChanges = 0;
             selector.select(IGNORE, millis);
         } catch (IOException | RuntimeException e) {
             // a closed selector or channel: the caller re-checks its state
+        } finally {
+            selecting.unlock();
+        }
+    }
+
+    /**
+     * A key's interest set changed. java.nio queues every change until the selector next runs, and under
+     * manual progress with spinning CQ reads it may never run: a connection that toggles its read interest
+     * (a receiver out of buffers, then not) grew that queue by one entry per toggle, without bound. So every
+     * {@link #FLUSH_INTEREST_EVERY} changes the selector runs once without waiting, unless a thread is in it
+     * already (its select applies them).
+     */
+    void interestChanged() {
+        if (++interestChanges < FLUSH_INTEREST_EVERY || !selecting.tryLock()) {
+            return;
+        }
+        try {
+            interestChanges = 0;
+            selector.selectNow(IGNORE);
+        } catch (IOException | RuntimeException e) {
+            // a closed selector: nothing is queued any more
+        } finally {
+            selecting.unlock();
         }
     }
 
