@@ -461,7 +461,7 @@ final class PingPong implements AutoCloseable {
     }
 
     private int postTx(MemorySegment tx) {
-        long deadline = deadline();
+        long deadline = 0; // read the clock only once a post is refused: a post that takes reads none
         while (true) {
             int rc = tagged() ? ep.tsend(tx, mr, remoteFiAddr, TAG, txCtx) : ep.send(tx, mr, remoteFiAddr, txCtx);
             if (rc == 0) {
@@ -471,6 +471,9 @@ final class PingPong implements AutoCloseable {
             if (rc != -Errno.EAGAIN) {
                 return printErr(tagged() ? "t-transmit" : "transmit", rc);
             }
+            if (deadline == 0) {
+                deadline = deadline();
+            }
             rc = drainTx(deadline);
             if (rc != 0) {
                 return rc;
@@ -479,7 +482,7 @@ final class PingPong implements AutoCloseable {
     }
 
     private int postInject(MemorySegment tx) {
-        long deadline = deadline();
+        long deadline = 0;
         while (true) {
             int rc = tagged() ? ep.tinject(tx, remoteFiAddr, TAG) : ep.inject(tx, remoteFiAddr);
             if (rc == 0) {
@@ -489,6 +492,9 @@ final class PingPong implements AutoCloseable {
             if (rc != -Errno.EAGAIN) {
                 return printErr(tagged() ? "tinject" : "inject", rc);
             }
+            if (deadline == 0) {
+                deadline = deadline();
+            }
             rc = drainTx(deadline);
             if (rc != 0) {
                 return rc;
@@ -497,7 +503,7 @@ final class PingPong implements AutoCloseable {
     }
 
     private int postRx() {
-        long deadline = deadline();
+        long deadline = 0;
         while (true) {
             int rc = tagged() ? ep.trecv(rxPost, mr, 0, TAG, 0, rxCtx) : ep.recv(rxPost, mr, 0, rxCtx);
             if (rc == 0) {
@@ -511,7 +517,9 @@ final class PingPong implements AutoCloseable {
             if (rc < 0 && rc != -Errno.EAGAIN) {
                 return rc;
             }
-            if (System.nanoTime() - deadline > 0) {
+            if (deadline == 0) {
+                deadline = deadline();
+            } else if (System.nanoTime() - deadline > 0) {
                 return timedOut("a receive slot");
             }
         }
