@@ -1,83 +1,36 @@
 package io.jfabric.provider.rxm;
 
 import io.jfabric.CqAttr;
-import io.jfabric.util.ProgressHook;
 import io.jfabric.util.UtilCompletionQueue;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * ofi_rxm's completion queue: provider-util's CQ whose reads first drive the progress of the rxm
- * endpoints bound to it (libfabric's rxm_ep_progress as cq->progress), under the domain lock. All
- * writes happen under that lock, so one writer at a time; reads may come from several threads.
+ * endpoints bound to it ({@link BoundEndpoints}). All writes happen under the domain lock, so one writer at
+ * a time; reads may come from several threads.
  */
 final class RxmCq extends UtilCompletionQueue {
     private final RxmDomain domain;
-    private final Hook hook;
+    private final BoundEndpoints bound;
 
-    /** The progress hook: one per CQ, over a snapshot array of bound endpoints. */
-    private static final class Hook implements ProgressHook {
-        private final Object lock;
-        private final List<RxmEndpoint> endpoints = new ArrayList<>();
-        private volatile RxmEndpoint[] snapshot = new RxmEndpoint[0];
-
-        Hook(Object lock) {
-            this.lock = lock;
-        }
-
-        /**
-         * The queue this hook drives: while it holds completions a read takes the next one without driving
-         * the endpoints again. Each drive polls every core connection, so with thousands of peers a read per
-         * completion that drove them all made draining a backlog quadratic.
-         */
-        private UtilCompletionQueue cq;
-
-        @Override
-        public int progress() {
-            RxmEndpoint[] eps = snapshot;
-            if (eps.length == 0 || (cq != null && cq.size() > 0)) {
-                return 0;
-            }
-            synchronized (lock) {
-                for (RxmEndpoint ep : eps) {
-                    ep.progress();
-                }
-            }
-            return 0;
-        }
-    }
-
-    private RxmCq(RxmDomain domain, CqAttr attr, Hook hook) {
-        super(attr == null ? new CqAttr() : attr, hook, false, true);
+    private RxmCq(RxmDomain domain, CqAttr attr, BoundEndpoints bound) {
+        super(attr == null ? new CqAttr() : attr, bound, false, true);
         this.domain = domain;
-        this.hook = hook;
+        this.bound = bound;
     }
 
     static RxmCq open(RxmDomain domain, CqAttr attr) {
-        Hook hook = new Hook(domain.lock);
-        RxmCq cq = new RxmCq(domain, attr, hook);
-        hook.cq = cq;
+        BoundEndpoints bound = new BoundEndpoints(domain.lock);
+        RxmCq cq = new RxmCq(domain, attr, bound);
+        bound.cq = cq;
         return cq;
     }
 
     void attach(RxmEndpoint ep) {
-        synchronized (domain.lock) {
-            if (!hook.endpoints.contains(ep)) {
-                hook.endpoints.add(ep);
-                hook.snapshot = hook.endpoints.toArray(new RxmEndpoint[0]);
-                acquire();
-            }
-        }
+        bound.bind(ep, this);
     }
 
     void detach(RxmEndpoint ep) {
-        synchronized (domain.lock) {
-            if (hook.endpoints.remove(ep)) {
-                hook.snapshot = hook.endpoints.toArray(new RxmEndpoint[0]);
-                release();
-            }
-        }
+        bound.unbind(ep, this);
     }
 
     /** An error completion; {@code err} positive, {@code olen} the bytes cut off (ETRUNC). */

@@ -99,7 +99,9 @@ final class RxmDomain implements Domain {
 
     @Override
     public Counter openCounter(CounterAttr attr) {
-        throw new FabricException(Errno.ENOSYS, "ofi_rxm counters are not implemented yet; use completion queues");
+        RxmCounter c = RxmCounter.open(this, attr);
+        adopt();
+        return c;
     }
 
     @Override

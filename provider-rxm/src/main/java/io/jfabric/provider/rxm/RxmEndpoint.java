@@ -94,6 +94,11 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
 
     private RxmCq txCq;
     private RxmCq rxCq;
+    /** Counters bound for FI_SEND, FI_RECV, FI_READ and FI_WRITE (null when none). */
+    private RxmCounter txCntr;
+    private RxmCounter rxCntr;
+    private RxmCounter rdCntr;
+    private RxmCounter wrCntr;
     private boolean txSelective;
     private boolean rxSelective;
     private RxmAv av;
@@ -277,7 +282,46 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
 
     @Override
     public void bind(Counter counter, long flags) {
-        throw new FabricException(Errno.ENOSYS, "ofi_rxm counters are not implemented yet; use completion queues");
+        if (!(counter instanceof RxmCounter c)) {
+            throw new FabricException(Errno.EINVAL, "bind an ofi_rxm endpoint to a counter of the same ofi_rxm domain");
+        }
+        if ((flags & (BindFlags.REMOTE_READ | BindFlags.REMOTE_WRITE)) != 0) {
+            // RMA lands through the core endpoint, unseen by rxm: counting it needs FI_RMA_EVENT, not offered
+            throw new FabricException(Errno.ENOSYS, "ofi_rxm counts no remote RMA (FI_RMA_EVENT is not offered)");
+        }
+        synchronized (lock) {
+            if ((flags & BindFlags.TRANSMIT) != 0) {
+                txCntr = c;
+            }
+            if ((flags & BindFlags.RECV) != 0) {
+                rxCntr = c;
+            }
+            if ((flags & BindFlags.READ) != 0) {
+                rdCntr = c;
+            }
+            if ((flags & BindFlags.WRITE) != 0) {
+                wrCntr = c;
+            }
+        }
+        c.attach(this);
+    }
+
+    /** Counts a finished transmit on the counter bound for its kind (send, RMA read or write). */
+    private void countTx(TxOp op, boolean ok) {
+        long f = op.cqFlags;
+        RxmCounter c = (f & OpFlags.READ) != 0 ? rdCntr : (f & OpFlags.WRITE) != 0 ? wrCntr : txCntr;
+        count(c, ok);
+    }
+
+    private static void count(RxmCounter c, boolean ok) {
+        if (c == null) {
+            return;
+        }
+        if (ok) {
+            c.increment();
+        } else {
+            c.incrementError();
+        }
     }
 
     @Override
@@ -361,6 +405,11 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
         if (rxCq != null && rxCq != txCq) {
             rxCq.detach(this);
+        }
+        for (RxmCounter c : new RxmCounter[] {txCntr, rxCntr, rdCntr, wrCntr}) {
+            if (c != null) {
+                c.detach(this);
+            }
         }
         closeQuietly(pep);
         closeQuietly(coreCq);
@@ -950,6 +999,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         op.mrCount = 0;
         if (txCq != null && op.state != TxOp.ORPHAN) {
             txCq.error(op.context, op.cqFlags, 0, 0, errno, op.tag, 0);
+            countTx(op, false);
         }
         op.state = TxOp.ORPHAN;
         op.context = null;
@@ -1390,6 +1440,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         } else if (op.report) {
             txCq.writeFrom(op.context, op.cqFlags, 0, 0, 0, 0, Fabrics.ADDR_NOTAVAIL);
         }
+        countTx(op, op.error == 0);
         releaseTxOp(op);
     }
 
@@ -1635,6 +1686,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         } else if (wantsRxCompletion(e)) {
             rxCq.writeFrom(e.context, flags, copied, buf, data, tag, src);
         }
+        count(rxCntr, copied >= msgSize);
         RecvEntry parent = e.releasesParent ? e.parent : null;
         releaseRecv(e);
         if (parent != null) {
@@ -1653,6 +1705,7 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         long flags = OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG)
                 | (e.releasesParent ? OpFlags.MULTI_RECV : 0);
         rxCq.error(e.context, flags, 0, 0, errno, e.msgTag, 0);
+        count(rxCntr, false);
         if (release) {
             releaseRecv(e);
         }

@@ -37,6 +37,8 @@ final class RxmNode implements AutoCloseable {
     final List<CqEntry> completions = new ArrayList<>();
     final List<CqErrEntry> errors = new ArrayList<>();
     private final CqEntry[] batch = CqEntry.array(16);
+    /** Counters a test opened on the domain, closed once the endpoint is. */
+    final List<io.jfabric.Counter> counters = new ArrayList<>();
 
     RxmNode() {
         this(Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.DIRECTED_RECV | Caps.SOURCE | Caps.MULTI_RECV);
@@ -59,6 +61,12 @@ final class RxmNode implements AutoCloseable {
         ep.bind(av);
         ep.bind(cq, BindFlags.TRANSMIT | BindFlags.RECV);
         ep.enable();
+    }
+
+    io.jfabric.Counter openCounter() {
+        io.jfabric.Counter c = domain.openCounter(new io.jfabric.CounterAttr());
+        counters.add(c);
+        return c;
     }
 
     byte[] name() {
@@ -154,6 +162,9 @@ final class RxmNode implements AutoCloseable {
     @Override
     public void close() {
         ep.close();
+        for (io.jfabric.Counter c : counters) {
+            c.close();
+        }
         cq.close();
         av.close();
         domain.close();

@@ -1,0 +1,68 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.util.ProgressHook;
+import io.jfabric.util.UtilCompletionQueue;
+import io.jfabric.util.UtilFabricObject;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The progress hook of an rxm CQ or counter: a read first drives the progress of the rxm endpoints bound to
+ * it (libfabric's rxm_ep_progress as the queue's progress function), under the domain lock, over a snapshot
+ * array of the bound endpoints.
+ */
+final class BoundEndpoints implements ProgressHook {
+    private final Object lock;
+    private final List<RxmEndpoint> endpoints = new ArrayList<>();
+    private volatile RxmEndpoint[] snapshot = new RxmEndpoint[0];
+
+    /**
+     * For a CQ, the queue this hook drives: while it holds completions a read takes the next one without
+     * driving the endpoints again. Each drive polls every core connection, so with thousands of peers a read
+     * per completion that drove them all made draining a backlog quadratic. Null for a counter; set once,
+     * right after the CQ is made (the CQ needs its hook first).
+     */
+    UtilCompletionQueue cq;
+
+    BoundEndpoints(Object lock) {
+        this.lock = lock;
+    }
+
+    @Override
+    public int progress() {
+        RxmEndpoint[] eps = snapshot;
+        if (eps.length == 0 || (cq != null && cq.size() > 0)) {
+            return 0;
+        }
+        synchronized (lock) {
+            for (RxmEndpoint ep : eps) {
+                ep.progress();
+            }
+        }
+        return 0;
+    }
+
+    /** Binds {@code ep} once, taking a reference on {@code owner} so that closing it while bound fails (EBUSY). */
+    void bind(RxmEndpoint ep, UtilFabricObject owner) {
+        synchronized (lock) {
+            if (endpoints.contains(ep)) {
+                return;
+            }
+            endpoints.add(ep);
+            snapshot = endpoints.toArray(new RxmEndpoint[0]);
+        }
+        owner.acquire();
+    }
+
+    /** Unbinds {@code ep} if bound, giving back its reference on {@code owner}. */
+    void unbind(RxmEndpoint ep, UtilFabricObject owner) {
+        synchronized (lock) {
+            if (!endpoints.remove(ep)) {
+                return;
+            }
+            snapshot = endpoints.toArray(new RxmEndpoint[0]);
+        }
+        owner.release();
+    }
+}
