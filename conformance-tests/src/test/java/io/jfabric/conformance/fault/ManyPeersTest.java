@@ -68,6 +68,13 @@ class ManyPeersTest {
      * header at once, as libfabric's rxm over verbs does (2 MiB per peer; an SRQ would share them).
      */
     static final long VERBS_RX_BYTES_PER_PEER = 128L * (16_384 + 64);
+    /**
+     * What the hub's JVM may grow by whatever the peer count (heap regions, JIT code made during the run), left
+     * out before the per-peer bound is applied. At 2 x 50 verbs;ofi_rxm peers in the Soft-RoCE VM the growth beyond
+     * the preposted buffers varied from 0 to 66 MiB between runs of the same code, 650 KiB a peer at that count;
+     * at the host's 2 x 250 the allowance is 130 KiB a peer, and a cost that grows with the peers still fails.
+     */
+    static final long JVM_ALLOWANCE = 64L << 20;
 
     @RegisterExtension
     final StateDump dump = new StateDump();
@@ -156,7 +163,9 @@ class ManyPeersTest {
         // fixed costs dominate): noted above, held to jfabric's bound only for jfabric's providers
         if (!c.provider().startsWith("libfabric:")) {
             long bound = c.provider().startsWith("verbs") ? MAX_BYTES_PER_PEER + VERBS_RX_BYTES_PER_PEER : MAX_BYTES_PER_PEER;
-            assertTrue(perPeer <= bound, "resident memory per peer " + (perPeer >> 10) + " KiB (bound " + (bound >> 10)
+            long beyondJvm = Math.max(0, peakRss - startRss - JVM_ALLOWANCE) / total;
+            assertTrue(beyondJvm <= bound, "resident memory per peer beyond the JVM's " + (JVM_ALLOWANCE >> 20)
+                    + " MiB allowance " + (beyondJvm >> 10) + " KiB (bound " + (bound >> 10)
                     + " KiB)");
         }
     }
