@@ -70,6 +70,11 @@ final class ContextSlots {
         return slotSegments[i];
     }
 
+    /** The address of slot {@code i}'s fi_context2, as the data calls take it. */
+    long address(int i) {
+        return base + i * SLOT_SIZE;
+    }
+
     /** The slot index behind a native context address, or -1 if it is not one of ours. */
     int indexOf(long address) {
         long off = address - base;

@@ -7,6 +7,7 @@ import io.jfabric.CqErrEntry;
 import io.jfabric.CqFormat;
 import io.jfabric.Errno;
 import io.jfabric.OpFlags;
+import io.jfabric.provider.ofi.ffi.DataCalls;
 import io.jfabric.provider.ofi.ffi.FabricInline;
 import io.jfabric.provider.ofi.ffi.fi_cq_err_entry;
 import io.jfabric.provider.ofi.ffi.fi_cq_tagged_entry;
@@ -40,6 +41,10 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     private final boolean threadSafe;
     private final MemorySegment entries;
     private final MemorySegment srcAddrs;
+    private final long entriesAddr;
+    private final long srcAddrsAddr;
+    /** At FI_THREAD_SAFE, held while the shared native buffers above are in use, and by close. */
+    private final SpinGuard guard = new SpinGuard();
     private final MemorySegment errEntry;
     private final MemorySegment strerrBuf;
     private MemorySegment readFn;
@@ -62,6 +67,8 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         this.threadSafe = domain.threadSafe;
         this.entries = arena.allocate(fi_cq_tagged_entry.sizeof() * BATCH, 8);
         this.srcAddrs = arena.allocate(ValueLayout.JAVA_LONG, BATCH);
+        this.entriesAddr = entries.address();
+        this.srcAddrsAddr = srcAddrs.address();
         this.errEntry = fi_cq_err_entry.allocate(arena);
         this.strerrBuf = arena.allocate(256);
         readFn = FabricInline.cqOp(fid, fi_ops_cq.read$offset());
@@ -73,6 +80,17 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     @Override
     String kind() {
         return "completion queue";
+    }
+
+    @Override
+    public void close() {
+        // a read in another thread must not be inside the provider when the CQ goes
+        guard.enter();
+        try {
+            super.close();
+        } finally {
+            guard.exit();
+        }
     }
 
     @Override
@@ -94,8 +112,11 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     @Override
     public int read(CqEntry[] out, int count) {
         if (threadSafe) {
-            synchronized (this) {
+            guard.enter();
+            try {
                 return readLocked(out, count, false);
+            } finally {
+                guard.exit();
             }
         }
         return readLocked(out, count, false);
@@ -104,8 +125,11 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     @Override
     public int read(CqEntry entry) {
         if (threadSafe) {
-            synchronized (this) {
+            guard.enter();
+            try {
                 return readOneLocked(entry);
+            } finally {
+                guard.exit();
             }
         }
         return readOneLocked(entry);
@@ -115,7 +139,7 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         if (readFn.address() == 0) {
             return missing();
         }
-        long rc = fi_ops_cq.read.invoke(readFn, fid, entries, 1);
+        long rc = DataCalls.call(readFn, fidAddr, entriesAddr, 1);
         if (rc > 0) {
             decode(entry, 0, false);
         }
@@ -125,8 +149,11 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     @Override
     public int readFrom(CqEntry[] out, int count) {
         if (threadSafe) {
-            synchronized (this) {
+            guard.enter();
+            try {
                 return readLocked(out, count, true);
+            } finally {
+                guard.exit();
             }
         }
         return readLocked(out, count, true);
@@ -157,8 +184,11 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
             for (;;) {
                 int rc;
                 if (threadSafe) {
-                    synchronized (this) {
+                    guard.enter();
+                    try {
                         rc = readLocked(out, count, from);
+                    } finally {
+                        guard.exit();
                     }
                 } else {
                     rc = readLocked(out, count, from);
@@ -196,8 +226,8 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         if (fn.address() == 0) {
             return missing();
         }
-        long rc = from ? fi_ops_cq.readfrom.invoke(fn, fid, entries, n, srcAddrs)
-                : fi_ops_cq.read.invoke(fn, fid, entries, n);
+        long rc = from ? DataCalls.call(fn, fidAddr, entriesAddr, n, srcAddrsAddr)
+                : DataCalls.call(fn, fidAddr, entriesAddr, n);
         for (int i = 0; i < rc; i++) {
             decode(out[i], i, from);
         }
@@ -224,8 +254,11 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
     @Override
     public int readError(CqErrEntry e, long flags) {
         if (threadSafe) {
-            synchronized (this) {
+            guard.enter();
+            try {
                 return readErrorLocked(e, flags);
+            } finally {
+                guard.exit();
             }
         }
         return readErrorLocked(e, flags);

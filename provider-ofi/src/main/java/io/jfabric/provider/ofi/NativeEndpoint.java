@@ -13,6 +13,7 @@ import io.jfabric.Msg;
 import io.jfabric.OpFlags;
 import io.jfabric.RmaMsg;
 import io.jfabric.TaggedMsg;
+import io.jfabric.provider.ofi.ffi.DataCalls;
 import io.jfabric.provider.ofi.ffi.FabricInline;
 import io.jfabric.provider.ofi.ffi.Fabric_h;
 import io.jfabric.provider.ofi.ffi.fi_ops_ep;
@@ -307,7 +308,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_msg.send.invoke(send, fid, buf, buf.byteSize(), d, destAddr, slots.segment(slot)), slot);
+        return post(DataCalls.call(send, fidAddr, buf.address(), buf.byteSize(), d.address(), destAddr,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -323,8 +325,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_msg.senddata.invoke(senddata, fid, buf, buf.byteSize(), d, data, destAddr,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(senddata, fidAddr, buf.address(), buf.byteSize(), d.address(), data, destAddr,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -342,7 +344,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
 
     private int injectLocked(MemorySegment buf, long destAddr) {
         MemorySegment b = injectable(buf);
-        return b == null ? -Errno.EMSGSIZE : (int) fi_ops_msg.inject.invoke(inject, fid, b, buf.byteSize(), destAddr);
+        return b == null ? -Errno.EMSGSIZE
+                : (int) DataCalls.call(inject, fidAddr, b.address(), buf.byteSize(), destAddr);
     }
 
     @Override
@@ -361,7 +364,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private int injectdataLocked(MemorySegment buf, long data, long destAddr) {
         MemorySegment b = injectable(buf);
         return b == null ? -Errno.EMSGSIZE
-                : (int) fi_ops_msg.injectdata.invoke(injectdata, fid, b, buf.byteSize(), data, destAddr);
+                : (int) DataCalls.call(injectdata, fidAddr, b.address(), buf.byteSize(), data, destAddr);
     }
 
     @Override
@@ -377,7 +380,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_msg.recv.invoke(recv, fid, buf, buf.byteSize(), d, srcAddr, slots.segment(slot)), slot);
+        return post(DataCalls.call(recv, fidAddr, buf.address(), buf.byteSize(), d.address(), srcAddr,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -403,7 +407,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_msg.sendv.invoke(sendv, fid, s.iov, s.desc, count, destAddr, slots.segment(slot)), slot);
+        return post(DataCalls.call(sendv, fidAddr, s.iovAddr, s.descAddr, count, destAddr, slots.address(slot)), slot);
     }
 
     @Override
@@ -429,7 +433,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_msg.recvv.invoke(recvv, fid, s.iov, s.desc, count, srcAddr, slots.segment(slot)), slot);
+        return post(DataCalls.call(recvv, fidAddr, s.iovAddr, s.descAddr, count, srcAddr, slots.address(slot)), slot);
     }
 
     @Override
@@ -469,7 +473,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EAGAIN;
         }
         s.msg(msg, slots.segment(slot));
-        return post(fi_ops_msg.sendmsg.invoke(fn, fid, s.msg, flags), slot);
+        return post(DataCalls.call(fn, fidAddr, s.msgAddr, flags), slot);
     }
 
     // ============================================================== fi_tagged(3)
@@ -487,8 +491,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_tagged.send.invoke(tsend, fid, buf, buf.byteSize(), d, destAddr, tag,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(tsend, fidAddr, buf.address(), buf.byteSize(), d.address(), destAddr, tag,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -504,8 +508,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_tagged.senddata.invoke(tsenddata, fid, buf, buf.byteSize(), d, data, destAddr, tag,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(tsenddata, fidAddr, buf.address(), buf.byteSize(), d.address(), data, destAddr, tag,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -524,7 +528,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private int tinjectLocked(MemorySegment buf, long destAddr, long tag) {
         MemorySegment b = injectable(buf);
         return b == null ? -Errno.EMSGSIZE
-                : (int) fi_ops_tagged.inject.invoke(tinject, fid, b, buf.byteSize(), destAddr, tag);
+                : (int) DataCalls.call(tinject, fidAddr, b.address(), buf.byteSize(), destAddr, tag);
     }
 
     @Override
@@ -543,7 +547,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private int tinjectdataLocked(MemorySegment buf, long data, long destAddr, long tag) {
         MemorySegment b = injectable(buf);
         return b == null ? -Errno.EMSGSIZE
-                : (int) fi_ops_tagged.injectdata.invoke(tinjectdata, fid, b, buf.byteSize(), data, destAddr, tag);
+                : (int) DataCalls.call(tinjectdata, fidAddr, b.address(), buf.byteSize(), data, destAddr, tag);
     }
 
     @Override
@@ -559,8 +563,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_tagged.recv.invoke(trecv, fid, buf, buf.byteSize(), d, srcAddr, tag, ignore,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(trecv, fidAddr, buf.address(), buf.byteSize(), d.address(), srcAddr, tag, ignore,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -586,8 +590,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_tagged.sendv.invoke(tsendv, fid, s.iov, s.desc, count, destAddr, tag,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(tsendv, fidAddr, s.iovAddr, s.descAddr, count, destAddr, tag,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -614,8 +618,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_tagged.recvv.invoke(trecvv, fid, s.iov, s.desc, count, srcAddr, tag, ignore,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(trecvv, fidAddr, s.iovAddr, s.descAddr, count, srcAddr, tag, ignore,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -655,7 +659,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EAGAIN;
         }
         s.tagged(msg, slots.segment(slot));
-        return post(fi_ops_tagged.sendmsg.invoke(fn, fid, s.tmsg, flags), slot);
+        return post(DataCalls.call(fn, fidAddr, s.tmsgAddr, flags), slot);
     }
 
     // ============================================================== fi_rma(3)
@@ -673,8 +677,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_rma.read.invoke(read, fid, buf, buf.byteSize(), d, srcAddr, addr, key,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(read, fidAddr, buf.address(), buf.byteSize(), d.address(), srcAddr, addr, key,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -690,8 +694,8 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_rma.write.invoke(write, fid, buf, buf.byteSize(), d, destAddr, addr, key,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(write, fidAddr, buf.address(), buf.byteSize(), d.address(), destAddr, addr, key,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -708,8 +712,9 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(fi_ops_rma.writedata.invoke(writedata, fid, buf, buf.byteSize(), d, data, destAddr, addr, key,
-                slots.segment(slot)), slot);
+        return post(DataCalls.call(writedata, fidAddr, buf.address(), buf.byteSize(), d.address(), data, destAddr, addr,
+                key,
+                slots.address(slot)), slot);
     }
 
     @Override
@@ -728,7 +733,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private int injectWriteLocked(MemorySegment buf, long destAddr, long addr, long key) {
         MemorySegment b = injectable(buf);
         return b == null ? -Errno.EMSGSIZE
-                : (int) fi_ops_rma.inject.invoke(rinject, fid, b, buf.byteSize(), destAddr, addr, key);
+                : (int) DataCalls.call(rinject, fidAddr, b.address(), buf.byteSize(), destAddr, addr, key);
     }
 
     @Override
@@ -747,7 +752,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private int injectWritedataLocked(MemorySegment buf, long data, long destAddr, long addr, long key) {
         MemorySegment b = injectable(buf);
         return b == null ? -Errno.EMSGSIZE
-                : (int) fi_ops_rma.injectdata.invoke(rinjectdata, fid, b, buf.byteSize(), data, destAddr, addr, key);
+                : (int) DataCalls.call(rinjectdata, fidAddr, b.address(), buf.byteSize(), data, destAddr, addr, key);
     }
 
     @Override
@@ -786,7 +791,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EAGAIN;
         }
         // readv and writev share one C signature
-        return post(fi_ops_rma.writev.invoke(fn, fid, s.iov, s.desc, count, peer, addr, key, slots.segment(slot)),
+        return post(DataCalls.call(fn, fidAddr, s.iovAddr, s.descAddr, count, peer, addr, key, slots.address(slot)),
                 slot);
     }
 
@@ -822,7 +827,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             return EAGAIN;
         }
         s.rma(msg, slots.segment(slot));
-        return post(fi_ops_rma.writemsg.invoke(fn, fid, s.rmsg, flags), slot);
+        return post(DataCalls.call(fn, fidAddr, s.rmsgAddr, flags), slot);
     }
 
     /** Preallocated native iovec/desc arrays and fi_msg structs for the v and msg forms. */
@@ -833,6 +838,12 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         final MemorySegment msg;
         final MemorySegment tmsg;
         final MemorySegment rmsg;
+        // what the data calls are given (see DataCalls)
+        final long iovAddr;
+        final long descAddr;
+        final long msgAddr;
+        final long tmsgAddr;
+        final long rmsgAddr;
 
         IovScratch(Arena arena) {
             iov = io.jfabric.provider.ofi.ffi.iovec.allocateArray(MAX_IOV, arena);
@@ -841,6 +852,11 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
             msg = io.jfabric.provider.ofi.ffi.fi_msg.allocate(arena);
             tmsg = io.jfabric.provider.ofi.ffi.fi_msg_tagged.allocate(arena);
             rmsg = io.jfabric.provider.ofi.ffi.fi_msg_rma.allocate(arena);
+            iovAddr = iov.address();
+            descAddr = desc.address();
+            msgAddr = msg.address();
+            tmsgAddr = tmsg.address();
+            rmsgAddr = rmsg.address();
         }
 
         /** Copies {@code count} buffers and descriptors into the native arrays; false on bad input. */

@@ -15,6 +15,8 @@ import java.lang.foreign.MemorySegment;
 abstract class NativeFid implements FabricObject {
     /** The native object, readable over its whole struct. */
     final MemorySegment fid;
+    /** The same, as the data calls take it (see DataCalls). */
+    final long fidAddr;
     /** Argument and result memory owned by this object; freed on close. */
     final Arena arena = Arena.ofShared();
     final NativeFabric fabric;
@@ -33,6 +35,7 @@ abstract class NativeFid implements FabricObject {
     NativeFid(NativeFabric fabric, MemorySegment fid) {
         this.fabric = fabric;
         this.fid = fid;
+        this.fidAddr = fid.address();
         if (fabric != null) {
             fabric.register(fid.address(), this);
         }
