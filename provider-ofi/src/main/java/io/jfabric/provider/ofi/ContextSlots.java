@@ -4,7 +4,8 @@ import io.jfabric.provider.ofi.ffi.fi_context2;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A fixed pool of native {@code struct fi_context2} slots, one per outstanding operation. The native
@@ -12,12 +13,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * may scribble in it), and the completion's {@code op_context} leads back to the slot, and from there to
  * the Java context object, by arithmetic: no map and no allocation per operation.
  *
- * <p>The free list is a Treiber stack whose head carries a version counter against ABA, so several
- * threads may post and complete at once without a lock.
+ * <p>Each slot has a state word. A post claims a free slot with one CAS; the completion frees it with a
+ * release store, since only the holder of a used slot ever frees it. The search starts at a hint, the
+ * slot freed last, which a request-reply loop takes again at the first probe. A free list (a Treiber
+ * stack) needs a CAS at both ends, and on the message path of a ping-pong that second atomic cost about
+ * 10 ns (bench's BridgeCallBench).
  */
 final class ContextSlots {
     static final long SLOT_SIZE = fi_context2.sizeof();
-    private static final int NONE = -1;
+    private static final int FREE = 0;
+    private static final int USED = 1;
+    private static final VarHandle STATE = MethodHandles.arrayElementVarHandle(int[].class);
 
     private final MemorySegment slots;
     /** One segment per slot, made once, so posting passes a slot without allocating. */
@@ -25,44 +31,35 @@ final class ContextSlots {
     private final long base;
     private final Object[] contexts;
     private final boolean[] multiRecv;
-    private final int[] next;
-    /** High 32 bits: version; low 32 bits: index of the first free slot, or NONE. */
-    private final AtomicLong head = new AtomicLong();
+    private final int[] state;
+    /** Where the next claim looks first; racy by design, as any value is a valid place to start. */
+    private int hint;
 
     ContextSlots(Arena arena, int count) {
-        slots = arena.allocate(SLOT_SIZE * count, 64);
+        slots = arena.allocate(SLOT_SIZE * Math.max(count, 1), 64);
         base = slots.address();
         contexts = new Object[count];
         multiRecv = new boolean[count];
-        next = new int[count];
+        state = new int[count];
         slotSegments = new MemorySegment[count];
         for (int i = 0; i < count; i++) {
             slotSegments[i] = slots.asSlice(i * SLOT_SIZE, SLOT_SIZE);
         }
-        for (int i = 0; i < count; i++) {
-            next[i] = i + 1 < count ? i + 1 : NONE;
-        }
-        head.set(count == 0 ? pack(0, NONE) : pack(0, 0));
-    }
-
-    private static long pack(long version, int index) {
-        return (version << 32) | (index & 0xFFFFFFFFL);
     }
 
     /** Claims a slot for {@code context}; its index, or -1 when every slot is in use. */
     int acquire(Object context, boolean multi) {
-        for (;;) {
-            long h = head.get();
-            int i = (int) h;
-            if (i == NONE) {
-                return -1;
-            }
-            if (head.compareAndSet(h, pack((h >>> 32) + 1, next[i]))) {
+        int n = state.length;
+        int i = hint;
+        for (int probes = 0; probes < n; probes++, i = i + 1 == n ? 0 : i + 1) {
+            if ((int) STATE.getOpaque(state, i) == FREE && STATE.compareAndSet(state, i, FREE, USED)) {
                 contexts[i] = context;
                 multiRecv[i] = multi;
+                hint = i + 1 == n ? 0 : i + 1;
                 return i;
             }
         }
+        return -1;
     }
 
     /** The native fi_context2 of slot {@code i}, to pass as the operation's context. */
@@ -104,13 +101,8 @@ final class ContextSlots {
     void release(int i) {
         contexts[i] = null;
         multiRecv[i] = false;
-        for (;;) {
-            long h = head.get();
-            next[i] = (int) h;
-            if (head.compareAndSet(h, pack((h >>> 32) + 1, i))) {
-                return;
-            }
-        }
+        STATE.setRelease(state, i, FREE);
+        hint = i;
     }
 
     /** The index of an in-use slot holding {@code context} (identity), or -1; for fi_cancel. */
@@ -128,8 +120,10 @@ final class ContextSlots {
     /** How many slots are free (a walk; for tests and state dumps only). */
     int free() {
         int n = 0;
-        for (int i = (int) head.get(); i != NONE; i = next[i]) {
-            n++;
+        for (int i = 0; i < state.length; i++) {
+            if ((int) STATE.getVolatile(state, i) == FREE) {
+                n++;
+            }
         }
         return n;
     }
