@@ -290,6 +290,11 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             throw new FabricException(Errno.ENOSYS, "ofi_rxm counts no remote RMA (FI_RMA_EVENT is not offered)");
         }
         synchronized (lock) {
+            // a second counter for a kind would leave the first bound but forgotten, so never closable
+            refuseRebind(flags, BindFlags.TRANSMIT, txCntr, "FI_SEND");
+            refuseRebind(flags, BindFlags.RECV, rxCntr, "FI_RECV");
+            refuseRebind(flags, BindFlags.READ, rdCntr, "FI_READ");
+            refuseRebind(flags, BindFlags.WRITE, wrCntr, "FI_WRITE");
             if ((flags & BindFlags.TRANSMIT) != 0) {
                 txCntr = c;
             }
@@ -304,6 +309,12 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             }
         }
         c.attach(this);
+    }
+
+    private static void refuseRebind(long flags, long flag, RxmCounter bound, String kind) {
+        if ((flags & flag) != 0 && bound != null) {
+            throw new FabricException(Errno.EINVAL, "a " + kind + " counter is already bound to this endpoint");
+        }
     }
 
     /** Counts a finished transmit on the counter bound for its kind (send, RMA read or write). */

@@ -87,6 +87,20 @@ class RxmCounterTest {
     }
 
     @Test
+    void aSecondCounterForTheSameKindIsRefusedAndTheFirstStaysBound() {
+        Counter first = a.openCounter();
+        Counter second = a.openCounter();
+        a.ep.bind(first, BindFlags.TRANSMIT);
+        FabricException e = assertThrows(FabricException.class,
+                () -> a.ep.bind(second, BindFlags.TRANSMIT | BindFlags.RECV));
+        assertEquals(Errno.EINVAL, e.errno());
+        second.close(); // nothing was bound: the refusal came before any change
+        assertEquals(0, RxmNode.retry(() -> a.ep.send(RxmNode.pattern(arena, 64, 1), null, aToB, null), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> first.read() == 1, 10_000, a, b), () -> "sends counted " + first.read());
+        assertThrows(FabricException.class, first::close, "still bound, so busy");
+    }
+
+    @Test
     void remoteRmaCannotBeCounted() {
         Counter c = a.openCounter();
         FabricException e = assertThrows(FabricException.class, () -> a.ep.bind(c, BindFlags.REMOTE_WRITE));
