@@ -32,6 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,13 +55,10 @@ import java.util.concurrent.TimeUnit;
 public class BridgeCallBench {
     private static final long SIZE = 64;
 
-    private Fabric fabric;
-    private Domain domain;
+    private final List<AutoCloseable> opened = new ArrayList<>();
     private CompletionQueue txCq;
     private CompletionQueue rxCq;
-    private AddressVector av;
     private Endpoint ep;
-    private Arena arena;
     private MemorySegment rxBuf;
     private MemorySegment txBuf;
     private long self;
@@ -75,18 +74,18 @@ public class BridgeCallBench {
         hints.domainAttr.mrMode = MrMode.LOCAL | MrMode.ALLOCATED | MrMode.PROV_KEY | MrMode.VIRT_ADDR;
         hints.fabricAttr.provName = "libfabric:shm";
         FabricInfo fi = Fabrics.getInfo(hints).getFirst();
-        fabric = Fabrics.openFabric(fi);
-        domain = fabric.openDomain(fi);
-        txCq = domain.openCq(cqAttr(fi.txAttr.size));
-        rxCq = domain.openCq(cqAttr(fi.rxAttr.size));
-        av = domain.openAv(AvAttr.of(fi.domainAttr.avType));
-        ep = domain.openEndpoint(fi);
+        Fabric fabric = open(Fabrics.openFabric(fi));
+        Domain domain = open(fabric.openDomain(fi));
+        txCq = open(domain.openCq(cqAttr(fi.txAttr.size)));
+        rxCq = open(domain.openCq(cqAttr(fi.rxAttr.size)));
+        AddressVector av = open(domain.openAv(AvAttr.of(fi.domainAttr.avType)));
+        ep = open(domain.openEndpoint(fi));
         ep.bind(av);
         ep.bind(txCq, BindFlags.TRANSMIT);
         ep.bind(rxCq, BindFlags.RECV);
         ep.enable();
         self = av.insert(ep.getName());
-        arena = Arena.ofShared();
+        Arena arena = open(Arena.ofShared());
         MemorySegment pages = arena.allocate(8192, 4096);
         rxBuf = pages.asSlice(0, SIZE);
         txBuf = pages.asSlice(4096, SIZE);
@@ -99,14 +98,15 @@ public class BridgeCallBench {
     }
 
     @TearDown(Level.Trial)
-    public void close() {
-        ep.close();
-        av.close();
-        rxCq.close();
-        txCq.close();
-        domain.close();
-        fabric.close();
-        arena.close();
+    public void close() throws Exception {
+        for (AutoCloseable c : opened.reversed()) {
+            c.close();
+        }
+    }
+
+    private <T extends AutoCloseable> T open(T object) {
+        opened.add(object);
+        return object;
     }
 
     @Benchmark
