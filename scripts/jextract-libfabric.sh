@@ -7,7 +7,8 @@
 #   libfabric-dev 1.17.0-3 (Debian bookworm), x86_64 LP64 ABI, FI_VERSION(1,17)
 # The symbol list is the @argfile jextract-libfabric.includes. Functions bound: only the 7 that
 # libfabric.so.1 exports and the bridge uses; the static inline fi_* calls (fi_domain, fi_send,
-# fi_cq_read, fi_close, ...) are reimplemented in FabricInline through the ops tables.
+# fi_cq_read, fi_close, ...) are reimplemented in FabricInline through the ops tables; the data-path ones
+# (fi_send, fi_recv, fi_inject, fi_cq_read, ...) go through the hand-written DataCalls, in address form.
 # After regenerating, run: mvn -q -o -B -pl provider-ofi -am test -Dtest=ProbeLayoutTest
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
