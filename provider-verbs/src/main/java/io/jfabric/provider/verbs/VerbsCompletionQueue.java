@@ -197,7 +197,7 @@ final class VerbsCompletionQueue extends UtilFabricObject implements CompletionQ
                 return;
             }
             int want = Math.min(BATCH, room);
-            int n = verbs_h.ibv_poll_cq(pollCqFn, cq, want, wcs);
+            int n = verbs_h.ibv_poll_cq(pollCqFn, cq.address(), want, wcs.address());
             if (n <= 0) {
                 return;
             }

@@ -548,7 +548,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         ibv_send_wr.imm_data(sendWr, Integer.reverseBytes((int) data)); // imm_data is big endian on the wire
         ibv_send_wr.wr_rdma_remote_addr(sendWr, raddr);
         ibv_send_wr.wr_rdma_rkey(sendWr, (int) rkey);
-        rc = verbs_h.ibv_post_send(postSendFn, qp, sendWr, badWr);
+        rc = verbs_h.ibv_post_send(postSendFn, qp.address(), sendWr.address(), badWr.address());
         if (rc != 0) {
             txCq.returnCredit();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;
@@ -735,7 +735,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         ibv_recv_wr.next(recvWr, MemorySegment.NULL);
         ibv_recv_wr.sg_list(recvWr, recvSges);
         ibv_recv_wr.num_sge(recvWr, nsge);
-        int rc = verbs_h.ibv_post_recv(postRecvFn, qp, recvWr, badWr);
+        int rc = verbs_h.ibv_post_recv(postRecvFn, qp.address(), recvWr.address(), badWr.address());
         if (rc != 0) {
             rxCq.returnCredit();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;

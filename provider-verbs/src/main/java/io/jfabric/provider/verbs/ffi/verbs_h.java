@@ -405,17 +405,19 @@ public final class verbs_h {
 
     // ---- static inline in verbs.h: dispatch through ibv_context->ops ------------------------------
 
+    // the data-path calls take their pointers as 64-bit words: a MemorySegment argument makes the linker
+    // acquire and release its arena's scope around the call, two atomics per argument from a shared arena
     private static final MethodHandle POLL_CQ = NativeLibrary.pointerCall(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG));
     private static final MethodHandle REQ_NOTIFY_CQ = NativeLibrary.pointerCall(
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle POST_SEND = NativeLibrary.pointerCall(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle POST_RECV = NativeLibrary.pointerCall(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
 
     /** {@code ibv_poll_cq(cq, num_entries, wc)} through {@code ops.poll_cq}: entries read (≥ 0) or negative on error. */
-    public static int ibv_poll_cq(MemorySegment pollCqFn, MemorySegment cq, int numEntries, MemorySegment wc) {
+    public static int ibv_poll_cq(MemorySegment pollCqFn, long cq, int numEntries, long wc) {
         try {
             return (int) POLL_CQ.invokeExact(pollCqFn, cq, numEntries, wc);
         } catch (Throwable t) {
@@ -433,7 +435,7 @@ public final class verbs_h {
     }
 
     /** {@code ibv_post_send(qp, wr, bad_wr)} through {@code ops.post_send}: 0 or an errno (errno is not set). */
-    public static int ibv_post_send(MemorySegment postSendFn, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+    public static int ibv_post_send(MemorySegment postSendFn, long qp, long wr, long badWr) {
         try {
             return (int) POST_SEND.invokeExact(postSendFn, qp, wr, badWr);
         } catch (Throwable t) {
@@ -442,7 +444,7 @@ public final class verbs_h {
     }
 
     /** {@code ibv_post_recv(qp, wr, bad_wr)} through {@code ops.post_recv}: 0 or an errno (errno is not set). */
-    public static int ibv_post_recv(MemorySegment postRecvFn, MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
+    public static int ibv_post_recv(MemorySegment postRecvFn, long qp, long wr, long badWr) {
         try {
             return (int) POST_RECV.invokeExact(postRecvFn, qp, wr, badWr);
         } catch (Throwable t) {
