@@ -121,6 +121,18 @@ public final class EndpointBindings {
         }
     }
 
+    /**
+     * For providers that keep their own counter fields: refuses (EINVAL) binding a counter for {@code flag}
+     * when one already counts that kind. Call it for every requested kind before binding any, so that a
+     * refused bind changes nothing.
+     */
+    public static void refuseSecondCounter(long flags, long flag, Object bound, String kind) {
+        if ((flags & flag) != 0 && bound != null) {
+            throw new FabricException(Errno.EINVAL, "a " + kind + " counter is already bound to this endpoint;"
+                    + " one counter per event kind");
+        }
+    }
+
     public synchronized void bindEq(EventQueue q) {
         if (q == null) {
             throw new FabricException(Errno.EINVAL, "fi_ep_bind of a null EQ");

@@ -19,6 +19,7 @@ import io.jfabric.EqEvent;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
+import io.jfabric.util.EndpointBindings;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
@@ -291,10 +292,10 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
         }
         synchronized (lock) {
             // a second counter for a kind would leave the first bound but forgotten, so never closable
-            refuseRebind(flags, BindFlags.TRANSMIT, txCntr, "FI_SEND");
-            refuseRebind(flags, BindFlags.RECV, rxCntr, "FI_RECV");
-            refuseRebind(flags, BindFlags.READ, rdCntr, "FI_READ");
-            refuseRebind(flags, BindFlags.WRITE, wrCntr, "FI_WRITE");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.TRANSMIT, txCntr, "FI_SEND");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.RECV, rxCntr, "FI_RECV");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.READ, rdCntr, "FI_READ");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.WRITE, wrCntr, "FI_WRITE");
             if ((flags & BindFlags.TRANSMIT) != 0) {
                 txCntr = c;
             }
@@ -309,12 +310,6 @@ final class RxmEndpoint implements Endpoint, ConnectionListener<Endpoint> {
             }
         }
         c.attach(this);
-    }
-
-    private static void refuseRebind(long flags, long flag, RxmCounter bound, String kind) {
-        if ((flags & flag) != 0 && bound != null) {
-            throw new FabricException(Errno.EINVAL, "a " + kind + " counter is already bound to this endpoint");
-        }
     }
 
     /** Counts a finished transmit on the counter bound for its kind (send, RMA read or write). */

@@ -9,6 +9,7 @@ import io.jfabric.EndpointOption;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
+import io.jfabric.util.EndpointBindings;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
@@ -198,23 +199,30 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         lock.lock();
         try {
             checkNotEnabled("bind a counter");
+            // every kind is checked before any is bound, so a refused bind changes nothing
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.TRANSMIT, txCntr, "FI_SEND");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.RECV, rxCntr, "FI_RECV");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.READ, rdCntr, "FI_READ");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.WRITE, wrCntr, "FI_WRITE");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.REMOTE_READ, remRdCntr, "FI_REMOTE_READ");
+            EndpointBindings.refuseSecondCounter(flags, BindFlags.REMOTE_WRITE, remWrCntr, "FI_REMOTE_WRITE");
             if ((flags & BindFlags.TRANSMIT) != 0) {
-                txCntr = bindCounter(txCntr, c, "FI_SEND");
+                txCntr = acquired(c);
             }
             if ((flags & BindFlags.RECV) != 0) {
-                rxCntr = bindCounter(rxCntr, c, "FI_RECV");
+                rxCntr = acquired(c);
             }
             if ((flags & BindFlags.READ) != 0) {
-                rdCntr = bindCounter(rdCntr, c, "FI_READ");
+                rdCntr = acquired(c);
             }
             if ((flags & BindFlags.WRITE) != 0) {
-                wrCntr = bindCounter(wrCntr, c, "FI_WRITE");
+                wrCntr = acquired(c);
             }
             if ((flags & BindFlags.REMOTE_READ) != 0) {
-                remRdCntr = bindCounter(remRdCntr, c, "FI_REMOTE_READ");
+                remRdCntr = acquired(c);
             }
             if ((flags & BindFlags.REMOTE_WRITE) != 0) {
-                remWrCntr = bindCounter(remWrCntr, c, "FI_REMOTE_WRITE");
+                remWrCntr = acquired(c);
             }
             c.progress.add(this);
         } finally {
@@ -222,10 +230,7 @@ final class TcpEndpoint implements Endpoint, Progressable, ConnectionListener {
         }
     }
 
-    private static TcpCounter bindCounter(TcpCounter old, TcpCounter c, String what) {
-        if (old != null) {
-            throw new FabricException(Errno.EINVAL, "a " + what + " counter is already bound");
-        }
+    private static TcpCounter acquired(TcpCounter c) {
         c.acquire();
         return c;
     }

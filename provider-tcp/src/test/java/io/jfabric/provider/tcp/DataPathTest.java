@@ -252,6 +252,28 @@ class DataPathTest {
     }
 
     @Test
+    void aRefusedCounterBindChangesNothing() {
+        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
+        Loopback.Side side = Loopback.open(info);
+        Counter first = side.domain.openCounter(new CounterAttr());
+        Counter second = side.domain.openCounter(new CounterAttr());
+        Endpoint ep = side.domain.openEndpoint(info);
+        try {
+            ep.bind(first, BindFlags.RECV);
+            io.jfabric.FabricException e = assertThrows(io.jfabric.FabricException.class,
+                    () -> ep.bind(second, BindFlags.TRANSMIT | BindFlags.RECV));
+            assertEquals(Errno.EINVAL, e.errno());
+            second.close(); // FI_SEND was refused with FI_RECV, not bound first: nothing holds the counter
+            assertThrows(io.jfabric.FabricException.class, first::close, "the first stays bound");
+        } finally {
+            ep.close();
+            first.close();
+            Loopback.closeSide(side);
+            side.fabric.close();
+        }
+    }
+
+    @Test
     void tenThousandMessagesArriveInOrder() {
         Loopback p = pair();
         int n = 10_000;
