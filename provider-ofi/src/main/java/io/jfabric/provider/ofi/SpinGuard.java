@@ -6,7 +6,8 @@ import java.lang.invoke.VarHandle;
 /**
  * Mutual exclusion for a short section that never blocks (one native fi_cq_read and the decoding of
  * its entries): one CAS to enter and a release store to leave. An uncontended monitor costs two
- * atomic operations instead, which bench's BridgeCallBench measured at 14 ns on every empty CQ read.
+ * atomic operations instead: about 14 ns on every empty CQ read of libfabric:shm, against 7 ns for
+ * this guard, measured with the reads of bench's BridgeCallBench in a plain loop.
  * A thread that finds the guard held spins a little, then yields, since the holder is running.
  */
 final class SpinGuard {

@@ -15,8 +15,9 @@ import java.util.Arrays;
  * <p>Why not the generated {@code fi_ops_*.invoke}: they take pointers as {@link MemorySegment}s, and
  * the linker acquires and releases the scope of every segment argument around the call. For a shared
  * arena (the bridge's own argument memory, and most applications' buffers) that is two atomic
- * operations per argument per call; bench's BridgeCallBench measured the bridge's empty fi_cq_read at
- * 58 ns against C's 16 ns with segments, and about half of that overhead went away with addresses.
+ * operations per argument per call. Handing the calls global-scoped segments instead took about 40 ns
+ * off a self-sent message on libfabric:shm, most of the bridge's overhead over C then (bench's
+ * BridgeCallBench and bench/floors/bridge-calls.c; docs/performance.md).
  * The buffer of a data call must stay valid until its completion anyway (fi_msg(3)), long after
  * the call returns, so holding its scope for the call's duration protected nothing that libfabric
  * does not already leave to the application.
