@@ -88,13 +88,12 @@ public final class EndpointBindings {
                     + " FI_WRITE, FI_REMOTE_READ, FI_REMOTE_WRITE; got " + BindFlags.toString(flags));
         }
         // Check all first so a refused bind changes nothing.
-        if ((flags & BindFlags.TRANSMIT) != 0 && sendCntr != null || (flags & BindFlags.RECV) != 0 && recvCntr != null
-                || (flags & BindFlags.READ) != 0 && readCntr != null || (flags & BindFlags.WRITE) != 0 && writeCntr != null
-                || (flags & BindFlags.REMOTE_READ) != 0 && remoteReadCntr != null
-                || (flags & BindFlags.REMOTE_WRITE) != 0 && remoteWriteCntr != null) {
-            throw new FabricException(Errno.EINVAL, what + " already has a counter for one of "
-                    + BindFlags.toString(flags) + "; one counter per event kind");
-        }
+        refuseSecondCounter(flags, BindFlags.TRANSMIT, sendCntr, "FI_SEND");
+        refuseSecondCounter(flags, BindFlags.RECV, recvCntr, "FI_RECV");
+        refuseSecondCounter(flags, BindFlags.READ, readCntr, "FI_READ");
+        refuseSecondCounter(flags, BindFlags.WRITE, writeCntr, "FI_WRITE");
+        refuseSecondCounter(flags, BindFlags.REMOTE_READ, remoteReadCntr, "FI_REMOTE_READ");
+        refuseSecondCounter(flags, BindFlags.REMOTE_WRITE, remoteWriteCntr, "FI_REMOTE_WRITE");
         if ((flags & BindFlags.TRANSMIT) != 0) {
             c.acquire();
             sendCntr = c;

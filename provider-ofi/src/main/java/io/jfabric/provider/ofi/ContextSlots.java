@@ -25,7 +25,6 @@ final class ContextSlots {
     private static final int USED = 1;
     private static final VarHandle STATE = MethodHandles.arrayElementVarHandle(int[].class);
 
-    private final MemorySegment slots;
     /** One segment per slot, made once, so posting passes a slot without allocating. */
     private final MemorySegment[] slotSegments;
     private final long base;
@@ -36,7 +35,7 @@ final class ContextSlots {
     private int hint;
 
     ContextSlots(Arena arena, int count) {
-        slots = arena.allocate(SLOT_SIZE * Math.max(count, 1), 64);
+        MemorySegment slots = arena.allocate(SLOT_SIZE * Math.max(count, 1), 64);
         base = slots.address();
         contexts = new Object[count];
         multiRecv = new boolean[count];
