@@ -13,6 +13,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -147,6 +148,9 @@ public final class StateDump implements TestExecutionExceptionHandler, BeforeEac
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
             }
+            for (Process p : processes) {
+                problems.addAll(removeLeftovers(p));
+            }
             problems.addAll(closeTracked());
         }
         // a close that fails after a passing test is a finding of its own (EBUSY on the right order, a leak)
@@ -155,6 +159,22 @@ public final class StateDump implements TestExecutionExceptionHandler, BeforeEac
             problems.forEach(e::addSuppressed);
             System.err.println(dump("close after " + context.getDisplayName() + " failed"));
             throw e;
+        }
+    }
+
+    /** Waits for a killed peer to exit, then removes the native shm regions it could not unlink. */
+    private static List<Throwable> removeLeftovers(Process p) {
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                return List.of(new IllegalStateException("peer " + p.pid() + " still running 10 s after SIGKILL"));
+            }
+            NativeShmLeftovers.removeOf(p.pid());
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of(e);
+        } catch (IOException e) {
+            return List.of(e);
         }
     }
 

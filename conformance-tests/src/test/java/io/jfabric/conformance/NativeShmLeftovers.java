@@ -1,0 +1,36 @@
+package io.jfabric.conformance;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * libfabric 1.17's shm names each endpoint's region {@code <pid>:<n>:<n>} in /dev/shm and unlinks it only in
+ * fi_close. A peer process that is killed, or that halts with endpoints open, leaves its regions behind:
+ * 16 MiB of address space each, and the pages it touched stay in memory until the machine restarts. After a
+ * peer has gone, the test removes what it left.
+ */
+final class NativeShmLeftovers {
+    private static final Path SHM = Path.of("/dev/shm");
+
+    private NativeShmLeftovers() {}
+
+    /** Removes the regions of {@code pid}, which must have exited; returns the names removed. */
+    static List<String> removeOf(long pid) throws IOException {
+        List<String> removed = new ArrayList<>();
+        if (!Files.isDirectory(SHM)) {
+            return removed;
+        }
+        try (DirectoryStream<Path> regions = Files.newDirectoryStream(SHM, pid + ":*")) {
+            for (Path region : regions) {
+                if (Files.deleteIfExists(region)) {
+                    removed.add(region.getFileName().toString());
+                }
+            }
+        }
+        return removed;
+    }
+}
