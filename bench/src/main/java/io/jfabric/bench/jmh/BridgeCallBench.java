@@ -3,21 +3,15 @@ package io.jfabric.bench.jmh;
 import io.jfabric.AddressVector;
 import io.jfabric.AvAttr;
 import io.jfabric.BindFlags;
-import io.jfabric.Caps;
 import io.jfabric.CompletionQueue;
-import io.jfabric.CqAttr;
 import io.jfabric.CqEntry;
-import io.jfabric.CqFormat;
 import io.jfabric.Domain;
 import io.jfabric.Endpoint;
-import io.jfabric.EndpointType;
 import io.jfabric.Errno;
 import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
-import io.jfabric.Mode;
-import io.jfabric.MrMode;
-import io.jfabric.WaitObj;
+import io.jfabric.bench.NativeShm;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -67,17 +61,11 @@ public class BridgeCallBench {
 
     @Setup(Level.Trial)
     public void open() {
-        FabricInfo hints = FabricInfo.hints();
-        hints.epAttr.type = EndpointType.RDM;
-        hints.caps = Caps.MSG;
-        hints.mode = Mode.CONTEXT | Mode.CONTEXT2;
-        hints.domainAttr.mrMode = MrMode.LOCAL | MrMode.ALLOCATED | MrMode.PROV_KEY | MrMode.VIRT_ADDR;
-        hints.fabricAttr.provName = "libfabric:shm";
-        FabricInfo fi = Fabrics.getInfo(hints).getFirst();
+        FabricInfo fi = NativeShm.info();
         Fabric fabric = open(Fabrics.openFabric(fi));
         Domain domain = open(fabric.openDomain(fi));
-        txCq = open(domain.openCq(cqAttr(fi.txAttr.size)));
-        rxCq = open(domain.openCq(cqAttr(fi.rxAttr.size)));
+        txCq = open(domain.openCq(NativeShm.cqAttr(fi.txAttr.size)));
+        rxCq = open(domain.openCq(NativeShm.cqAttr(fi.rxAttr.size)));
         AddressVector av = open(domain.openAv(AvAttr.of(fi.domainAttr.avType)));
         ep = open(domain.openEndpoint(fi));
         ep.bind(av);
@@ -91,11 +79,6 @@ public class BridgeCallBench {
         txBuf = pages.asSlice(4096, SIZE);
     }
 
-    private static CqAttr cqAttr(long size) {
-        CqAttr a = CqAttr.of(CqFormat.CONTEXT, size);
-        a.waitObj = WaitObj.NONE;
-        return a;
-    }
 
     @TearDown(Level.Trial)
     public void close() throws Exception {
