@@ -1,6 +1,7 @@
 package io.jfabric.examples.rpc;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -73,13 +74,34 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    void kill() throws InterruptedException {
+    /** SIGKILL; returns once the process has gone, its native shm regions removed. */
+    void kill() throws InterruptedException, IOException {
         process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            fail("process " + process.pid() + " still running 10 s after SIGKILL");
+        }
+        removeNativeShmRegions();
+    }
+
+    /**
+     * libfabric 1.17's shm unlinks an endpoint's region (/dev/shm/{@code <pid>:<n>:<n>}, 16 MiB) only in fi_close,
+     * so a server killed on libfabric:shm would leave its regions until the machine restarts.
+     */
+    private void removeNativeShmRegions() throws IOException {
+        if (!Files.isDirectory(Path.of("/dev/shm"))) {
+            return;
+        }
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(Path.of("/dev/shm"), process.pid() + ":*")) {
+            for (Path region : left) {
+                Files.deleteIfExists(region);
+            }
+        }
     }
 
     @Override
-    public void close() {
-        process.destroyForcibly();
+    public void close() throws InterruptedException, IOException {
+        if (process.isAlive()) {
+            kill();
+        }
     }
 }
