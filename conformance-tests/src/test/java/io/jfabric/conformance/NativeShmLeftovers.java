@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * libfabric 1.17's shm names each endpoint's region {@code <pid>:<n>:<n>} in /dev/shm and unlinks it only in
@@ -18,19 +16,15 @@ final class NativeShmLeftovers {
 
     private NativeShmLeftovers() {}
 
-    /** Removes the regions of {@code pid}, which must have exited; returns the names removed. */
-    static List<String> removeOf(long pid) throws IOException {
-        List<String> removed = new ArrayList<>();
+    /** Removes the regions of {@code pid}, which must have exited. */
+    static void removeOf(long pid) throws IOException {
         if (!Files.isDirectory(SHM)) {
-            return removed;
+            return;
         }
         try (DirectoryStream<Path> regions = Files.newDirectoryStream(SHM, pid + ":*")) {
             for (Path region : regions) {
-                if (Files.deleteIfExists(region)) {
-                    removed.add(region.getFileName().toString());
-                }
+                Files.deleteIfExists(region);
             }
         }
-        return removed;
     }
 }
