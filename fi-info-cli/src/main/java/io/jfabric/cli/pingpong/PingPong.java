@@ -397,8 +397,29 @@ final class PingPong implements AutoCloseable {
         return 0;
     }
 
+    /**
+     * Runs {@code count} round trips in calls of {@link #ROUND_TRIPS_PER_CALL}. One long loop would be compiled by
+     * C2 on stack (OSR) during the warm-up, and leaving it at the warm-up's end discards that code: the timed loop
+     * then started in C1 code while C2 compiled it again on one of a 2-core machine's two polling CPUs, and with
+     * bench/compare's 50,000 timed round trips most of the timed window went so. A short loop in a method called
+     * thousands of times gets an ordinary C2 compilation that the warm-up and the timed run share, and the driver
+     * loop here stays in the interpreter, at a cost of one call per batch.
+     */
     private int roundTrips(int count, MemorySegment tx, MemorySegment txPayload, MemorySegment rxPayload, long size,
                            boolean inject) {
+        for (int done = 0; done < count; done += ROUND_TRIPS_PER_CALL) {
+            int rc = roundTripBatch(Math.min(ROUND_TRIPS_PER_CALL, count - done), tx, txPayload, rxPayload, size, inject);
+            if (rc != 0) {
+                return rc;
+            }
+        }
+        return 0;
+    }
+
+    private static final int ROUND_TRIPS_PER_CALL = 64;
+
+    private int roundTripBatch(int count, MemorySegment tx, MemorySegment txPayload, MemorySegment rxPayload, long size,
+                               boolean inject) {
         for (int i = 0; i < count; i++) {
             int rc;
             if (opts.isClient()) {
