@@ -169,15 +169,9 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
         return blockingRead(out, count, true, timeoutMillis);
     }
 
-    /**
-     * fi_cq_sread done on the Java side: native reads, sleeping between them (20 µs growing to 1 ms),
-     * until an entry, the timeout or {@link #signal()}. libfabric 1.17's shm never returns from its own
-     * fi_cq_sread when the timeout passes, and a blocked native call cannot be interrupted, so the
-     * bridge never enters one.
-     */
+    /** fi_cq_sread as a {@link PollingWait}: native reads until an entry, the timeout or {@link #signal()}. */
     private int blockingRead(CqEntry[] out, int count, boolean from, int timeoutMillis) {
-        long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
-        long sleep = 20_000;
+        PollingWait wait = new PollingWait(timeoutMillis);
         Thread me = Thread.currentThread();
         waiter = me;
         try {
@@ -200,12 +194,9 @@ final class NativeCompletionQueue extends NativeFid implements CompletionQueue {
                     signalled = false;
                     return -Errno.EAGAIN;
                 }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
+                if (!wait.pause(this)) {
                     return -Errno.EAGAIN;
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(this, Math.min(sleep, left));
-                sleep = Math.min(sleep * 2, 1_000_000);
             }
         } finally {
             if (waiter == me) {

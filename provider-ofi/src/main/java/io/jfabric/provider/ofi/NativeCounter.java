@@ -1,6 +1,8 @@
 package io.jfabric.provider.ofi;
 
 import io.jfabric.Counter;
+import io.jfabric.Errno;
+import io.jfabric.WaitObj;
 import io.jfabric.provider.ofi.ffi.FabricInline;
 import io.jfabric.provider.ofi.ffi.fi_ops_cntr;
 
@@ -12,18 +14,18 @@ final class NativeCounter extends NativeFid implements Counter {
     private final MemorySegment readerrFn;
     private final MemorySegment addFn;
     private final MemorySegment setFn;
-    private final MemorySegment waitFn;
     private final MemorySegment adderrFn;
     private final MemorySegment seterrFn;
+    private final WaitObj waitObj;
 
-    NativeCounter(NativeDomain domain, MemorySegment fid) {
+    NativeCounter(NativeDomain domain, MemorySegment fid, WaitObj waitObj) {
         super(domain.fabric, fid);
         hold(domain);
+        this.waitObj = waitObj;
         readFn = FabricInline.cntrOp(fid, fi_ops_cntr.read$offset());
         readerrFn = FabricInline.cntrOp(fid, fi_ops_cntr.readerr$offset());
         addFn = FabricInline.cntrOp(fid, fi_ops_cntr.add$offset());
         setFn = FabricInline.cntrOp(fid, fi_ops_cntr.set$offset());
-        waitFn = FabricInline.cntrOp(fid, fi_ops_cntr.wait$offset());
         adderrFn = FabricInline.cntrOp(fid, fi_ops_cntr.adderr$offset());
         seterrFn = FabricInline.cntrOp(fid, fi_ops_cntr.seterr$offset());
     }
@@ -35,7 +37,7 @@ final class NativeCounter extends NativeFid implements Counter {
 
     private static MemorySegment need(MemorySegment fn, String what) {
         if (fn.address() == 0) {
-            throw NativeErrors.failure(-io.jfabric.Errno.ENOSYS, what, "this native provider's counters lack it");
+            throw NativeErrors.failure(-Errno.ENOSYS, what, "this native provider's counters lack it");
         }
         return fn;
     }
@@ -76,14 +78,38 @@ final class NativeCounter extends NativeFid implements Counter {
         NativeErrors.check(fi_ops_cntr.seterr.invoke(need(seterrFn, "fi_cntr_seterr"), fid, value), "fi_cntr_seterr", "");
     }
 
+    /**
+     * fi_cntr_wait as a {@link PollingWait}: fi_cntr_read, which drives the provider's progress, until the
+     * threshold, a change of the error count, or the timeout. libfabric 1.17's own fi_cntr_wait segfaults on the
+     * tcp, udp and sockets counters and never times out on shm's.
+     */
     @Override
     public int await(long threshold, int timeoutMillis) {
         if (isClosed()) {
-            return -io.jfabric.Errno.EBADF;
+            return -Errno.EBADF;
         }
-        if (waitFn.address() == 0) {
-            return -io.jfabric.Errno.ENOSYS;
+        if (waitObj == WaitObj.NONE) {
+            // fi_cntr(3): waiting is invalid without a wait object; jfabric's own counters say ENOSYS too
+            return -Errno.ENOSYS;
         }
-        return fi_ops_cntr.wait.invoke(waitFn, fid, threshold, timeoutMillis);
+        if (readFn.address() == 0 || readerrFn.address() == 0) {
+            return -Errno.ENOSYS;
+        }
+        PollingWait wait = new PollingWait(timeoutMillis);
+        long errorsAtStart = readError();
+        for (;;) {
+            if (Long.compareUnsigned(read(), threshold) >= 0) {
+                return 0;
+            }
+            if (readError() != errorsAtStart) {
+                return -Errno.EAVAIL;
+            }
+            if (!wait.pause(this)) {
+                return -Errno.ETIMEDOUT;
+            }
+            if (isClosed()) {
+                return -Errno.EBADF;
+            }
+        }
     }
 }

@@ -144,7 +144,7 @@ final class NativeDomain extends NativeFid implements Domain {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_cntr_open(fid, na, out, MemorySegment.NULL);
             NativeErrors.check(rc, "fi_cntr_open", "check the CounterAttr wait object");
-            return new NativeCounter(this, out.get(Fabric_h.C_POINTER, 0));
+            return new NativeCounter(this, out.get(Fabric_h.C_POINTER, 0), attr.waitObj);
         }
     }
 

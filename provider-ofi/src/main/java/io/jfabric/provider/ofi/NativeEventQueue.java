@@ -80,26 +80,15 @@ final class NativeEventQueue extends NativeFid implements EventQueue {
         return rc < 0 ? (int) rc : decode(entry, rc, flags);
     }
 
+    /** fi_eq_sread as a {@link PollingWait}: native reads until an event or the timeout. */
     @Override
-    /**
-     * fi_eq_sread done on the Java side: native reads with sleeps between them (20 µs growing to 1 ms)
-     * until an event or the timeout, because a native call blocked in libfabric cannot be interrupted
-     * and some 1.17 providers do not honour sread timeouts (see NativeCompletionQueue).
-     */
     public int sread(EqEntry entry, int timeoutMillis, long flags) {
-        long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
-        long sleep = 20_000;
+        PollingWait wait = new PollingWait(timeoutMillis);
         for (;;) {
             int rc = read(entry, flags);
-            if (rc != -Errno.EAGAIN) {
+            if (rc != -Errno.EAGAIN || !wait.pause(this)) {
                 return rc;
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return -Errno.EAGAIN;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(this, Math.min(sleep, left));
-            sleep = Math.min(sleep * 2, 1_000_000);
         }
     }
 

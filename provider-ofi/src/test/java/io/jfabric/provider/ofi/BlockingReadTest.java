@@ -8,6 +8,8 @@ import io.jfabric.Access;
 import io.jfabric.BindFlags;
 import io.jfabric.Caps;
 import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.CounterAttr;
 import io.jfabric.CqAttr;
 import io.jfabric.CqEntry;
 import io.jfabric.CqFormat;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * sread honours its timeout and fi_cq_signal (native 1.17 shm's own fi_cq_sread never returns), and a
- * blocked sread returns the completion that arrives.
+ * blocked sread returns the completion that arrives; fi_cntr_wait keeps fi_cntr(3)'s contract the same way.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BlockingReadTest {
@@ -80,6 +82,41 @@ class BlockingReadTest {
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertTrue(ms >= 195 && ms < 5_000, "sread returned after " + ms + " ms");
             eq.close();
+        }
+    }
+
+    /** libfabric 1.17's own fi_cntr_wait never times out on shm (and segfaults on tcp's counters). */
+    @Test
+    void cntrWaitTimesOutIsWokenAndSeesErrors() throws Exception {
+        try (NativePair p = new NativePair("libfabric:shm", Caps.MSG)) {
+            Counter c = p.domain.openCounter(CounterAttr.defaults());
+            c.set(5);
+            long t0 = System.nanoTime();
+            assertEquals(-Errno.ETIMEDOUT, c.await(6, 200));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms >= 195 && ms < 5_000, "fi_cntr_wait returned after " + ms + " ms for a 200 ms timeout");
+
+            CompletableFuture<Integer> reached = CompletableFuture.supplyAsync(() -> c.await(7, 20_000));
+            Thread.sleep(50);
+            c.add(2);
+            assertEquals(0, reached.get(5, TimeUnit.SECONDS), "fi_cntr_wait woken by fi_cntr_add");
+
+            CompletableFuture<Integer> failed = CompletableFuture.supplyAsync(() -> c.await(100, 20_000));
+            Thread.sleep(50);
+            c.addError(1);
+            assertEquals(-Errno.EAVAIL, failed.get(5, TimeUnit.SECONDS), "an error count change ends fi_cntr_wait");
+            c.close();
+        }
+    }
+
+    @Test
+    void cntrWaitWithoutAWaitObjectIsRefused() {
+        try (NativePair p = new NativePair("libfabric:shm", Caps.MSG)) {
+            CounterAttr attr = CounterAttr.defaults();
+            attr.waitObj = WaitObj.NONE;
+            Counter c = p.domain.openCounter(attr);
+            assertEquals(-Errno.ENOSYS, c.await(1, 10_000), "fi_cntr(3): waiting on an FI_WAIT_NONE counter is invalid");
+            c.close();
         }
     }
 
