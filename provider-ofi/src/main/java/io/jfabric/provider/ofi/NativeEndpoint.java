@@ -51,6 +51,12 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
     private final IovScratch rxScratch;
     private final MemorySegment bounce;
     /**
+     * The endpoint's inject_size. The bridge refuses longer injects itself (-FI_EMSGSIZE): fi_msg(3) and fi_rma(3)
+     * limit inject data to it, but libfabric 1.17's tcp, rxm, shm and rxd send them anyway
+     * (provider-ofi/src/test/c/inject_over_size.c), and jfabric's own providers refuse them.
+     */
+    private final long injectLimit;
+    /**
      * fi_recv and fi_recvv take the endpoint's default rx op_flags (fi_endpoint(3)); when those hold
      * FI_MULTI_RECV (1.17's shm and util providers report it by default for null hints), every receive is
      * a multi-receive buffer whose context stays in use until the FI_MULTI_RECV completion.
@@ -73,6 +79,7 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         this.rxScratch = new IovScratch(arena);
         long inj = info.txAttr == null ? 0 : Math.min(info.txAttr.injectSize, 1 << 16);
         this.bounce = arena.allocate(Math.max(inj, 8), 64);
+        this.injectLimit = info.txAttr == null ? Long.MAX_VALUE : info.txAttr.injectSize;
         this.recvIsMulti = info.rxAttr != null && (info.rxAttr.opFlags & OpFlags.MULTI_RECV) != 0;
         loadOps();
     }
@@ -281,8 +288,11 @@ final class NativeEndpoint extends NativeFid implements Endpoint {
         return (int) rc;
     }
 
-    /** Heap data for inject: copied into the bounce buffer; null when it does not fit. */
+    /** Inject data as the native call takes it (heap data copied into the bounce buffer); null when too long. */
     private MemorySegment injectable(MemorySegment buf) {
+        if (buf.byteSize() > injectLimit) {
+            return null;
+        }
         if (buf.isNative()) {
             return buf;
         }
