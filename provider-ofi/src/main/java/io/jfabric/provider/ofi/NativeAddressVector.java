@@ -15,16 +15,23 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Mirrors {@code struct fid_av} of a native provider. Addresses are the provider's native bytes (as
  * fi_getname gives them); FI_ADDR_STR addresses travel without their NUL in Java and get it back here.
+ * The bridge remembers the fi_addr values it handed out, so that fi_av_lookup and fi_av_remove of any other
+ * value fail as fi_av(3) says, before libfabric sees them: 1.17's rxm, shm and rxd answer them with success
+ * (provider-ofi/src/test/c/av_lookup_unknown.c).
  */
 final class NativeAddressVector extends NativeFid implements AddressVector {
     private final AvAttr attr;
     private final AddressFormat format;
     private final int slotSize;
     private volatile NativeEventQueue eq;
+    /** The fi_addr values inserts returned and no remove has taken back. */
+    private final Set<Long> handedOut = ConcurrentHashMap.newKeySet();
 
     NativeAddressVector(NativeDomain domain, MemorySegment fid, AvAttr attr) {
         super(domain.fabric, fid);
@@ -116,8 +123,12 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
                         + format.cName() + ")");
             }
             for (int k = 0; k < count; k++) {
+                long fiAddr = out.getAtIndex(ValueLayout.JAVA_LONG, k);
+                if (fiAddr != Fabrics.ADDR_NOTAVAIL) {
+                    handedOut.add(fiAddr);
+                }
                 if (fiAddrOut != null) {
-                    fiAddrOut[passed[k]] = out.getAtIndex(ValueLayout.JAVA_LONG, k);
+                    fiAddrOut[passed[k]] = fiAddr;
                 }
                 if (syncErr) {
                     ((int[]) context)[passed[k]] = Math.abs(errs.getAtIndex(ValueLayout.JAVA_INT, k));
@@ -149,8 +160,12 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
             int rc = fi_ops_av.insertsvc.invoke(fn, fid, a.allocateFrom(node), a.allocateFrom(service), out, flags,
                     MemorySegment.NULL);
             NativeErrors.check(rc, "fi_av_insertsvc", "check that " + node + ":" + service + " resolves");
+            long fiAddr = out.get(ValueLayout.JAVA_LONG, 0);
+            if (rc > 0 && fiAddr != Fabrics.ADDR_NOTAVAIL) {
+                handedOut.add(fiAddr);
+            }
             if (fiAddrOut != null && fiAddrOut.length > 0) {
-                fiAddrOut[0] = out.get(ValueLayout.JAVA_LONG, 0);
+                fiAddrOut[0] = fiAddr;
             }
             return rc;
         }
@@ -159,16 +174,32 @@ final class NativeAddressVector extends NativeFid implements AddressVector {
     @Override
     public int remove(long[] fiAddrs, long flags) {
         checkOpen();
+        // one unknown value refuses the whole batch, so that a refused remove removes nothing
+        for (long fiAddr : fiAddrs) {
+            requireHandedOut(fiAddr, "fi_av_remove");
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment in = a.allocateFrom(ValueLayout.JAVA_LONG, fiAddrs);
-            return NativeErrors.check(FabricInline.fi_av_remove(fid, in, fiAddrs.length, flags), "fi_av_remove",
+            int rc = NativeErrors.check(FabricInline.fi_av_remove(fid, in, fiAddrs.length, flags), "fi_av_remove",
                     "remove only fi_addr values this AV returned");
+            for (long fiAddr : fiAddrs) {
+                handedOut.remove(fiAddr);
+            }
+            return rc;
+        }
+    }
+
+    private void requireHandedOut(long fiAddr, String call) {
+        if (!handedOut.contains(fiAddr)) {
+            throw new FabricException(Errno.EINVAL, call + " of fi_addr " + fiAddr + ": this AV never returned it, or it"
+                    + " was removed; use an fi_addr that fi_av_insert returned");
         }
     }
 
     @Override
     public byte[] lookup(long fiAddr) {
         checkOpen();
+        requireHandedOut(fiAddr, "fi_av_lookup");
         long size = 256;
         for (int attempt = 0; attempt < 3; attempt++) {
             try (Arena a = Arena.ofConfined()) {
