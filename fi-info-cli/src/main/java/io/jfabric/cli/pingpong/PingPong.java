@@ -402,8 +402,8 @@ final class PingPong implements AutoCloseable {
      * C2 on stack (OSR) during the warm-up, and leaving it at the warm-up's end discards that code: the timed loop
      * then started in C1 code while C2 compiled it again on one of a 2-core machine's two polling CPUs, and with
      * bench/compare's 50,000 timed round trips most of the timed window went so. A short loop in a method called
-     * thousands of times gets an ordinary C2 compilation that the warm-up and the timed run share, and the driver
-     * loop here stays in the interpreter, at a cost of one call per batch.
+     * thousands of times gets an ordinary C2 compilation that the warm-up and the timed run share. The driver loop
+     * here costs one call per batch, compiled or not, so where its own code runs does not show.
      */
     private int roundTrips(int count, MemorySegment tx, MemorySegment txPayload, MemorySegment rxPayload, long size,
                            boolean inject) {
