@@ -76,45 +76,48 @@ final class RmaBandwidth {
         }
     }
 
+    /** Warm-up windows, then timed ones, each a call of its own (MsgBandwidth.send says why). */
     private long initiate(long size, int window, long total, MemorySegment[] slots) {
         long start = System.nanoTime();
         long done = 0;
         for (int it = 0; it < o.warmup() + o.iterations(); it++) {
-            boolean timed = it >= o.warmup();
             if (it == o.warmup()) {
+                histogram.reset();
                 start = System.nanoTime();
             }
-            for (int j = 0; j < window; j++) {
-                SlotContext c = contexts[j];
-                c.postedAt = System.nanoTime();
-                post(slots[j], size, c, done + j);
-            }
-            int outstanding = window;
-            while (outstanding > 0) {
-                long deadline = tx.deadline();
-                int n;
-                while ((n = tx.poll()) == 0) {
-                    tx.checkDeadline(deadline, op.name().toLowerCase(java.util.Locale.ROOT) + " completion");
-                }
-                long now = System.nanoTime();
-                for (int k = 0; k < n; k++) {
-                    SlotContext c = (SlotContext) tx.entries[k].context;
-                    if (timed) {
-                        histogram.recordValue(now - c.postedAt);
-                    }
-                    if (o.verify() && op == Op.READ) {
-                        check(slots[c.slot], size, "read into slot " + c.slot);
-                        slots[c.slot].fill((byte) 0);
-                    }
-                }
-                outstanding -= n;
-            }
+            initiateWindow(size, window, slots, done);
             done += window;
             progress.update(done, total);
         }
         sendControl();
         awaitRecv("ack from the target");
         return System.nanoTime() - start;
+    }
+
+    private void initiateWindow(long size, int window, MemorySegment[] slots, long done) {
+        for (int j = 0; j < window; j++) {
+            SlotContext c = contexts[j];
+            c.postedAt = System.nanoTime();
+            post(slots[j], size, c, done + j);
+        }
+        int outstanding = window;
+        while (outstanding > 0) {
+            long deadline = tx.deadline();
+            int n;
+            while ((n = tx.poll()) == 0) {
+                tx.checkDeadline(deadline, op.name().toLowerCase(java.util.Locale.ROOT) + " completion");
+            }
+            long now = System.nanoTime();
+            for (int k = 0; k < n; k++) {
+                SlotContext c = (SlotContext) tx.entries[k].context;
+                histogram.recordValue(now - c.postedAt);
+                if (o.verify() && op == Op.READ) {
+                    check(slots[c.slot], size, "read into slot " + c.slot);
+                    slots[c.slot].fill((byte) 0);
+                }
+            }
+            outstanding -= n;
+        }
     }
 
     private long serve(long size, long total) {
