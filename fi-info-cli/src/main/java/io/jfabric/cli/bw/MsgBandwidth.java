@@ -74,25 +74,10 @@ final class MsgBandwidth {
         return (o.rate() ? "rate-" : "") + (o.tagged() ? "tagged" : "msg");
     }
 
-    /**
-     * The client: warm-up windows, then timed windows, then the server's ack. Each window is a call of its own, so
-     * that C2 compiles it once for both phases (pingpong's PingPong.roundTrips says why one long loop would not).
-     */
+    /** The client: the windows ({@link WindowRunner}), then the server's ack. */
     private long send(long size, int window, MemorySegment[] txSlots) {
         boolean inject = o.rate() && Long.compareUnsigned(size, s.fi.txAttr.injectSize) <= 0;
-        long start = System.nanoTime();
-        long total = (long) (o.warmup() + o.iterations()) * window;
-        long done = 0;
-        for (int it = 0; it < o.warmup() + o.iterations(); it++) {
-            if (it == o.warmup()) {
-                // the warm-up's times are recorded too, with no branch on the phase to compile, and dropped here
-                histogram.reset();
-                start = System.nanoTime();
-            }
-            sendWindow(size, window, txSlots, inject);
-            done += window;
-            progress.update(done, total);
-        }
+        long start = WindowRunner.run(o, window, histogram, progress, done -> sendWindow(size, window, txSlots, inject));
         awaitAck();
         return System.nanoTime() - start;
     }

@@ -63,7 +63,7 @@ final class RmaBandwidth {
                     }
                 }
                 s.ctrl.sync();
-                long elapsed = initiate(size, window, total, slots);
+                long elapsed = initiate(size, window, slots);
                 report.add(BenchRow.of(name, size, (long) o.iterations() * window, elapsed, histogram));
             } else {
                 if (o.verify() && op == Op.READ) {
@@ -76,19 +76,9 @@ final class RmaBandwidth {
         }
     }
 
-    /** Warm-up windows, then timed ones, each a call of its own (MsgBandwidth.send says why). */
-    private long initiate(long size, int window, long total, MemorySegment[] slots) {
-        long start = System.nanoTime();
-        long done = 0;
-        for (int it = 0; it < o.warmup() + o.iterations(); it++) {
-            if (it == o.warmup()) {
-                histogram.reset();
-                start = System.nanoTime();
-            }
-            initiateWindow(size, window, slots, done);
-            done += window;
-            progress.update(done, total);
-        }
+    /** The windows ({@link WindowRunner}), then "done" to the target and its ack. */
+    private long initiate(long size, int window, MemorySegment[] slots) {
+        long start = WindowRunner.run(o, window, histogram, progress, done -> initiateWindow(size, window, slots, done));
         sendControl();
         awaitRecv("ack from the target");
         return System.nanoTime() - start;
