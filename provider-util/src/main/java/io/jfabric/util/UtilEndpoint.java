@@ -1,0 +1,301 @@
+package io.jfabric.util;
+
+import io.jfabric.Endpoint;
+import io.jfabric.Errno;
+import io.jfabric.MemoryRegion;
+import io.jfabric.Msg;
+import io.jfabric.OpFlags;
+import io.jfabric.RmaMsg;
+import io.jfabric.TaggedMsg;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The 27 data-path entry points of fi_msg(3), fi_tagged(3) and fi_rma(3), written once: every plain, iov,
+ * msg, data and inject form is checked and turned into an {@link OpRequest} for one of four provider hooks
+ * ({@link #postSend}, {@link #postRecv}, {@link #postRead}, {@link #postWrite}), as libfabric's providers
+ * funnel their entry points into one generic send or receive. A provider without RMA leaves the RMA hooks
+ * alone and its RMA calls answer -FI_ENOSYS.
+ *
+ * <p>The request is the posting thread's own (see {@link OpRequest}), so this layer takes no lock and
+ * allocates nothing once warm; the provider applies the locking its threading level needs.
+ */
+public abstract class UtilEndpoint implements Endpoint {
+    private static final ThreadLocal<OpRequest> REQUESTS = ThreadLocal.withInitial(
+            () -> new OpRequest(Thread.currentThread()));
+
+    /** The request of the thread that posted last: one compare instead of a thread-local lookup per call. */
+    private OpRequest lastRequest = new OpRequest(null);
+
+    /** Sends and tagged sends: {@code op.flags} holds FI_TAGGED for a tagged one. */
+    protected abstract int postSend(OpRequest op);
+
+    /** Receives and tagged receives; a tagged msg-form receive may carry FI_PEEK, FI_CLAIM or FI_DISCARD. */
+    protected abstract int postRecv(OpRequest op);
+
+    /** RMA read from {@code op.peer}'s ranges {@code op.rmaIov} into the local buffers. */
+    protected int postRead(OpRequest op) {
+        return -Errno.ENOSYS;
+    }
+
+    /** RMA write of the local buffers to {@code op.peer}'s ranges; FI_REMOTE_CQ_DATA for writedata. */
+    protected int postWrite(OpRequest op) {
+        return -Errno.ENOSYS;
+    }
+
+    /** The flags of a plain transmit call (send, tsend, read, write ...): the endpoint's default op_flags. */
+    protected long txFlags() {
+        return 0;
+    }
+
+    /** The flags of a plain receive call: the endpoint's default receive op_flags. */
+    protected long rxFlags() {
+        return 0;
+    }
+
+    private OpRequest request() {
+        OpRequest r = lastRequest;
+        Thread me = Thread.currentThread();
+        if (r.owner != me) {
+            r = REQUESTS.get();
+            lastRequest = r;
+        }
+        return r;
+    }
+
+    private static boolean badVector(MemorySegment[] iov, MemoryRegion[] desc, int count) {
+        return count < 0 || count > 0 && (iov == null || count > iov.length || desc != null && count > desc.length);
+    }
+
+    private int send(OpRequest r) {
+        int rc = postSend(r);
+        r.clear();
+        return rc;
+    }
+
+    private int recv(OpRequest r) {
+        int rc = postRecv(r);
+        r.clear();
+        return rc;
+    }
+
+    private int read(OpRequest r) {
+        int rc = postRead(r);
+        r.clear();
+        return rc;
+    }
+
+    private int write(OpRequest r) {
+        int rc = postWrite(r);
+        r.clear();
+        return rc;
+    }
+
+    // ---- messages ----------------------------------------------------------------------------------
+
+    @Override
+    public final int send(MemorySegment buf, MemoryRegion desc, long destAddr, Object context) {
+        return send(request().one(buf, desc).set(destAddr, 0, 0, 0, context, txFlags()));
+    }
+
+    @Override
+    public final int sendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, Object context) {
+        if (badVector(iov, desc, count)) {
+            return -Errno.EINVAL;
+        }
+        return send(request().vector(iov, desc, count).set(destAddr, 0, 0, 0, context, txFlags()));
+    }
+
+    @Override
+    public final int sendmsg(Msg msg, long flags) {
+        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
+            return -Errno.EINVAL;
+        }
+        return send(request().vector(msg.iov, msg.desc, msg.iovCount)
+                .set(msg.addr, 0, 0, msg.data, msg.context, flags));
+    }
+
+    @Override
+    public final int inject(MemorySegment buf, long destAddr) {
+        return send(request().one(buf, null).set(destAddr, 0, 0, 0, null, OpFlags.INJECT));
+    }
+
+    @Override
+    public final int senddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, Object context) {
+        return send(request().one(buf, desc).set(destAddr, 0, 0, data, context,
+                txFlags() | OpFlags.REMOTE_CQ_DATA));
+    }
+
+    @Override
+    public final int injectdata(MemorySegment buf, long data, long destAddr) {
+        return send(request().one(buf, null).set(destAddr, 0, 0, data, null,
+                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA));
+    }
+
+    @Override
+    public final int recv(MemorySegment buf, MemoryRegion desc, long srcAddr, Object context) {
+        return recv(request().one(buf, desc).set(srcAddr, 0, 0, 0, context, rxFlags()));
+    }
+
+    @Override
+    public final int recvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, Object context) {
+        if (badVector(iov, desc, count)) {
+            return -Errno.EINVAL;
+        }
+        return recv(request().vector(iov, desc, count).set(srcAddr, 0, 0, 0, context, rxFlags()));
+    }
+
+    @Override
+    public final int recvmsg(Msg msg, long flags) {
+        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
+            return -Errno.EINVAL;
+        }
+        return recv(request().vector(msg.iov, msg.desc, msg.iovCount).set(msg.addr, 0, 0, 0, msg.context, flags));
+    }
+
+    // ---- tagged messages ---------------------------------------------------------------------------
+
+    @Override
+    public final int tsend(MemorySegment buf, MemoryRegion desc, long destAddr, long tag, Object context) {
+        return send(request().one(buf, desc).set(destAddr, tag, 0, 0, context, txFlags() | OpFlags.TAGGED));
+    }
+
+    @Override
+    public final int tsendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long tag,
+                            Object context) {
+        if (badVector(iov, desc, count)) {
+            return -Errno.EINVAL;
+        }
+        return send(request().vector(iov, desc, count).set(destAddr, tag, 0, 0, context,
+                txFlags() | OpFlags.TAGGED));
+    }
+
+    @Override
+    public final int tsendmsg(TaggedMsg msg, long flags) {
+        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
+            return -Errno.EINVAL;
+        }
+        return send(request().vector(msg.iov, msg.desc, msg.iovCount)
+                .set(msg.addr, msg.tag, 0, msg.data, msg.context, flags | OpFlags.TAGGED));
+    }
+
+    @Override
+    public final int tinject(MemorySegment buf, long destAddr, long tag) {
+        return send(request().one(buf, null).set(destAddr, tag, 0, 0, null, OpFlags.INJECT | OpFlags.TAGGED));
+    }
+
+    @Override
+    public final int tsenddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long tag,
+                               Object context) {
+        return send(request().one(buf, desc).set(destAddr, tag, 0, data, context,
+                txFlags() | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA));
+    }
+
+    @Override
+    public final int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
+        return send(request().one(buf, null).set(destAddr, tag, 0, data, null,
+                OpFlags.INJECT | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA));
+    }
+
+    @Override
+    public final int trecv(MemorySegment buf, MemoryRegion desc, long srcAddr, long tag, long ignore,
+                           Object context) {
+        return recv(request().one(buf, desc).set(srcAddr, tag, ignore, 0, context, rxFlags() | OpFlags.TAGGED));
+    }
+
+    @Override
+    public final int trecvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long tag,
+                            long ignore, Object context) {
+        if (badVector(iov, desc, count)) {
+            return -Errno.EINVAL;
+        }
+        return recv(request().vector(iov, desc, count).set(srcAddr, tag, ignore, 0, context,
+                rxFlags() | OpFlags.TAGGED));
+    }
+
+    @Override
+    public final int trecvmsg(TaggedMsg msg, long flags) {
+        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
+            return -Errno.EINVAL;
+        }
+        return recv(request().vector(msg.iov, msg.desc, msg.iovCount)
+                .set(msg.addr, msg.tag, msg.ignore, 0, msg.context, flags | OpFlags.TAGGED));
+    }
+
+    // ---- RMA ---------------------------------------------------------------------------------------
+
+    @Override
+    public final int read(MemorySegment buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
+        return read(request().one(buf, desc).remote(addr, key).set(srcAddr, 0, 0, 0, context, txFlags()));
+    }
+
+    @Override
+    public final int readv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long addr, long key,
+                           Object context) {
+        if (badVector(iov, desc, count)) {
+            return -Errno.EINVAL;
+        }
+        return read(request().vector(iov, desc, count).remote(addr, key)
+                .set(srcAddr, 0, 0, 0, context, txFlags()));
+    }
+
+    @Override
+    public final int readmsg(RmaMsg msg, long flags) {
+        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount) || badRemote(msg)) {
+            return -Errno.EINVAL;
+        }
+        OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount);
+        r.rmaIov = msg.rmaIov;
+        r.rmaCount = msg.rmaIovCount;
+        return read(r.set(msg.addr, 0, 0, msg.data, msg.context, flags));
+    }
+
+    @Override
+    public final int write(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key,
+                           Object context) {
+        return write(request().one(buf, desc).remote(addr, key).set(destAddr, 0, 0, 0, context, txFlags()));
+    }
+
+    @Override
+    public final int writev(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long addr, long key,
+                            Object context) {
+        if (badVector(iov, desc, count)) {
+            return -Errno.EINVAL;
+        }
+        return write(request().vector(iov, desc, count).remote(addr, key)
+                .set(destAddr, 0, 0, 0, context, txFlags()));
+    }
+
+    @Override
+    public final int writemsg(RmaMsg msg, long flags) {
+        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount) || badRemote(msg)) {
+            return -Errno.EINVAL;
+        }
+        OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount);
+        r.rmaIov = msg.rmaIov;
+        r.rmaCount = msg.rmaIovCount;
+        return write(r.set(msg.addr, 0, 0, msg.data, msg.context, flags));
+    }
+
+    @Override
+    public final int writedata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
+                               Object context) {
+        return write(request().one(buf, desc).remote(addr, key).set(destAddr, 0, 0, data, context,
+                txFlags() | OpFlags.REMOTE_CQ_DATA));
+    }
+
+    @Override
+    public final int injectWrite(MemorySegment buf, long destAddr, long addr, long key) {
+        return write(request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, 0, null, OpFlags.INJECT));
+    }
+
+    @Override
+    public final int injectWritedata(MemorySegment buf, long data, long destAddr, long addr, long key) {
+        return write(request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, data, null,
+                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA));
+    }
+
+    private static boolean badRemote(RmaMsg msg) {
+        return msg.rmaIovCount < 0 || msg.rmaIovCount > 0 && (msg.rmaIov == null || msg.rmaIovCount > msg.rmaIov.length);
+    }
+}
