@@ -8,6 +8,7 @@ public final class Errno {
     public static final int SUCCESS = 0;
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
+    public static final int ESRCH = 3;
     public static final int EINTR = 4;
     public static final int EIO = 5;
     public static final int E2BIG = 7;
@@ -25,6 +26,7 @@ public final class Errno {
     public static final int ENOSYS = 38;
     public static final int ENOMSG = 42;
     public static final int ENODATA = 61;
+    public static final int EPROTO = 71;
     public static final int EOVERFLOW = 75;
     public static final int EMSGSIZE = 90;
     public static final int ENOPROTOOPT = 92;
@@ -75,6 +77,7 @@ public final class Errno {
             case SUCCESS -> "Success";
             case EPERM -> "Operation not permitted";
             case ENOENT -> "No such file or directory";
+            case ESRCH -> "No such process";
             case EINTR -> "Interrupted system call";
             case EIO -> "Input/output error";
             case E2BIG -> "Argument list too long";
@@ -92,6 +95,7 @@ public final class Errno {
             case ENOSYS -> "Function not implemented";
             case ENOMSG -> "No message of desired type";
             case ENODATA -> "No data available";
+            case EPROTO -> "Protocol error";
             case EOVERFLOW -> "Value too large for defined data type";
             case EMSGSIZE -> "Message too long";
             case ENOPROTOOPT -> "Protocol not available";
