@@ -1,12 +1,11 @@
 /**
- * Shared provider machinery, jfabric's counterpart of libfabric's {@code prov/util}: completion and
- * event queues, address vectors, the MR key map, tag matching, counters, the progress engine, object
- * pools, provider parameters and logging. Providers build on it instead of copying it.
+ * Shared provider machinery, jfabric's counterpart of libfabric's {@code prov/util}: the base endpoint
+ * with the data-path entry points, endpoint bindings and completion reporting, completion and event
+ * queues, counters, the MR key map, the tag matcher, sockaddr handling, provider parameters and logging.
+ * Providers build on it instead of copying it.
  */
 module io.jfabric.util {
     requires transitive io.jfabric;
-    // transitive: ProgressEngine takes an Agrona IdleStrategy
-    requires transitive org.agrona;
     requires java.logging;
 
     exports io.jfabric.util;

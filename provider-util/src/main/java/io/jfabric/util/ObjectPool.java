@@ -7,9 +7,8 @@ import java.util.function.Supplier;
  * freestack macros), so the data path never allocates: everything is created up front, {@link #acquire()}
  * returns null when the pool is empty (answer the post with -EAGAIN), and {@link #release} puts an
  * object back. Not thread-safe: use it from one thread, or under the lock that already guards the
- * endpoint; {@link ConcurrentObjectPool} is the thread-safe variant. Releasing an object twice or one
- * that did not come from the pool is not detected here (it costs a field per object; see
- * {@link IndexedPool} for a pool that catches it).
+ * endpoint. Releasing an object twice or one that did not come from the pool is not detected (it would
+ * cost a field per object).
  */
 public final class ObjectPool<T> {
     private final Object[] free;

@@ -1,69 +1,36 @@
 /**
- * Shared provider machinery, jfabric's {@code prov/util}. A provider composes these pieces instead of
- * writing its own queues, maps and matchers.
+ * Shared provider machinery, jfabric's {@code prov/util}: every Java provider (tcp, shm, ofi_rxm, verbs)
+ * is built from these pieces instead of writing its own. The libfabric provider uses what fits a bridge
+ * (parameters, logging) and leaves queues and matching to native libfabric.
  *
- * <h2>Usage guide</h2>
- * <pre>{@code
- * // Parameters and logging (static, once per provider)
- * static final ProviderParams PARAMS = new ProviderParams("tcp");
- * static final ProviderParams.LongParam MAX_INJECT = PARAMS.size("max_inject", 128, "Max inject bytes");
- * static final ProgressEngine.Params PROGRESS = new ProgressEngine.Params(PARAMS);   // tcp_progress_idle
- * static final System.Logger LOG = FabricLog.logger("tcp");
- * public List<ProviderParameter> parameters() { return PARAMS.parameters(); }        // FabricProvider
- *
- * // Domain: progress engine, MR map
- * ProgressEngine progress = PROGRESS.engine("tcp-progress", info.domainAttr.dataProgress, selectorBlocker, false);
- * progress.add(this::pollSockets);              // Task: int doWork(), no allocation, no blocking
- * progress.start();                             // AUTO: Agrona AgentRunner thread; MANUAL: no-op
- * MrMap mrs = new MrMap(info.domainAttr.mrMode, (int) info.domainAttr.mrKeySize);
- * public MemoryRegion registerMemory(MemorySegment s, long access, long off, long key, long flags) {
- *     return mrs.register(s, access, off, key, null);                   // throws ENOKEY for a key in use
- * }
- * // RMA target, per request (lock-free, no allocation, never throws):
- * UtilMemoryRegion mr = mrs.find(key);
- * long at = mr == null ? -Errno.ENOKEY : mr.resolve(addr, len, Access.REMOTE_WRITE);
- * if (at < 0) { reply with error (int) at; } else { MemorySegment.copy(..., mr.segment(), at, len); }
- *
- * // Queues: give every queue the engine's hook (NONE in AUTO mode)
- * public CompletionQueue openCq(CqAttr a) {
- *     return new UtilCompletionQueue(a, progress.hook(), multiWriter, threading == Threading.SAFE);
- * }
- * public Counter openCounter(CounterAttr a) { return new UtilCounter(a, progress.hook()); }
- * public EventQueue openEq(EqAttr a)        { return new UtilEventQueue(a, progress.hook()); }
- * public AddressVector openAv(AvAttr a)     { return new UtilAddressVector<Peer>(a, Sockaddr.CODEC, peerListener, "tcp"); }
- *
- * // Endpoint
- * EndpointBindings binds = new EndpointBindings("tcp endpoint");
- * bind(cq, flags) -> binds.bindCq(cq, flags);   enable() -> binds.checkEnable(true, true, rdm, msg);
- * close()        -> binds.releaseAll();
- * post:  if (!binds.txCq().tryReserve()) return -Errno.EAGAIN;   // optional FI_RM_ENABLED back-pressure
- * done:  binds.reportTx(context, opFlags, OpFlags.SEND | OpFlags.MSG, len);
- * error: binds.reportTxError(context, OpFlags.SEND | OpFlags.MSG, len, 0, Errno.ECONNRESET, 0);
- *
- * // Receive side
- * TagMatcher m = new TagMatcher(rxSize, unexpectedLimit, (caps & Caps.DIRECTED_RECV) != 0, 16384);
- * trecv:   TagMatcher.Unexpected u = m.takeUnexpected(true, tag, ignore, src);
- *          if (u != null) { deliver u.payload; m.free(u); } else { Recv r = m.newRecv(); ...; m.post(r); }
- * arrival: TagMatcher.Recv r = m.matchPosted(true, tag, srcFiAddr);
- *          if (r == null && m.addUnexpected(true, tag, src, len, data, flags) == null) { stop reading: backpressure }
- * cancel:  TagMatcher.Recv r = m.cancel(ctx); if (r != null) { binds.reportRxError(ctx, ..., Errno.ECANCELED, 0); m.free(r); }
- *
- * // Objects with children: extend UtilFabricObject, call parent.acquire() on open and
- * // parent.release() on close; closing a parent still in use throws FabricException(EBUSY).
- * }</pre>
- *
- * <h2>Threading levels</h2>
+ * <h2>The pieces and who uses them</h2>
  * <ul>
- * <li>FI_THREAD_DOMAIN / COMPLETION / ENDPOINT with MANUAL progress: the application thread writes
- * completions inside its own reads; CQs need no locks ({@code multiWriter = multiReader = false}).</li>
- * <li>AUTO progress: the engine's thread writes, the application reads: still the lock-free
- * single-writer/single-reader case, unless the posting thread also writes completions (immediate
- * errors) - then {@code multiWriter = true}.</li>
- * <li>FI_THREAD_SAFE: {@code multiReader = true} and usually {@code multiWriter = true}; use
- * {@link io.jfabric.util.ConcurrentObjectPool}, and either thread-safe tasks or a serializing engine.
- * {@link io.jfabric.util.TagMatcher}, {@link io.jfabric.util.ObjectPool},
- * {@link io.jfabric.util.IndexedPool} and {@link io.jfabric.util.ProgressTimers} are never
- * thread-safe: keep them under the endpoint's lock or on the progress thread.</li>
+ * <li>{@link io.jfabric.util.UtilEndpoint}: the 27 data-path entry points of fi_msg(3), fi_tagged(3) and
+ * fi_rma(3) written once. A provider's endpoint extends it and implements four hooks ({@code postSend},
+ * {@code postRecv}, {@code postRead}, {@code postWrite}); each gets an {@link io.jfabric.util.OpRequest}
+ * with the operation in named fields.</li>
+ * <li>{@link io.jfabric.util.EndpointBindings}: fi_ep_bind bookkeeping (one CQ per direction, one counter
+ * per event kind, EINVAL for a second), fi_enable's checks, and the named reporting methods
+ * ({@code reportTx}, {@code reportTxError}, {@code reportRx}, {@code reportRxError}, {@code reportRemote})
+ * that apply FI_SELECTIVE_COMPLETION and bump the counters.</li>
+ * <li>{@link io.jfabric.util.UtilCompletionQueue}, {@link io.jfabric.util.UtilEventQueue},
+ * {@link io.jfabric.util.UtilCounter}: the queues and counters, driven through a
+ * {@link io.jfabric.util.ProgressHook} in manual progress.</li>
+ * <li>{@link io.jfabric.util.TagMatcher}: posted receives against unexpected messages, the one matcher
+ * of every provider.</li>
+ * <li>{@link io.jfabric.util.MrMap} and {@link io.jfabric.util.UtilMemoryRegion}: keys, access rights
+ * and bounds checks for remote access.</li>
+ * <li>{@link io.jfabric.util.Sockaddr}: the one sockaddr_in/in6 type; {@link io.jfabric.util.FabricLog}:
+ * the one logging scheme ({@code System.Logger} named {@code jfabric.<provider>}, level from
+ * FI_LOG_LEVEL); {@link io.jfabric.util.ProviderParams}: FI_&lt;PROV&gt;_&lt;NAME&gt; parameters.</li>
+ * <li>{@link io.jfabric.util.UtilFabricObject}: reference counts, so closing a parent that still has
+ * children fails with EBUSY.</li>
  * </ul>
+ *
+ * <h2>Threading</h2>
+ * The report methods and the base endpoint take no locks; the provider applies what its threading level
+ * needs. {@link io.jfabric.util.TagMatcher} is not thread-safe: keep it under the endpoint's lock or on
+ * the progress thread. Queues are built lock-free for one writer and one reader, and take the
+ * multi-writer/multi-reader paths only when the domain's threading level asks for them.
  */
 package io.jfabric.util;
