@@ -8,7 +8,10 @@ import io.jfabric.CqFormat;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
+import io.jfabric.OpFlags;
 import io.jfabric.WaitObj;
+import io.jfabric.util.jfr.CqOverrunEvent;
+import io.jfabric.util.jfr.OperationErrorEvent;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -315,6 +318,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
             if (!fromReservation && !claimSlot()) {
                 lost++;
                 overrun = true;
+                recordOverrun();
                 wakeReaders();
                 return -Errno.EOVERRUN;
             }
@@ -329,7 +333,8 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
             s.srcAddr = srcAddr;
             s.olen = olen;
             s.err = err;
-            s.provErrno = provErrno;
+            // a provider without a finer code of its own reports the errno, so strerror(prov_errno) names it
+            s.provErrno = provErrno == 0 ? err : provErrno;
             s.errData = errData;
             if (serialized) {
                 // the reader runs in a call serialised after this one: ordering the slot is all that is needed
@@ -346,7 +351,33 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         if (sleepers.get() != 0) {
             wakeReaders();
         }
+        if (err != 0) {
+            recordError(context, flags, len, olen, err, provErrno == 0 ? err : provErrno);
+        }
         return 0;
+    }
+
+    private static void recordError(Object context, long flags, long len, long olen, int err, int provErrno) {
+        OperationErrorEvent e = new OperationErrorEvent();
+        if (e.shouldCommit()) {
+            e.err = err;
+            e.errName = Errno.name(err);
+            e.provErrno = provErrno;
+            e.flags = OpFlags.toString(flags);
+            e.len = len;
+            e.olen = olen;
+            e.context = String.valueOf(context);
+            e.commit();
+        }
+    }
+
+    private void recordOverrun() {
+        CqOverrunEvent e = new CqOverrunEvent();
+        if (e.shouldCommit()) {
+            e.capacity = capacity;
+            e.cq = toString();
+            e.commit();
+        }
     }
 
     private static int normaliseErr(int err) {

@@ -1,0 +1,42 @@
+package io.jfabric.util.jfr;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+
+/** A peer was found dead or unreachable, and the operations posted to it were failed. */
+@Name("jfabric.PeerFailure")
+@Label("Peer failure")
+@Category({"jfabric", "Connections"})
+@Description("A peer died or became unreachable; its pending operations completed with errors")
+public final class PeerFailureEvent extends jdk.jfr.Event {
+    @Label("Provider")
+    public String provider;
+
+    @Label("Peer address")
+    public String peer;
+
+    @Label("Error")
+    @Description("the errno the pending operations completed with")
+    public int err;
+
+    @Label("Failed operations")
+    public int failedOperations;
+
+    @Label("Reason")
+    public String reason;
+
+    /** Emits one event if recording asks for it. */
+    public static void emit(String provider, String peer, int err, int failedOperations, String reason) {
+        PeerFailureEvent e = new PeerFailureEvent();
+        if (e.shouldCommit()) {
+            e.provider = provider;
+            e.peer = peer;
+            e.err = err;
+            e.failedOperations = failedOperations;
+            e.reason = reason;
+            e.commit();
+        }
+    }
+}
