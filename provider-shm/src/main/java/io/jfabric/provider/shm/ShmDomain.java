@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.wire.RegionLayout;
+
 import io.jfabric.AddressVector;
 import io.jfabric.AvAttr;
 import io.jfabric.AvType;
@@ -43,7 +45,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class ShmDomain implements Domain, ProgressHook {
 
-    private static final System.Logger LOG = System.getLogger("jfabric.shm");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("shm");
 
     private final ShmFabric fabric;
     private final FabricInfo info;
@@ -163,7 +165,7 @@ final class ShmDomain implements Domain, ProgressHook {
             LOG.log(System.Logger.Level.DEBUG, "shm AV: FI_AV_MAP requested, fi_addr values are table indexes");
         }
         acquire();
-        return new ShmAddressVector(this, attr == null ? AvAttr.of(AvType.TABLE) : attr);
+        return new ShmAv(this, attr == null ? AvAttr.of(AvType.TABLE) : attr);
     }
 
     @Override
@@ -174,7 +176,7 @@ final class ShmDomain implements Domain, ProgressHook {
         try {
             // completions are written under the domain lock whenever several threads could write them; with
             // neither (FI_THREAD_DOMAIN, manual progress) the application serialises every write and read
-            return new ShmCompletionQueue(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe,
+            return new ShmCq(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe,
                     lock == null);
         } catch (RuntimeException e) {
             release();
@@ -206,7 +208,7 @@ final class ShmDomain implements Domain, ProgressHook {
             if (p != null && !p.gone()) {
                 return p;
             }
-            long id = ShmEndpoint.senderIdOf(name);
+            long id = ShmCm.senderIdOf(name);
             ShmRegion region = ShmRegion.open(directory, name);
             p = new Peer(name, region, id, cmaAllowed);
             peersByName.put(name, p);

@@ -449,7 +449,7 @@ class ShmEndpointTest {
         int[] errs = new int[3];
         long[] out = new long[3];
         byte[][] addrs = {
-                (ShmAddressVector.SCHEME + ShmRegion.PREFIX + "424242-1-1").getBytes(StandardCharsets.US_ASCII),
+                (ShmAv.SCHEME + ShmRegion.PREFIX + "424242-1-1").getBytes(StandardCharsets.US_ASCII),
                 "fi_sockaddr_in://127.0.0.1:80".getBytes(StandardCharsets.US_ASCII),
                 b.name()};
         assertEquals(1, a.av.insert(addrs, out, Fabrics.SYNC_ERR, errs));
