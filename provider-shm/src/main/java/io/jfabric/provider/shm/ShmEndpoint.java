@@ -175,51 +175,43 @@ final class ShmEndpoint extends UtilEndpoint {
 
     @Override
     protected int postSend(OpRequest req) {
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
-        }
-        ep.lock();
-        try {
-            return (req.flags & OpFlags.TAGGED) != 0 ? tagged.send(req) : msg.send(req);
-        } finally {
-            ep.unlock();
-        }
+        return post(SEND, req);
     }
 
     @Override
     protected int postRecv(OpRequest req) {
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
-        }
-        ep.lock();
-        try {
-            return (req.flags & OpFlags.TAGGED) != 0 ? tagged.recv(req) : msg.recv(req);
-        } finally {
-            ep.unlock();
-        }
+        return post(RECV, req);
     }
 
     @Override
     protected int postRead(OpRequest req) {
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
-        }
-        ep.lock();
-        try {
-            return rma.read(req);
-        } finally {
-            ep.unlock();
-        }
+        return post(READ, req);
     }
 
     @Override
     protected int postWrite(OpRequest req) {
+        return post(WRITE, req);
+    }
+
+    private static final int SEND = 0;
+    private static final int RECV = 1;
+    private static final int READ = 2;
+    private static final int WRITE = 3;
+
+    /** Every post: enabled, then under the domain lock (if the threading level needs one) to its room. */
+    private int post(int kind, OpRequest req) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
+        boolean tag = (req.flags & OpFlags.TAGGED) != 0;
         ep.lock();
         try {
-            return rma.write(req);
+            return switch (kind) {
+                case SEND -> tag ? tagged.send(req) : msg.send(req);
+                case RECV -> tag ? tagged.recv(req) : msg.recv(req);
+                case READ -> rma.read(req);
+                default -> rma.write(req);
+            };
         } finally {
             ep.unlock();
         }
