@@ -15,12 +15,9 @@ import io.jfabric.Msg;
 import io.jfabric.OpFlags;
 import io.jfabric.RmaMsg;
 import io.jfabric.TaggedMsg;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
@@ -35,37 +32,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * nonzero prov_errno, transmit completions report len 0, and the control calls an RDM endpoint refuses.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class ShmEntryPointsTest {
+class ShmEntryPointsTest extends ShmPairFixture {
     /** Message sizes that take the inline, bounce, CMA and (heap, or several buffers) pull protocols. */
     private static final long[] SIZES = {40, 3000, 9000, 150_000};
 
-    private Arena arena;
-    private ShmNode a;
-    private ShmNode b;
-    private long aToB;
-    private long bToA;
     private final CqEntry rxEntry = new CqEntry();
     private final CqEntry txEntry = new CqEntry();
     private final CqErrEntry err = new CqErrEntry();
-
-    @BeforeEach
-    void open() {
-        arena = Arena.ofShared();
-        a = new ShmNode();
-        b = new ShmNode();
-        aToB = a.insert(b);
-        bToA = b.insert(a);
-    }
-
-    @AfterEach
-    void close() {
-        try {
-            a.close();
-            b.close();
-        } finally {
-            arena.close();
-        }
-    }
 
     /** {@code n} native segments cut from {@code whole} at {@code cuts}. */
     private MemorySegment[] cut(MemorySegment whole, long... cuts) {
