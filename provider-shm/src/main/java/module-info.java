@@ -9,6 +9,7 @@ module io.jfabric.provider.shm {
 
     exports io.jfabric.provider.shm;
     exports io.jfabric.provider.shm.ffi;
+    exports io.jfabric.provider.shm.wire;
 
     provides io.jfabric.spi.FabricProvider with io.jfabric.provider.shm.ShmProvider;
 }

@@ -7,6 +7,7 @@ import io.jfabric.Counter;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
+import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
 
 /**
@@ -304,6 +305,64 @@ public final class EndpointBindings {
         }
         if (withCqData && rxCq != null) {
             return rxCq.write(null, cqFlags | OpFlags.REMOTE_CQ_DATA, len, 0, data, 0);
+        }
+        return 0;
+    }
+
+    // ---- data path: providers that promise CQ slots when they accept an operation ------------------
+
+    /*
+     * A provider that promises a CQ slot when it accepts an operation (UtilCompletionQueue.tryReserve), so
+     * that its completion can never overrun the CQ, reports through these: {@code reserved} says whether
+     * the entry fills the promised slot. A transmit that wanted no success entry (inject, selective
+     * completion) promised none; its error entry is still written.
+     */
+
+    /** A transmit-side operation finished: the send/read/write counter, and its entry when one was promised. */
+    public int reportTxReserved(boolean reserved, Object context, long cqFlags, long len) {
+        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        if (c != null) {
+            c.increment();
+        }
+        return reserved ? txCq.writeFrom(true, context, cqFlags, len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL) : 0;
+    }
+
+    /** A transmit-side operation failed: always an error entry, in the promised slot when there is one. */
+    public int reportTxErrorReserved(boolean reserved, Object context, long cqFlags, long len, long olen, int err,
+                                     int provErrno) {
+        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        if (c != null) {
+            c.incrementError();
+        }
+        return txCq.writeError(reserved, context, cqFlags, len, 0, 0, 0, olen, err, provErrno, null);
+    }
+
+    /** A receive completed: its entry (with the source for readfrom) and the RECV counter. */
+    public int reportRxReserved(boolean reserved, Object context, long cqFlags, long len, long buf, long data,
+                                long tag, long srcAddr) {
+        if (recvCntr != null) {
+            recvCntr.increment();
+        }
+        return rxCq.writeFrom(reserved, context, cqFlags, len, buf, data, tag, srcAddr);
+    }
+
+    /** A receive failed (ETRUNC, ECANCELED ...): its error entry and the RECV error count. */
+    public int reportRxErrorReserved(boolean reserved, Object context, long cqFlags, long len, long buf, long data,
+                                     long tag, long olen, int err, int provErrno) {
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        return rxCq.writeError(reserved, context, cqFlags, len, buf, data, tag, olen, err, provErrno, null);
+    }
+
+    /** As {@link #reportRemote(long, long, long, boolean)}, with the initiator's fi_addr for readfrom. */
+    public int reportRemote(long cqFlags, long len, long data, boolean withCqData, long srcAddr) {
+        UtilCounter c = (cqFlags & OpFlags.REMOTE_READ) != 0 ? remoteReadCntr : remoteWriteCntr;
+        if (c != null) {
+            c.increment();
+        }
+        if (withCqData && rxCq != null) {
+            return rxCq.writeFrom(null, cqFlags | OpFlags.REMOTE_CQ_DATA, len, 0, data, 0, srcAddr);
         }
         return 0;
     }

@@ -47,11 +47,13 @@ public final class OpRequest {
         this.owner = owner;
     }
 
-    /** The sum of the local buffers' sizes. */
+    /** The sum of the local buffers' sizes (a null buffer counts 0: the provider refuses it with EINVAL). */
     public long length() {
         long n = 0;
         for (int i = 0; i < count; i++) {
-            n += iov[i].byteSize();
+            if (iov[i] != null) {
+                n += iov[i].byteSize();
+            }
         }
         return n;
     }

@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.wire.RegionLayout;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;

@@ -1,9 +1,9 @@
 package io.jfabric.provider.shm;
 
 /**
- * A transmit operation that completes only when the peer answers with an ACK (CMA sends and RMA), or,
- * for an inline or bounce send that asked for a completion, when the peer's ring head has passed its
- * record ({@link #ringEnd}).
+ * A transmit operation that completes only when the peer answers with an ACK (CMA and pulled sends,
+ * and RMA), or, for an inline or bounce send that asked for a completion, when the peer's ring head has
+ * passed its record ({@link #ringEnd}).
  * Pooled in {@link PendingOps}; its id carries a generation so a stale or forged ACK is ignored.
  */
 final class PendingOp {
@@ -13,9 +13,8 @@ final class PendingOp {
     Object context;
     long completionFlags;
     long length;
-    long buffer;
-    /** The message being pulled through bounce slots (RTS protocol), else null. */
-    java.lang.foreign.MemorySegment segment;
+    /** The buffers of a message the receiver pulls through bounce slots (RTS protocol); empty otherwise. */
+    final ShmIov source = new ShmIov();
     Peer peer;
     boolean reserved;
     /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */

@@ -31,7 +31,7 @@ final class PendingOps {
         op.busy = false;
         op.context = null;
         op.peer = null;
-        op.segment = null;
+        op.source.clear();
         op.ringEnd = -1;
         free[freeCount++] = op.index;
     }

@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.wire.RegionLayout;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class RegionCleaner {
 
-    private static final System.Logger LOG = System.getLogger("jfabric.shm");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("shm");
     private static final Set<Path> LIVE = ConcurrentHashMap.newKeySet();
 
     static {

@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.wire.RegionLayout;
+
 import io.jfabric.AddressVector;
 import io.jfabric.AvAttr;
 import io.jfabric.AvType;
@@ -26,7 +28,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -43,7 +44,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class ShmDomain implements Domain, ProgressHook {
 
-    private static final System.Logger LOG = System.getLogger("jfabric.shm");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("shm");
 
     private final ShmFabric fabric;
     private final FabricInfo info;
@@ -64,10 +65,8 @@ final class ShmDomain implements Domain, ProgressHook {
     final ReentrantLock lock;
     /** FI_THREAD_SAFE: CQs may be read by several threads at once. */
     private final boolean threadSafe;
-    private final Thread progressThread;
-    private volatile boolean running = true;
-    /** The endpoint the auto-progress thread sleeps on; a closing endpoint waits until it is not this. */
-    private volatile ShmEndpoint sleepingOn;
+    /** Null with manual progress. */
+    private final ShmProgressThread progressThread;
 
     /** Endpoints, AVs and CQs opened from this domain (memory registrations are counted by the MR map). */
     private final java.util.concurrent.atomic.AtomicInteger children = new java.util.concurrent.atomic.AtomicInteger();
@@ -95,9 +94,7 @@ final class ShmDomain implements Domain, ProgressHook {
                 || threading == Threading.COMPLETION;
         this.lock = auto || concurrent ? new ReentrantLock() : null;
         if (auto) {
-            progressThread = new Thread(this::runProgress, "jfabric-shm-progress");
-            progressThread.setDaemon(true);
-            progressThread.start();
+            progressThread = new ShmProgressThread(this);
         } else {
             progressThread = null;
         }
@@ -146,9 +143,8 @@ final class ShmDomain implements Domain, ProgressHook {
             }
         }
         // the progress thread may be asleep on this endpoint's futex: wake it until it has left
-        while (sleepingOn == ep) {
-            ep.wakeup();
-            Thread.onSpinWait();
+        if (progressThread != null) {
+            progressThread.release(ep);
         }
     }
 
@@ -163,7 +159,7 @@ final class ShmDomain implements Domain, ProgressHook {
             LOG.log(System.Logger.Level.DEBUG, "shm AV: FI_AV_MAP requested, fi_addr values are table indexes");
         }
         acquire();
-        return new ShmAddressVector(this, attr == null ? AvAttr.of(AvType.TABLE) : attr);
+        return new ShmAv(this, attr == null ? AvAttr.of(AvType.TABLE) : attr);
     }
 
     @Override
@@ -174,7 +170,7 @@ final class ShmDomain implements Domain, ProgressHook {
         try {
             // completions are written under the domain lock whenever several threads could write them; with
             // neither (FI_THREAD_DOMAIN, manual progress) the application serialises every write and read
-            return new ShmCompletionQueue(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe,
+            return new ShmCq(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe,
                     lock == null);
         } catch (RuntimeException e) {
             release();
@@ -206,7 +202,7 @@ final class ShmDomain implements Domain, ProgressHook {
             if (p != null && !p.gone()) {
                 return p;
             }
-            long id = ShmEndpoint.senderIdOf(name);
+            long id = ShmCm.senderIdOf(name);
             ShmRegion region = ShmRegion.open(directory, name);
             p = new Peer(name, region, id, cmaAllowed);
             peersByName.put(name, p);
@@ -270,7 +266,12 @@ final class ShmDomain implements Domain, ProgressHook {
         }
     }
 
-    private int progressEndpoints() {
+    /** The endpoints progress runs over (a new array whenever one opens or closes). */
+    ShmEndpoint[] endpoints() {
+        return endpointArray;
+    }
+
+    int progressEndpoints() {
         ShmEndpoint[] eps = endpointArray;
         int work = 0;
         for (ShmEndpoint ep : eps) {
@@ -298,41 +299,6 @@ final class ShmDomain implements Domain, ProgressHook {
     public void wakeup() {
         for (ShmEndpoint ep : endpointArray) {
             ep.wakeup();
-        }
-    }
-
-    /** Auto progress: spin briefly after work (low latency), then sleep on the endpoint's futex. */
-    private void runProgress() {
-        int idle = 0;
-        while (running) {
-            int work;
-            lock.lock();
-            try {
-                work = progressEndpoints();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "shm progress thread: " + e, e);
-                work = 0;
-            } finally {
-                lock.unlock();
-            }
-            if (work > 0) {
-                idle = 0;
-            } else if (++idle < 1000) {
-                Thread.onSpinWait();
-            } else {
-                ShmEndpoint[] eps = endpointArray;
-                if (eps.length == 1) {
-                    ShmEndpoint ep = eps[0];
-                    sleepingOn = ep;
-                    // re-check after publishing sleepingOn: detach() either sees it or we see the removal
-                    if (endpointArray == eps) {
-                        ep.block(TimeUnit.MILLISECONDS.toNanos(1));
-                    }
-                    sleepingOn = null;
-                } else {
-                    LockSupport.parkNanos(50_000);
-                }
-            }
         }
     }
 
@@ -367,14 +333,8 @@ final class ShmDomain implements Domain, ProgressHook {
             }
             closed = true;
         }
-        running = false;
         if (progressThread != null) {
-            wakeup();
-            try {
-                progressThread.join(1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            progressThread.stop();
         }
         synchronized (peersByName) {
             for (Peer p : peersByName.values()) {

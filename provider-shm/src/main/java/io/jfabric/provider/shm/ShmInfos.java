@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.wire.RegionLayout;
+
 import io.jfabric.AddressFormat;
 import io.jfabric.AvType;
 import io.jfabric.Caps;
@@ -17,7 +19,8 @@ import io.jfabric.Threading;
  * The info template shm offers before hint matching. Attribute values follow libfabric 1.17's shm
  * where jfabric behaves the same; differences: no FI_ATOMIC, FI_THREAD_DOMAIN by default (no locks on
  * the data path; libfabric answers FI_THREAD_SAFE) and FI_THREAD_SAFE when the hints ask, MR mode FI_MR_VIRT_ADDR only when asked (offsets
- * otherwise), and no src_addr until an endpoint is opened (each endpoint names its own region).
+ * otherwise), no src_addr until an endpoint is opened (each endpoint names its own region), and
+ * rma_iov_limit 1 (an RMA command names one initiator buffer, see ShmRma; libfabric's shm offers 4).
  */
 final class ShmInfos {
 
@@ -40,13 +43,13 @@ final class ShmInfos {
         f.txAttr.compOrder = MsgOrder.NONE;
         f.txAttr.injectSize = injectSize;
         f.txAttr.size = 1024;
-        f.txAttr.iovLimit = 1;
+        f.txAttr.iovLimit = ShmIov.LIMIT;
         f.txAttr.rmaIovLimit = 1;
         f.rxAttr.caps = RX_CAPS;
         f.rxAttr.msgOrder = MsgOrder.SAS;
         f.rxAttr.compOrder = MsgOrder.STRICT;
         f.rxAttr.size = 1024;
-        f.rxAttr.iovLimit = 1;
+        f.rxAttr.iovLimit = ShmIov.LIMIT;
         f.epAttr.type = EndpointType.RDM;
         f.epAttr.protocol = Protocol.SHM;
         f.epAttr.protocolVersion = RegionLayout.VERSION;

@@ -1,6 +1,9 @@
 package io.jfabric.provider.shm;
 
-import io.jfabric.provider.shm.ffi.Errno;
+import io.jfabric.provider.shm.wire.RegionLayout;
+import io.jfabric.provider.shm.wire.RegionHeader;
+
+import io.jfabric.Errno;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -1,7 +1,7 @@
 package io.jfabric.provider.shm;
 
 import io.jfabric.provider.shm.ffi.Cma;
-import io.jfabric.provider.shm.ffi.Errno;
+import io.jfabric.Errno;
 import io.jfabric.provider.shm.ffi.Futex;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -10,12 +10,9 @@ import io.jfabric.MemoryRegion;
 import io.jfabric.Msg;
 import io.jfabric.OpFlags;
 import io.jfabric.Progress;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -29,34 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class ShmEndpointTest {
+class ShmEndpointTest extends ShmPairFixture {
 
-    private Arena arena;
-    private ShmNode a;
-    private ShmNode b;
-    private long aToB;
-    private long bToA;
     private final CqEntry entry = new CqEntry();
     private final CqErrEntry err = new CqErrEntry();
-
-    @BeforeEach
-    void open() {
-        arena = Arena.ofShared();
-        a = new ShmNode();
-        b = new ShmNode();
-        aToB = a.insert(b);
-        bToA = b.insert(a);
-    }
-
-    @AfterEach
-    void close() {
-        try {
-            a.close();
-            b.close();
-        } finally {
-            arena.close();
-        }
-    }
 
     /** Byte i of the pattern is (seed * 31 + i * 7) mod 256; written eight bytes at a time (SWAR). */
     static void fill(MemorySegment s, long seed) {
@@ -449,7 +422,7 @@ class ShmEndpointTest {
         int[] errs = new int[3];
         long[] out = new long[3];
         byte[][] addrs = {
-                (ShmAddressVector.SCHEME + ShmRegion.PREFIX + "424242-1-1").getBytes(StandardCharsets.US_ASCII),
+                (ShmAv.SCHEME + ShmRegion.PREFIX + "424242-1-1").getBytes(StandardCharsets.US_ASCII),
                 "fi_sockaddr_in://127.0.0.1:80".getBytes(StandardCharsets.US_ASCII),
                 b.name()};
         assertEquals(1, a.av.insert(addrs, out, Fabrics.SYNC_ERR, errs));

@@ -1,6 +1,8 @@
 package io.jfabric.provider.shm;
 
-import io.jfabric.provider.shm.ffi.Errno;
+import io.jfabric.provider.shm.wire.RegionLayout;
+
+import io.jfabric.Errno;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.wire.Wire;
+
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
@@ -30,7 +32,7 @@ class ShmRobustnessTest {
                 long at = ring.tryClaim(99, 32); // unknown command type
                 ring.commit(at);
                 at = ring.tryClaim(Wire.BOUNCE, Wire.HEADER); // bounce slot far out of range
-                Wire.putLong(ring.buffer(), at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId);
+                Wire.putLong(ring.buffer(), at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId());
                 Wire.putLong(ring.buffer(), at + Wire.LENGTH, 100);
                 Wire.putLong(ring.buffer(), at + Wire.ADDRESS, 1L << 40);
                 ring.commit(at);
@@ -42,7 +44,7 @@ class ShmRobustnessTest {
                 // an inline record that really carries more than any receiver's unexpected buffer holds
                 int oversize = ShmParams.layout().bounceSlotSize() + 64;
                 at = ring.tryClaim(Wire.INLINE, Wire.INLINE_HEADER + oversize);
-                Wire.putLong(ring.buffer(), at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId);
+                Wire.putLong(ring.buffer(), at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId());
                 Wire.putInt(ring.buffer(), at + Wire.INLINE_LENGTH, oversize);
                 ring.commit(at);
             }
@@ -88,7 +90,7 @@ class ShmRobustnessTest {
                 long at = ring.payloadOffset(position);
                 MemorySegment s = ring.buffer();
                 s.setString(at + Wire.INLINE_HEADER, "late");
-                Wire.putLong(s, at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId);
+                Wire.putLong(s, at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId());
                 Wire.putLong(s, at + Wire.TAG, 9);
                 Wire.putInt(s, at + Wire.FLAGS, Wire.FLAG_TAGGED);
                 Wire.putInt(s, at + Wire.INLINE_LENGTH, 8);

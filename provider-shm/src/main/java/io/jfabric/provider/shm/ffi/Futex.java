@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm.ffi;
 
+import io.jfabric.Errno;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

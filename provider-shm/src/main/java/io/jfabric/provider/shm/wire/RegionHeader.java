@@ -1,4 +1,6 @@
-package io.jfabric.provider.shm;
+package io.jfabric.provider.shm.wire;
+
+import io.jfabric.provider.shm.ShmException;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,12 +13,12 @@ import java.nio.file.Path;
  * checked against the file size and this build's layout rules, so a foreign, garbage or
  * wrong-version file is refused with a message saying which.
  */
-record RegionHeader(long pid, long startTime, RegionLayout layout) {
+public record RegionHeader(long pid, long startTime, RegionLayout layout) {
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     
 
-    static RegionHeader validate(MemorySegment seg, long fileSize, String expectedName, Path path) {
+    public static RegionHeader validate(MemorySegment seg, long fileSize, String expectedName, Path path) {
         long magic = (long) LONG.getAcquire(seg, (long) RegionLayout.MAGIC_OFFSET);
         if (magic != RegionLayout.MAGIC) {
             throw refuse(path, magic == 0
@@ -70,6 +72,6 @@ record RegionHeader(long pid, long startTime, RegionLayout layout) {
     }
 
     private static ShmException refuse(Path path, String why) {
-        return new ShmException(io.jfabric.provider.shm.ffi.Errno.EPROTO, "refusing shm region " + path + ": it " + why);
+        return new ShmException(io.jfabric.Errno.EPROTO, "refusing shm region " + path + ": it " + why);
     }
 }

@@ -1,5 +1,6 @@
-package io.jfabric.provider.shm;
+package io.jfabric.provider.shm.wire;
 
+import io.jfabric.provider.shm.MpscRing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -28,72 +29,72 @@ import java.lang.foreign.ValueLayout;
  * on a line boundary and a record never shares its first line, the one the receiver polls, with the
  * previous record.
  */
-final class Wire {
+public final class Wire {
 
-    static final int INLINE = 1;
-    static final int BOUNCE = 2;
-    static final int CMA = 3;
-    static final int ACK = 4;
-    static final int RMA_WRITE = 5;
-    static final int RMA_READ = 6;
+    public static final int INLINE = 1;
+    public static final int BOUNCE = 2;
+    public static final int CMA = 3;
+    public static final int ACK = 4;
+    public static final int RMA_WRITE = 5;
+    public static final int RMA_READ = 6;
     /** Large message without CMA: the receiver pulls it through the sender's bounce slots. */
-    static final int RTS = 7;
+    public static final int RTS = 7;
     /** Receiver to sender: copy [ADDRESS, ADDRESS + LENGTH) of op OP_ID into a slot; KEY is the receiver's pull id. */
-    static final int PULL = 8;
+    public static final int PULL = 8;
     /** Sender to receiver: a pulled chunk in slot ADDRESS, LENGTH bytes, at message offset TAG, for pull OP_ID. */
-    static final int CHUNK = 9;
+    public static final int CHUNK = 9;
 
-    static final int FLAG_TAGGED = 1;
-    static final int FLAG_CQ_DATA = 2;
+    public static final int FLAG_TAGGED = 1;
+    public static final int FLAG_CQ_DATA = 2;
 
-    static final int SENDER = 0;
-    static final int TAG = 8;
-    static final int DATA = 16;
-    static final int FLAGS = 24;
-    static final int STATUS = 28;
-    static final int LENGTH = 32;
-    static final int OP_ID = 40;
-    static final int ADDRESS = 48;
-    static final int KEY = 56;
-    static final int HEADER = 64;
+    public static final int SENDER = 0;
+    public static final int TAG = 8;
+    public static final int DATA = 16;
+    public static final int FLAGS = 24;
+    public static final int STATUS = 28;
+    public static final int LENGTH = 32;
+    public static final int OP_ID = 40;
+    public static final int ADDRESS = 48;
+    public static final int KEY = 56;
+    public static final int HEADER = 64;
 
     /** INLINE: the payload length (int) and where the payload starts. */
-    static final int INLINE_LENGTH = 28;
-    static final int INLINE_HEADER = 32;
-    static final int LINE = 64;
+    public static final int INLINE_LENGTH = 28;
+    public static final int INLINE_HEADER = 32;
+    public static final int LINE = 64;
 
     /**
      * The ring payload length to claim for a command of {@code commandLength} bytes: padded so that the
      * record (ring header included) is a whole number of cache lines.
      */
-    static int recordPayload(int commandLength) {
+    public static int recordPayload(int commandLength) {
         return ((MpscRing.HEADER_LENGTH + commandLength + LINE - 1) & -LINE) - MpscRing.HEADER_LENGTH;
     }
 
     /** RMA commands carry the target address in ADDRESS, the key in KEY and the initiator buffer here. */
-    static final int LOCAL_ADDRESS = 64;
-    static final int RMA_HEADER = 72;
+    public static final int LOCAL_ADDRESS = 64;
+    public static final int RMA_HEADER = 72;
 
     private Wire() {
     }
 
-    static long getLong(MemorySegment s, long at) {
+    public static long getLong(MemorySegment s, long at) {
         return s.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
     }
 
-    static int getInt(MemorySegment s, long at) {
+    public static int getInt(MemorySegment s, long at) {
         return s.get(ValueLayout.JAVA_INT_UNALIGNED, at);
     }
 
-    static void putLong(MemorySegment s, long at, long v) {
+    public static void putLong(MemorySegment s, long at, long v) {
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, at, v);
     }
 
-    static void putInt(MemorySegment s, long at, int v) {
+    public static void putInt(MemorySegment s, long at, int v) {
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, v);
     }
 
-    static long senderId(long pid, int seq) {
+    public static long senderId(long pid, int seq) {
         return (pid << 32) | (seq & 0xffffffffL);
     }
 }

@@ -1,4 +1,7 @@
-package io.jfabric.provider.shm;
+package io.jfabric.provider.shm.wire;
+
+import io.jfabric.provider.shm.BouncePool;
+import io.jfabric.provider.shm.MpscRing;
 
 /**
  * Where things live in an endpoint's shared-memory region. The region starts with a one-page
@@ -87,7 +90,7 @@ public record RegionLayout(int ringCapacity, int bounceSlotSize, int bounceSlotC
         return align(bounceOffset() + bounceLength(), PAGE);
     }
 
-    static long align(long value, long alignment) {
+    public static long align(long value, long alignment) {
         return (value + alignment - 1) & -alignment;
     }
 }

@@ -5,11 +5,11 @@ import io.jfabric.util.ProgressHook;
 import io.jfabric.util.UtilCompletionQueue;
 
 /** provider-util's CQ, holding a reference on its shm domain until it is closed (so the domain refuses to close first). */
-final class ShmCompletionQueue extends UtilCompletionQueue {
+final class ShmCq extends UtilCompletionQueue {
 
     private final ShmDomain domain;
 
-    ShmCompletionQueue(ShmDomain domain, CqAttr attr, ProgressHook progress, boolean multiWriter,
+    ShmCq(ShmDomain domain, CqAttr attr, ProgressHook progress, boolean multiWriter,
                        boolean multiReader, boolean serialized) {
         super(attr, progress, multiWriter, multiReader, DEFAULT_MANUAL_POLL_NANOS, serialized);
         this.domain = domain;

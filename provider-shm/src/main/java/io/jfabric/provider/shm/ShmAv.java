@@ -22,7 +22,7 @@ import java.util.Arrays;
  * NUL. Difference from libfabric: FI_AV_MAP is served as a table (fi_addr values are indexes either
  * way), and asynchronous (FI_EVENT) inserts are not offered.
  */
-final class ShmAddressVector extends UtilFabricObject implements AddressVector {
+final class ShmAv extends UtilFabricObject implements AddressVector {
 
     static final String SCHEME = "fi_shm://";
 
@@ -33,7 +33,7 @@ final class ShmAddressVector extends UtilFabricObject implements AddressVector {
     private int count;
     private final Long2LongHashMap addrBySender = new Long2LongHashMap(Fabrics.ADDR_NOTAVAIL);
 
-    ShmAddressVector(ShmDomain domain, AvAttr attr) {
+    ShmAv(ShmDomain domain, AvAttr attr) {
         super("shm AV");
         this.domain = domain;
         this.attr = attr;

@@ -1,0 +1,191 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.provider.shm.wire.Wire;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What moves one endpoint's work (libfabric's smr_progress): reading its ring and handing each command
+ * to its protocol, retrying ACKs and pulls that found a peer's ring full, completing sends whose records
+ * were consumed, failing operations to peers that died, skipping a ring record a dead sender never
+ * finished, and sleeping on the endpoint's doorbell (futex) for sread and the auto-progress thread.
+ */
+final class ShmProgress implements RecordHandler {
+    /**
+     * A ring record claimed but not committed for this long (of polling time) is skipped when a sender this
+     * domain knows has died, as it most likely claimed it. A live sender can be that slow too: a JVM that
+     * links a VarHandle for the first time between its claim and its commit, on a loaded machine, takes
+     * hundreds of milliseconds, and skipping its record would lose an already completed send.
+     */
+    private static final long UNBLOCK_AFTER = TimeUnit.MILLISECONDS.toNanos(500);
+    /** ... and skipped anyway after this long, when no known sender died (one that never reached us did). */
+    private static final long UNBLOCK_WITHOUT_DEAD_SENDER = TimeUnit.SECONDS.toNanos(10);
+    private static final int READ_BATCH = 64;
+    private static final long DEFERRED_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    private static final long BLOCKED_GAP_CAP = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int LIVENESS_CLOCK_EVERY = 64;
+    private static final int HEAD_CHECK_EVERY = 1024;
+
+    private final ShmEndpointState ep;
+    private final ShmRecv recv;
+    private final ShmPull pull;
+    private final ShmRma rma;
+    private final ShmInFlight inFlight;
+    private final ShmAckQueue acks;
+
+    private long lastLivenessScan;
+    /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
+    private long blockedSince;
+    /**
+     * How long the head has been seen blocked while this endpoint was polling: the gaps between two checks
+     * count at most {@link #BLOCKED_GAP_CAP} each, so a consumer that was itself descheduled or paused (GC,
+     * a loaded machine) does not mistake a live sender that was preempted mid-record for a dead one.
+     */
+    private long blockedFor;
+    /**
+     * Empty polls since the start; a stuck head (a sender that died mid-record) is looked for only every
+     * {@link #HEAD_CHECK_EVERY} of them, because the check reads the ring's tail, a line every producer
+     * writes, and polling it would cost a cache-line transfer per message.
+     */
+    private int emptyPolls;
+    private int busyPolls;
+
+    ShmProgress(ShmEndpointState ep, ShmRecv recv, ShmRma rma, ShmInFlight inFlight, ShmAckQueue acks) {
+        this.ep = ep;
+        this.recv = recv;
+        this.pull = recv.pull();
+        this.rma = rma;
+        this.inFlight = inFlight;
+        this.acks = acks;
+    }
+
+    /** Drains the ring, retries ACKs and pulls, checks peers' liveness. Returns the work done. */
+    int progress() {
+        int work = 0;
+        if (inFlight.hasDeferred()) {
+            // before reading the ring: an ACK in it may be for a send posted after these
+            work += inFlight.completeConsumed();
+        }
+        work += ep.ring.read(this, READ_BATCH);
+        if (!acks.isEmpty()) {
+            work += acks.flush();
+        }
+        if (pull.hasRetries()) {
+            work += pull.flushRetries();
+        }
+        int pulls = pull.active();
+        if (pulls > 0) {
+            work += pull.resumeBlocked();
+        }
+        long now = 0;
+        // the clock (about 25 ns) is read on every 64th poll only: a sender spinning on its CQ for an ACK
+        // or a consumed record must not pay it per poll; the scan is due every 50 ms anyway
+        if ((inFlight.inFlight() > 0 || pulls > 0) && (++busyPolls & (LIVENESS_CLOCK_EVERY - 1)) == 0) {
+            now = System.nanoTime();
+            if (now - lastLivenessScan > ShmEndpointState.LIVENESS_INTERVAL) {
+                lastLivenessScan = now;
+                work += pull.failToDeadPeers(now) + inFlight.failToDeadPeers(now);
+            }
+        }
+        if (work != 0) {
+            blockedSince = 0;
+        } else if ((++emptyPolls & (HEAD_CHECK_EVERY - 1)) == 0) {
+            checkStuckHead(now);
+        }
+        return work;
+    }
+
+    /** Skips the ring's head record when a sender has apparently died between claiming and committing it. */
+    private void checkStuckHead(long now) {
+        if (!ep.ring.headBlocked()) {
+            blockedSince = 0;
+            return;
+        }
+        if (now == 0) {
+            now = System.nanoTime();
+        }
+        if (blockedSince == 0) {
+            blockedFor = 0;
+        } else {
+            blockedFor += Math.min(now - blockedSince, BLOCKED_GAP_CAP);
+        }
+        blockedSince = now;
+        if (blockedFor > UNBLOCK_AFTER && (blockedFor > UNBLOCK_WITHOUT_DEAD_SENDER
+                || ep.domain.aKnownPeerDied(now, ShmEndpointState.LIVENESS_INTERVAL))) {
+            // a sender died between claiming ring space and committing it: skip its record
+            if (ep.ring.unblock()) {
+                ShmEndpointState.LOG.log(System.Logger.Level.WARNING, "shm endpoint {0}: skipped a ring record a "
+                        + "sender claimed but never finished in {1} ms of polling (it probably died)", ep.address,
+                        blockedFor / 1_000_000);
+            }
+            blockedSince = 0;
+        }
+    }
+
+    /** RecordHandler: one command from a peer, handed to its protocol. Returns false to leave it in the ring. */
+    @Override
+    public boolean onRecord(int type, MemorySegment s, long at, int length) {
+        switch (type) {
+            case Wire.PULL -> {
+                return length < Wire.HEADER ? ep.dropCorrupt(type, length) : pull.onPull(s, at);
+            }
+            case Wire.CHUNK -> {
+                return length < Wire.HEADER ? ep.dropCorrupt(type, length) : pull.onChunk(s, at, length);
+            }
+            case Wire.INLINE -> {
+                return length < Wire.INLINE_HEADER ? ep.dropCorrupt(type, length) : recv.onMessage(type, s, at, length);
+            }
+            case Wire.BOUNCE, Wire.CMA, Wire.RTS -> {
+                return length < Wire.HEADER ? ep.dropCorrupt(type, length) : recv.onMessage(type, s, at, length);
+            }
+            case Wire.ACK -> {
+                if (length < Wire.HEADER) {
+                    return ep.dropCorrupt(type, length);
+                }
+                inFlight.onAck(Wire.getLong(s, at + Wire.OP_ID), Wire.getInt(s, at + Wire.STATUS));
+                return true;
+            }
+            case Wire.RMA_READ, Wire.RMA_WRITE -> {
+                return length < Wire.RMA_HEADER ? ep.dropCorrupt(type, length) : rma.onCommand(type, s, at);
+            }
+            default -> {
+                return ep.dropCorrupt(type, length);
+            }
+        }
+    }
+
+    @Override
+    public void onCorruptRecord(long position, int length) {
+        ep.corruptRecord(position, length);
+    }
+
+    // ---- blocking (sread, the auto-progress thread) ----------------------------------------------
+
+    /** Sleeps on this endpoint's doorbell until a peer writes into the ring, or {@code nanos} pass. */
+    void block(long nanos, boolean closed) {
+        ep.doorbell.arm();
+        try {
+            if (!ep.ring.isEmpty() || !acks.isEmpty() || closed) {
+                return;
+            }
+            // with operations in flight, wake up now and then to notice dead peers
+            long limit = inFlight.inFlight() > 0 ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
+            if (inFlight.hasDeferred()) {
+                // nobody rings this doorbell when a peer consumes a deferred send: look again soon
+                limit = Math.min(limit, DEFERRED_POLL_NANOS);
+            }
+            ep.doorbell.await(ep.futex, limit);
+        } finally {
+            ep.doorbell.disarm();
+            busyPolls = LIVENESS_CLOCK_EVERY - 1; // after a sleep the next progress looks at the clock
+        }
+    }
+
+    /** Ends a concurrent {@link #block}. */
+    void wakeup() {
+        // no ring record was claimed, so no CAS orders what the caller wrote before against the armed word
+        java.lang.invoke.VarHandle.fullFence();
+        ep.doorbell.ring();
+    }
+}

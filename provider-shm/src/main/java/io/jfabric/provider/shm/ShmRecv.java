@@ -1,0 +1,341 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.Errno;
+import io.jfabric.Fabrics;
+import io.jfabric.OpFlags;
+import io.jfabric.provider.shm.wire.Wire;
+import io.jfabric.util.OpRequest;
+import io.jfabric.util.TagMatcher;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The receive side: posted receives and unexpected messages on provider-util's {@link TagMatcher}, the
+ * matching of every arriving message (whatever its protocol), and receive completions. Each unexpected
+ * message's payload is a pooled {@link UnexpectedMessage}.
+ */
+final class ShmRecv {
+    private final ShmEndpointState ep;
+    private final ShmAckQueue acks;
+    private final ShmCm cm;
+    private final ShmCma cma;
+    private final ShmPull pull;
+    private final TagMatcher matcher;
+    private final int rxSize;
+    private final UnexpectedMessage[] unexpectedPool;
+    private int unexpectedPoolFree;
+    /** Buffer lists of receives posted with more than one buffer. */
+    private final ShmIov[] iovPool;
+    private int iovPoolFree;
+    /** Queued messages that came before their sender's address was in the AV (at most: some may be gone). */
+    private int unknownSources;
+    private final java.util.function.ToLongFunction<TagMatcher.Unexpected> sourceOfUnexpected;
+
+    ShmRecv(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm, ShmCma cma, int rxSize,
+            int unexpected, boolean directed) {
+        this.ep = ep;
+        this.acks = acks;
+        this.cm = cm;
+        this.cma = cma;
+        this.rxSize = rxSize;
+        this.matcher = new TagMatcher(rxSize, unexpected, directed, 0);
+        this.pull = new ShmPull(ep, inFlight, acks, cm, this, rxSize);
+        unexpectedPool = new UnexpectedMessage[unexpected];
+        for (int i = 0; i < unexpected; i++) {
+            unexpectedPool[i] = new UnexpectedMessage(ep.arena.allocate(ep.slotSize, 64));
+        }
+        unexpectedPoolFree = unexpected;
+        iovPool = new ShmIov[rxSize];
+        for (int i = 0; i < rxSize; i++) {
+            iovPool[i] = new ShmIov();
+        }
+        iovPoolFree = rxSize;
+        sourceOfUnexpected = u -> ep.av.addrOfSender(((UnexpectedMessage) u.payload).senderId);
+    }
+
+    ShmPull pull() {
+        return pull;
+    }
+
+    int rxSize() {
+        return rxSize;
+    }
+
+    long minMultiRecv() {
+        return matcher.minMultiRecv();
+    }
+
+    void setMinMultiRecv(long bytes) {
+        matcher.setMinMultiRecv(bytes);
+    }
+
+    // ---- posting -------------------------------------------------------------------------------
+
+    /**
+     * Posts a receive. A multi-receive buffer is one buffer (EINVAL otherwise): its messages are placed one
+     * after the other and each completion names where its message starts.
+     */
+    int post(OpRequest req, boolean tagged, boolean multi) {
+        long length = ShmIov.length(req.iov, req.count);
+        if (length < 0 || multi && req.count != 1) {
+            return -Errno.EINVAL;
+        }
+        TagMatcher.Recv r = matcher.newRecv();
+        if (r == null) {
+            return -Errno.EAGAIN;
+        }
+        // the CQ slot for this receive's completion is promised now, so delivery can never overrun it
+        if (!ep.rxCq.tryReserve()) {
+            matcher.free(r);
+            return -Errno.EAGAIN;
+        }
+        if (req.count == 1) {
+            r.buffer = req.iov[0];
+        } else if (req.count == 0) {
+            r.buffer = MemorySegment.NULL;
+        } else {
+            ShmIov v = iovPool[--iovPoolFree]; // never empty: one list per posted receive at most
+            v.set(req.iov, req.count);
+            r.buffer = v;
+        }
+        r.length = length;
+        r.context = req.context;
+        r.tagged = tagged;
+        r.src = req.peer;
+        r.tag = tagged ? req.tag : 0;
+        r.ignore = tagged ? req.ignore : 0;
+        r.flags = multi && !tagged ? OpFlags.MULTI_RECV : 0;
+        if (unknownSources > 0 && r.src != Fabrics.ADDR_UNSPEC) {
+            unknownSources = matcher.resolveUnknownSources(sourceOfUnexpected);
+        }
+        // messages that arrived first are delivered now (a multi-receive buffer may take several)
+        TagMatcher.Unexpected u;
+        while ((u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src)) != null) {
+            boolean taken = deliverUnexpected(r, u);
+            freeUnexpected(u);
+            if (taken) {
+                return 0;
+            }
+        }
+        matcher.post(r);
+        return 0;
+    }
+
+    /** fi_cancel: the posted receive with this context completes with ECANCELED. */
+    int cancel(Object context) {
+        TagMatcher.Recv r = matcher.cancel(context);
+        if (r == null) {
+            return -Errno.ENOENT;
+        }
+        ep.bindings.reportRxErrorReserved(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0,
+                Errno.ECANCELED, Errno.ECANCELED);
+        free(r);
+        return 0;
+    }
+
+    /** Endpoint close: every posted receive is cancelled; every queued message is refused to its sender. */
+    void cancelAll() {
+        TagMatcher.Recv r;
+        while ((r = matcher.removeFirstPosted()) != null) {
+            ep.bindings.reportRxErrorReserved(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED,
+                    Errno.ECANCELED);
+            free(r);
+        }
+        TagMatcher.Unexpected u;
+        while ((u = matcher.removeFirstUnexpected()) != null) {
+            UnexpectedMessage m = (UnexpectedMessage) u.payload;
+            if ((m.type == Wire.CMA || m.type == Wire.RTS) && m.peer != null) {
+                acks.send(m.peer, m.opId, Errno.ECANCELED);
+            }
+            freeUnexpected(u);
+        }
+    }
+
+    private void free(TagMatcher.Recv r) {
+        if (r.buffer instanceof ShmIov v) {
+            v.clear();
+            iovPool[iovPoolFree++] = v;
+        }
+        matcher.free(r);
+    }
+
+    private void freeUnexpected(TagMatcher.Unexpected u) {
+        UnexpectedMessage m = (UnexpectedMessage) u.payload;
+        m.clear();
+        unexpectedPool[unexpectedPoolFree++] = m;
+        matcher.free(u);
+    }
+
+    private static long flagsOf(TagMatcher.Recv r) {
+        return OpFlags.RECV | (r.tagged ? OpFlags.TAGGED : OpFlags.MSG);
+    }
+
+    // ---- arriving messages -----------------------------------------------------------------------
+
+    /** An INLINE, BOUNCE, CMA or RTS command. Returns false to leave it in the ring (no room to queue it). */
+    boolean onMessage(int type, MemorySegment s, long at, int length) {
+        long sender = Wire.getLong(s, at + Wire.SENDER);
+        int wflags = Wire.getInt(s, at + Wire.FLAGS);
+        long len = type == Wire.INLINE ? Wire.getInt(s, at + Wire.INLINE_LENGTH) : Wire.getLong(s, at + Wire.LENGTH);
+        long tag = Wire.getLong(s, at + Wire.TAG);
+        boolean tagged = (wflags & Wire.FLAG_TAGGED) != 0;
+        if (!tagged) {
+            tag = 0;
+        }
+        Peer peer = type == Wire.INLINE ? null : cm.sender(sender);
+        // validate sizes against what the protocol allows before touching any memory
+        // an inline record may be as long as the ring allows, but no honest sender inlines more than a bounce
+        // slot, which is what an unexpected message's buffer holds
+        if (len < 0 || (type == Wire.INLINE && (len > length - Wire.INLINE_HEADER || len > ep.slotSize))
+                || (type == Wire.BOUNCE && (len > ep.slotSize || peer == null || !ShmBounce.validSlot(peer, s, at)))
+                || ((type == Wire.CMA || type == Wire.RTS) && peer == null)) {
+            if (type == Wire.BOUNCE && peer != null && ShmBounce.validSlot(peer, s, at)) {
+                ShmBounce.discard(peer, s, at);
+            }
+            if ((type == Wire.CMA || type == Wire.RTS) && peer != null) {
+                acks.send(peer, Wire.getLong(s, at + Wire.OP_ID), Errno.EINVAL);
+            }
+            return ep.dropCorrupt(type, length);
+        }
+        long srcAddr = ep.av == null ? Fabrics.ADDR_NOTAVAIL : ep.av.addrOfSender(sender);
+        TagMatcher.Recv r = matcher.matchPosted(tagged, tag, srcAddr);
+        if (r == null) {
+            return queueUnexpected(type, s, at, peer, sender, srcAddr, tagged, tag, wflags, len);
+        }
+        long offset = r.consumed;
+        long n = Math.min(len, r.length - offset);
+        long data = Wire.getLong(s, at + Wire.DATA);
+        if (type == Wire.RTS) {
+            pull.start(r, peer, Wire.getLong(s, at + Wire.OP_ID), len, n, data, wflags, tag, srcAddr);
+            return true;
+        }
+        int status = copyOut(type, s, at, peer, r.buffer, offset, n);
+        if (type == Wire.CMA) {
+            acks.send(peer, Wire.getLong(s, at + Wire.OP_ID), status);
+        }
+        completeReceive(r, status, len, n, data, wflags, tag, srcAddr);
+        return true;
+    }
+
+    /** Copies {@code n} bytes of an INLINE, BOUNCE or CMA message into {@code dst}; returns 0 or a positive errno. */
+    private int copyOut(int type, MemorySegment s, long at, Peer peer, Object dst, long offset, long n) {
+        switch (type) {
+            case Wire.INLINE -> {
+                ShmInline.copyOut(s, at, dst, offset, n);
+                return 0;
+            }
+            case Wire.BOUNCE -> {
+                ShmBounce.copyOut(peer, s, at, dst, offset, n);
+                return 0;
+            }
+            default -> {
+                return cma.copyOut(peer, ShmCma.remoteAddress(s, at), dst, offset, n);
+            }
+        }
+    }
+
+    private boolean queueUnexpected(int type, MemorySegment s, long at, Peer peer, long sender, long srcAddr,
+                                    boolean tagged, long tag, int wflags, long len) {
+        if (unexpectedPoolFree == 0) {
+            return false; // back-pressure: leave it in the ring until a receive is posted
+        }
+        TagMatcher.Unexpected u = matcher.addUnexpected(tagged, tag, srcAddr, len, Wire.getLong(s, at + Wire.DATA),
+                wflags);
+        if (u == null) {
+            return false;
+        }
+        UnexpectedMessage m = unexpectedPool[--unexpectedPoolFree];
+        u.payload = m;
+        m.senderId = sender;
+        if (srcAddr == Fabrics.ADDR_NOTAVAIL && ep.av != null) {
+            unknownSources++;
+        }
+        m.type = type;
+        m.peer = peer;
+        boolean inline = type == Wire.INLINE; // the short header has no op id or address
+        m.opId = inline ? 0 : Wire.getLong(s, at + Wire.OP_ID);
+        m.remoteAddress = inline ? 0 : Wire.getLong(s, at + Wire.ADDRESS);
+        if (type != Wire.CMA && type != Wire.RTS) {
+            copyOut(type, s, at, peer, m.buffer, 0, len); // frees the ring record and the bounce slot now
+        }
+        return true;
+    }
+
+    /**
+     * A receive being posted met a queued message (already off the matcher's queue). Returns whether the
+     * receive is used up (a normal one always; a multi-receive buffer once released).
+     */
+    private boolean deliverUnexpected(TagMatcher.Recv r, TagMatcher.Unexpected u) {
+        UnexpectedMessage m = (UnexpectedMessage) u.payload;
+        long offset = r.consumed;
+        long n = Math.min(u.len, r.length - offset);
+        int wflags = (int) u.flags;
+        int status = 0;
+        if (m.type == Wire.RTS) {
+            pull.start(r, m.peer, m.opId, u.len, n, u.data, wflags, u.tag, u.src);
+            return !r.isMultiRecv() || r.released;
+        }
+        if (m.type == Wire.CMA) {
+            status = cma.copyOut(m.peer, m.remoteAddress, r.buffer, offset, n);
+            acks.send(m.peer, m.opId, status);
+        } else if (n > 0) {
+            ShmIov.scatter(m.buffer, 0, r.buffer, offset, n);
+        }
+        completeReceive(r, status, u.len, n, u.data, wflags, u.tag, u.src);
+        return !r.isMultiRecv() || r.released;
+    }
+
+    // ---- completions -------------------------------------------------------------------------------
+
+    /**
+     * Writes the completion of a message placed in receive {@code r} ({@code n} of its {@code len} bytes at
+     * {@code r.consumed}). A normal receive is off the matcher's queue already and is recycled; a
+     * multi-receive buffer advances and is recycled once the matcher has released it.
+     */
+    void completeReceive(TagMatcher.Recv r, int status, long len, long n, long data, int wflags, long tag,
+                         long srcAddr) {
+        if (!r.isMultiRecv()) {
+            finishReceive(r, status, len, n, data, wflags, tag, srcAddr);
+            return;
+        }
+        long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
+        long bufAddr = ShmIov.address(r.buffer);
+        if (bufAddr != 0) {
+            bufAddr += r.consumed;
+        }
+        matcher.consumeMultiRecv(r, n);
+        boolean last = r.released;
+        flags |= last ? OpFlags.MULTI_RECV : 0;
+        if (status != 0 || n < len) {
+            int err = status != 0 ? status : Errno.ETRUNC;
+            ep.bindings.reportRxErrorReserved(false, r.context, flags, n, bufAddr, data, tag, len - n, err, err);
+        } else {
+            ep.bindings.reportRxReserved(false, r.context, flags, n, bufAddr, data, tag, srcAddr);
+        }
+        if (last) {
+            ep.rxCq.cancelReservation();
+            free(r);
+        }
+    }
+
+    /** Writes the completion of a (non-multi) receive no longer queued, and recycles it. */
+    void finishReceive(TagMatcher.Recv r, int status, long len, long n, long data, int wflags, long tag,
+                       long srcAddr) {
+        long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
+        long bufAddr = ShmIov.address(r.buffer);
+        if (status != 0) {
+            ep.bindings.reportRxErrorReserved(true, r.context, flags, n, bufAddr, data, tag, 0, status, status);
+        } else if (n < len) {
+            ep.bindings.reportRxErrorReserved(true, r.context, flags, n, bufAddr, data, tag, len - n, Errno.ETRUNC,
+                    Errno.ETRUNC);
+        } else {
+            ep.bindings.reportRxReserved(true, r.context, flags, n, bufAddr, data, tag, srcAddr);
+        }
+        free(r);
+    }
+
+    @Override
+    public String toString() {
+        return matcher + (unknownSources > 0 ? ", from unknown senders<=" + unknownSources : "");
+    }
+}

@@ -1,0 +1,301 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.Access;
+import io.jfabric.BindFlags;
+import io.jfabric.CompletionQueue;
+import io.jfabric.CqAttr;
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.CqFormat;
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.Msg;
+import io.jfabric.OpFlags;
+import io.jfabric.RmaMsg;
+import io.jfabric.TaggedMsg;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The behaviour every entry point of an shm endpoint owes through provider-util's UtilEndpoint: every iov
+ * form gathers and scatters (or gives EINVAL where shm documents it cannot), error completions carry a
+ * nonzero prov_errno, transmit completions report len 0, and the control calls an RDM endpoint refuses.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ShmEntryPointsTest extends ShmPairFixture {
+    /** Message sizes that take the inline, bounce, CMA and (heap, or several buffers) pull protocols. */
+    private static final long[] SIZES = {40, 3000, 9000, 150_000};
+
+    private final CqEntry rxEntry = new CqEntry();
+    private final CqEntry txEntry = new CqEntry();
+    private final CqErrEntry err = new CqErrEntry();
+
+    /** {@code n} native segments cut from {@code whole} at {@code cuts}. */
+    private MemorySegment[] cut(MemorySegment whole, long... cuts) {
+        MemorySegment[] iov = new MemorySegment[cuts.length + 1];
+        long from = 0;
+        for (int i = 0; i <= cuts.length; i++) {
+            long to = i < cuts.length ? cuts[i] : whole.byteSize();
+            iov[i] = arena.allocate(Math.max(1, to - from)).asSlice(0, to - from);
+            MemorySegment.copy(whole, from, iov[i], 0, to - from);
+            from = to;
+        }
+        return iov;
+    }
+
+    private MemorySegment pattern(long size, int seed) {
+        MemorySegment s = arena.allocate(Math.max(1, size)).asSlice(0, size);
+        ShmEndpointTest.fill(s, seed);
+        return s;
+    }
+
+    /** Drives both nodes until b has a receive completion for {@code rctx} and a a send completion for {@code sctx}. */
+    private void bothComplete(Object rctx, Object sctx) {
+        CqEntry[] one = {new CqEntry()};
+        boolean gotR = false;
+        boolean gotS = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!(gotR && gotS) && System.nanoTime() < deadline) {
+            int rc = b.cq.readFrom(one, 1);
+            if (rc == 1 && one[0].context == rctx) {
+                rxEntry.copyFrom(one[0]);
+                gotR = true;
+            }
+            assertTrue(rc != -Errno.EAVAIL, () -> "receive error: " + readError(b.cq));
+            rc = a.cq.read(one, 1);
+            if (rc == 1 && one[0].context == sctx) {
+                txEntry.copyFrom(one[0]);
+                gotS = true;
+            }
+            assertTrue(rc != -Errno.EAVAIL, () -> "send error: " + readError(a.cq));
+        }
+        assertTrue(gotR && gotS, "completions missing: " + a.ep + " / " + b.ep);
+    }
+
+    private CqErrEntry readError(CompletionQueue cq) {
+        cq.readError(err, 0);
+        return err;
+    }
+
+    /**
+     * Drives both nodes until {@code node} reports an error completion, which must be for {@code ctx}; success
+     * completions on the way (the other side of an operation) are passed over.
+     */
+    private CqErrEntry nextError(ShmNode node, Object ctx) {
+        CqEntry[] one = {new CqEntry()};
+        ShmNode other = node == a ? b : a;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            other.cq.read(new CqEntry[0], 0);
+            int rc = node.cq.read(one, 1);
+            if (rc == -Errno.EAVAIL) {
+                CqErrEntry e = readError(node.cq);
+                assertSame(ctx, e.context);
+                return e;
+            }
+            assertTrue(rc == -Errno.EAGAIN || rc == 1 && one[0].context != ctx,
+                    () -> "expected an error completion for " + ctx + ", got " + rc);
+        }
+        throw new AssertionError("no error completion for " + ctx + ": " + node.ep);
+    }
+
+    @Test
+    void sendvGathersAndRecvvScattersAtEveryProtocol() {
+        for (long size : SIZES) {
+            MemorySegment whole = pattern(size, (int) size);
+            MemorySegment[] tx = cut(whole, 7, size / 2);
+            MemorySegment[] rx = {arena.allocate(size / 3), arena.allocate(size - size / 3 + 10)};
+            Object rctx = "recvv-" + size;
+            Object sctx = "sendv-" + size;
+            assertEquals(0, b.ep.recvv(rx, null, 2, Fabrics.ADDR_UNSPEC, rctx));
+            assertEquals(0, a.ep.sendv(tx, null, 3, aToB, sctx));
+            bothComplete(rctx, sctx);
+            assertEquals(size, rxEntry.len, "received length at " + size);
+            assertEquals(bToA, rxEntry.srcAddr);
+            assertEquals(-1, rx[0].mismatch(whole.asSlice(0, size / 3)), "first receive buffer at " + size);
+            assertEquals(-1, rx[1].asSlice(0, size - size / 3).mismatch(whole.asSlice(size / 3)),
+                    "second receive buffer at " + size);
+        }
+    }
+
+    @Test
+    void taggedAndMsgFormsWithSeveralBuffersMatchWhenTheMessageCameFirst() {
+        for (long size : SIZES) {
+            MemorySegment whole = pattern(size, 3);
+            TaggedMsg send = new TaggedMsg(4);
+            MemorySegment[] tx = cut(whole, 1, 2, size - 1);
+            System.arraycopy(tx, 0, send.iov, 0, 4);
+            send.iovCount = 4;
+            send.addr = aToB;
+            send.tag = 0x77;
+            send.data = 0xabcdef;
+            send.context = "tsendmsg-" + size;
+            // the message is unexpected: it waits until the receive is posted
+            assertEquals(0, a.ep.tsendmsg(send, OpFlags.REMOTE_CQ_DATA | OpFlags.COMPLETION));
+            b.progressFor(20);
+            MemorySegment[] rx = {arena.allocate(size / 2), arena.allocate(size - size / 2)};
+            Object rctx = "trecvv-" + size;
+            assertEquals(0, b.ep.trecvv(rx, null, 2, Fabrics.ADDR_UNSPEC, 0x70, 0x0f, rctx));
+            bothComplete(rctx, send.context);
+            assertEquals(size, rxEntry.len);
+            assertEquals(0x77, rxEntry.tag);
+            assertEquals(0xabcdef, rxEntry.data);
+            assertTrue((rxEntry.flags & OpFlags.REMOTE_CQ_DATA) != 0);
+            assertEquals(-1, rx[0].mismatch(whole.asSlice(0, size / 2)));
+            assertEquals(-1, rx[1].mismatch(whole.asSlice(size / 2)));
+
+            Msg recv = new Msg(2);
+            MemorySegment[] rx2 = {arena.allocate(size - 5), arena.allocate(5)};
+            recv.iov[0] = rx2[0];
+            recv.iov[1] = rx2[1];
+            recv.iovCount = 2;
+            recv.addr = Fabrics.ADDR_UNSPEC;
+            recv.context = "recvmsg-" + size;
+            assertEquals(0, b.ep.recvmsg(recv, 0));
+            Msg m = new Msg(2);
+            MemorySegment[] tx2 = cut(whole, size / 4);
+            m.iov[0] = tx2[0];
+            m.iov[1] = tx2[1];
+            m.iovCount = 2;
+            m.addr = aToB;
+            m.context = "sendmsg-" + size;
+            assertEquals(0, a.ep.sendmsg(m, OpFlags.COMPLETION));
+            bothComplete(recv.context, m.context);
+            assertEquals(-1, rx2[0].mismatch(whole.asSlice(0, size - 5)));
+            assertEquals(-1, rx2[1].mismatch(whole.asSlice(size - 5)));
+        }
+    }
+
+    @Test
+    void formsShmCannotServeAnswerEinval() {
+        MemorySegment[] five = new MemorySegment[5];
+        for (int i = 0; i < five.length; i++) {
+            five[i] = arena.allocate(8);
+        }
+        assertEquals(-Errno.EINVAL, a.ep.sendv(five, null, 5, aToB, "too many"), "more buffers than iov_limit");
+        assertEquals(-Errno.EINVAL, b.ep.recvv(five, null, 5, Fabrics.ADDR_UNSPEC, "too many"));
+        MemorySegment[] two = {arena.allocate(8), arena.allocate(8)};
+        assertEquals(-Errno.EINVAL, a.ep.readv(two, null, 2, aToB, 0, 1, "readv"), "rma_iov_limit is 1");
+        assertEquals(-Errno.EINVAL, a.ep.writev(two, null, 2, aToB, 0, 1, "writev"));
+        Msg multi = new Msg(2);
+        multi.iov[0] = two[0];
+        multi.iov[1] = two[1];
+        multi.iovCount = 2;
+        multi.addr = Fabrics.ADDR_UNSPEC;
+        assertEquals(-Errno.EINVAL, b.ep.recvmsg(multi, OpFlags.MULTI_RECV), "a multi-receive buffer is one buffer");
+        assertEquals(-Errno.ENOSYS, a.ep.injectWrite(two[0], aToB, 0, 1),
+                "the target reads the initiator's buffer after an inject would have returned");
+        assertTrue(a.info.txAttr.iovLimit == ShmIov.LIMIT && a.info.rxAttr.iovLimit == ShmIov.LIMIT
+                && a.info.txAttr.rmaIovLimit == 1, "the info tells what the endpoint serves");
+    }
+
+    @Test
+    void readvWritevAndTheRmaMsgFormsWork() {
+        MemorySegment target = arena.allocate(4096);
+        MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 0x42);
+        try {
+            long base = b.info.domainAttr.mrMode != 0 && (b.info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0
+                    ? target.address() : 0;
+            MemorySegment src = pattern(1000, 9);
+            assertEquals(0, a.ep.writev(new MemorySegment[] {src}, null, 1, aToB, base + 100, 0x42, "writev"));
+            pumpTx("writev");
+            assertEquals(0, txEntry.len, "a transmit completion reports len 0");
+            assertEquals(-1, target.asSlice(100, 1000).mismatch(src));
+            MemorySegment back = arena.allocate(1000);
+            RmaMsg rm = new RmaMsg(1);
+            rm.iov[0] = back;
+            rm.iovCount = 1;
+            rm.rmaIov[0].set(base + 100, 1000, 0x42);
+            rm.rmaIovCount = 1;
+            rm.addr = aToB;
+            rm.context = "readmsg";
+            assertEquals(0, a.ep.readmsg(rm, OpFlags.COMPLETION));
+            pumpTx("readmsg");
+            assertTrue((txEntry.flags & OpFlags.READ) != 0);
+            assertEquals(-1, back.mismatch(src));
+        } finally {
+            mr.close();
+        }
+    }
+
+    /** Drives both nodes until a's completion for {@code ctx} shows up (in {@link #txEntry}). */
+    private void pumpTx(Object ctx) {
+        CqEntry[] one = {new CqEntry()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            b.cq.read(new CqEntry[0], 0);
+            int rc = a.cq.read(one, 1);
+            assertTrue(rc != -Errno.EAVAIL, () -> "error: " + readError(a.cq));
+            if (rc == 1 && one[0].context == ctx) {
+                txEntry.copyFrom(one[0]);
+                return;
+            }
+        }
+        throw new AssertionError("no completion for " + ctx + ": " + a.ep);
+    }
+
+    @Test
+    void transmitCompletionsReportLenZeroAtEveryProtocol() {
+        for (long size : SIZES) {
+            MemorySegment src = pattern(size, 1);
+            Object rctx = "r-" + size;
+            Object sctx = "s-" + size;
+            assertEquals(0, b.ep.recv(arena.allocate(size), null, Fabrics.ADDR_UNSPEC, rctx));
+            assertEquals(0, a.ep.send(src, null, aToB, sctx));
+            bothComplete(rctx, sctx);
+            assertEquals(0, txEntry.len, "fi_cq(3): len is for receives; send of " + size);
+            assertEquals(size, rxEntry.len);
+            assertTrue((txEntry.flags & OpFlags.SEND) != 0);
+        }
+    }
+
+    @Test
+    void errorCompletionsCarryANonzeroProvErrno() {
+        // cancelled receive
+        assertEquals(0, b.ep.recv(arena.allocate(8), null, Fabrics.ADDR_UNSPEC, "cancel me"));
+        assertEquals(0, b.ep.cancel("cancel me"));
+        CqErrEntry e = nextError(b, "cancel me");
+        assertEquals(Errno.ECANCELED, e.err);
+        assertEquals(Errno.ECANCELED, e.provErrno, "prov_errno names the error (strerror must not say Success)");
+
+        // truncated receive, inline and CMA
+        for (long size : new long[] {64, 150_000}) {
+            assertEquals(0, b.ep.recv(arena.allocate(10), null, Fabrics.ADDR_UNSPEC, "short"));
+            assertEquals(0, a.ep.send(pattern(size, 2), null, aToB, "long"));
+            e = nextError(b, "short");
+            assertEquals(Errno.ETRUNC, e.err);
+            assertEquals(Errno.ETRUNC, e.provErrno);
+            assertEquals(size - 10, e.olen);
+        }
+
+        // RMA through a key that was never registered: the initiator's error completion
+        assertEquals(0, a.ep.write(pattern(16, 4), null, aToB, 0, 0x7777, "bad key"));
+        e = nextError(a, "bad key");
+        assertEquals(Errno.ENOKEY, e.err);
+        assertEquals(Errno.ENOKEY, e.provErrno);
+    }
+
+    @Test
+    void controlCallsAnRdmEndpointRefuses() {
+        FabricException e = assertThrows(FabricException.class, () -> a.ep.connect(b.name(), null));
+        assertEquals(Errno.ENOSYS, e.errno());
+        e = assertThrows(FabricException.class, () -> a.ep.accept(null));
+        assertEquals(Errno.ENOSYS, e.errno());
+        try (CompletionQueue second = a.domain.openCq(CqAttr.of(CqFormat.TAGGED, 16))) {
+            e = assertThrows(FabricException.class, () -> a.ep.bind(second, BindFlags.TRANSMIT));
+            assertEquals(Errno.EINVAL, e.errno(), "one CQ per direction");
+            e = assertThrows(FabricException.class, () -> a.ep.bind(second, BindFlags.RECV));
+            assertEquals(Errno.EINVAL, e.errno());
+        }
+    }
+}
