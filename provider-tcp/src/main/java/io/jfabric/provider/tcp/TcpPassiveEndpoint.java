@@ -220,7 +220,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
         }
         r.consumed = true;
         try {
-            CmWriter.writeFully(r.ch, CmWriter.build(CmMessage.TYPE_NACK, data));
+            TcpCm.writeFully(r.ch, TcpCm.message(CmMessage.TYPE_NACK, data));
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "reject could not reach the peer: {0}", e.getMessage());
         } finally {
