@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.Sockaddr;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
@@ -108,7 +109,7 @@ final class TcpCm {
             if (dest == null) {
                 throw new FabricException(Errno.EINVAL, "no destination: pass an address or set info.destAddr");
             }
-            InetSocketAddress target = SockAddr.decode(dest);
+            InetSocketAddress target = Sockaddr.toInet(dest);
             cmOut = message(CmMessage.TYPE_CONNREQ, data);
             SocketChannel ch = SocketChannel.open(target.getAddress() instanceof Inet6Address
                     ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
@@ -117,7 +118,7 @@ final class TcpCm {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, TcpParams.NODELAY.get());
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
                 if (info.srcAddr != null) {
-                    InetSocketAddress src = SockAddr.decode(info.srcAddr);
+                    InetSocketAddress src = Sockaddr.toInet(info.srcAddr);
                     if (!src.getAddress().isAnyLocalAddress() || src.getPort() != 0) {
                         ch.bind(src);
                     }
@@ -319,7 +320,7 @@ final class TcpCm {
             }
         }
         if (l != null) {
-            return SockAddr.encode(l);
+            return Sockaddr.of(l);
         }
         if (info.srcAddr != null) {
             return info.srcAddr.clone();
@@ -332,7 +333,7 @@ final class TcpCm {
         if (p == null || state != CONNECTED && state != ENDED) {
             throw new FabricException(Errno.ENOTCONN, "endpoint is not connected");
         }
-        return SockAddr.encode(p);
+        return Sockaddr.of(p);
     }
 
     // =================================================================== CM messages
