@@ -168,15 +168,20 @@ final class TcpRecvMachine {
                 }
                 return true;
             }
-            int n = conn.fillStage();
-            if (n < 0) {
-                engine.peerClosed();
-                return false;
-            }
-            if (n == 0) {
+            if (!refill()) {
                 return false;
             }
         }
+    }
+
+    /** Reads more into the prefetch buffer; false when nothing came, or the peer closed (the connection ends). */
+    private boolean refill() throws IOException {
+        int n = conn.fillStage();
+        if (n < 0) {
+            engine.peerClosed();
+            return false;
+        }
+        return n > 0;
     }
 
     // =================================================================== dispatch, one handler per opcode
@@ -355,15 +360,8 @@ final class TcpRecvMachine {
 
     private boolean discard() throws IOException {
         while (discardLeft > 0) {
-            if (!conn.hasStaged()) {
-                int n = conn.fillStage();
-                if (n < 0) {
-                    engine.peerClosed();
-                    return false;
-                }
-                if (n == 0) {
-                    return false;
-                }
+            if (!conn.hasStaged() && !refill()) {
+                return false;
             }
             discardLeft -= conn.skipStaged(discardLeft);
         }

@@ -1,19 +1,20 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.Fabrics;
+import io.jfabric.util.TagMatcher;
+
 /**
- * One connection's posted receives: the pool of {@link RxEntry}s and the untagged and tagged receives in
- * posting order. tcp keeps no unexpected messages: a frame that no posted receive takes waits in the socket
- * (backpressure), so matching is a search of the posted receives only.
+ * One connection's posted receives: the pool of {@link RxEntry}s, matched to arriving frames by provider-util's
+ * {@link TagMatcher} (untagged receives in posting order; tagged ones by fi_tagged(3)'s rule, in posting
+ * order). tcp keeps no unexpected messages: a frame that no posted receive takes waits in the socket
+ * (backpressure), so only the matcher's posted side is used.
  *
  * <p>Not thread-safe: every method runs under the owning endpoint's lock.
  */
 final class TcpRecvQueue {
     private final ViewCache viewCache;
-    private RxEntry postedHead;
-    private RxEntry postedTail;
-    /** Posted tagged receives, searched in posting order; a tagged frame with no match waits (backpressure). */
-    private RxEntry taggedHead;
-    private RxEntry taggedTail;
+    /** One receive node per entry the rx size allows, built on first use as the entries are. */
+    private final TagMatcher matcher;
     private RxEntry rxFree;
     /** Receive entries the rx size still allows beyond those built. */
     private int rxUnbuilt;
@@ -22,6 +23,7 @@ final class TcpRecvQueue {
         this.viewCache = viewCache;
         // built on first use, as the transmit entries (see TcpTxQueue)
         this.rxUnbuilt = rxSize;
+        this.matcher = TagMatcher.onDemand(rxSize, 1, false, 0);
     }
 
     /** A free entry, or null when rx_size receives are posted (-EAGAIN). */
@@ -43,119 +45,48 @@ final class TcpRecvQueue {
         rxFree = e;
     }
 
+    /** Posts a filled entry from {@link #take()}; the matcher has a node for every entry the pool gives out. */
     void post(RxEntry e) {
-        if (e.tagged) {
-            if (taggedTail == null) {
-                taggedHead = e;
-            } else {
-                taggedTail.next = e;
-            }
-            taggedTail = e;
-        } else if (postedTail == null) {
-            postedHead = e;
-            postedTail = e;
-        } else {
-            postedTail.next = e;
-            postedTail = e;
-        }
+        TagMatcher.Recv r = matcher.newRecv();
+        r.tagged = e.tagged;
+        r.tag = e.tag;
+        r.ignore = e.ignore;
+        r.context = e.context;
+        r.state = e;
+        matcher.post(r);
     }
 
     /** The posted receive a frame ({@code tagged}, {@code tag}) goes to, unlinked; null when it must wait. */
     RxEntry match(boolean tagged, long tag) {
-        if (tagged) {
-            return taggedHead == null ? null : unlink(true, null, true, tag);
-        }
-        RxEntry e = postedHead;
-        if (e != null) {
-            postedHead = e.next;
-            if (postedHead == null) {
-                postedTail = null;
-            }
-            e.next = null;
-        }
-        return e;
+        return unwrap(matcher.matchPosted(tagged, tag, Fabrics.ADDR_NOTAVAIL));
     }
 
     /** Whether {@link #match} would find a receive, without taking it. */
     boolean hasMatch(boolean tagged, long tag) {
-        if (!tagged) {
-            return postedHead != null;
-        }
-        for (RxEntry e = taggedHead; e != null; e = e.next) {
-            if (e.matches(tag)) {
-                return true;
-            }
-        }
-        return false;
+        return matcher.hasPostedMatch(tagged, tag, Fabrics.ADDR_NOTAVAIL);
     }
 
     /** fi_cancel: the posted receive with {@code context}, tagged ones first, unlinked; null when none. */
     RxEntry cancel(Object context) {
-        RxEntry e = unlink(true, context, false, 0);
-        return e != null ? e : unlink(false, context, false, 0);
+        return unwrap(matcher.cancel(context));
     }
 
-    /**
-     * Removes and returns the first entry of the tagged or untagged posted list that has {@code context}
-     * ({@code byContext}) or matches {@code sendTag}; null when none.
-     */
-    private RxEntry unlink(boolean tagged, Object context, boolean byTag, long sendTag) {
-        RxEntry prev = null;
-        for (RxEntry e = tagged ? taggedHead : postedHead; e != null; prev = e, e = e.next) {
-            if (byTag ? e.matches(sendTag) : e.context == context) {
-                if (tagged) {
-                    if (prev == null) {
-                        taggedHead = e.next;
-                    } else {
-                        prev.next = e.next;
-                    }
-                    if (taggedTail == e) {
-                        taggedTail = prev;
-                    }
-                } else {
-                    if (prev == null) {
-                        postedHead = e.next;
-                    } else {
-                        prev.next = e.next;
-                    }
-                    if (postedTail == e) {
-                        postedTail = prev;
-                    }
-                }
-                e.next = null;
-                return e;
-            }
-        }
-        return null;
-    }
-
-    /** Unlinks and returns any posted receive (untagged first), for flushing; null when none. */
+    /** Unlinks and returns any posted receive, for flushing; null when none. */
     RxEntry removeFirst() {
-        RxEntry e = postedHead;
-        if (e != null) {
-            return match(false, 0);
+        return unwrap(matcher.removeFirstPosted());
+    }
+
+    private RxEntry unwrap(TagMatcher.Recv r) {
+        if (r == null) {
+            return null;
         }
-        e = taggedHead;
-        if (e != null) {
-            taggedHead = e.next;
-            if (taggedHead == null) {
-                taggedTail = null;
-            }
-            e.next = null;
-        }
+        RxEntry e = (RxEntry) r.state;
+        matcher.free(r);
         return e;
     }
 
     /** Short state dump for test failure messages. */
     String describe() {
-        int posted = 0;
-        for (RxEntry e = postedHead; e != null; e = e.next) {
-            posted++;
-        }
-        int postedTagged = 0;
-        for (RxEntry e = taggedHead; e != null; e = e.next) {
-            postedTagged++;
-        }
-        return "posted=" + posted + ", postedTagged=" + postedTagged;
+        return "posted=" + matcher.postedCount();
     }
 }

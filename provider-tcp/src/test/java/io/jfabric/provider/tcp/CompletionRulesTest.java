@@ -20,7 +20,6 @@ import io.jfabric.Progress;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,25 +30,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class CompletionRulesTest {
-    private final Arena arena = Arena.ofShared();
-    private Loopback pair;
-
-    @AfterEach
-    void tearDown() {
-        if (pair != null) {
-            pair.close();
-        }
-        arena.close();
-    }
-
-    private Loopback pair() {
-        pair = new Loopback(false, Progress.MANUAL, null, null);
-        return pair;
-    }
-
     @Test
     void aTransmitSuccessCompletionReportsLenZero() {
-        Loopback p = pair();
+        try (Arena arena = Arena.ofShared(); Loopback p = new Loopback(false, Progress.MANUAL, null, null)) {
+            transmitLenIsZero(arena, p);
+        }
+    }
+
+    private static void transmitLenIsZero(Arena arena, Loopback p) {
         MemorySegment rx = arena.allocate(256);
         assertEquals(0, p.server.ep.recv(rx, null, 0, "r1"));
         assertEquals(0, p.server.ep.recv(rx, null, 0, "r2"));
@@ -82,7 +70,12 @@ class CompletionRulesTest {
 
     @Test
     void everyErrorCompletionCarriesANonzeroProvErrno() {
-        Loopback p = pair();
+        try (Arena arena = Arena.ofShared(); Loopback p = new Loopback(false, Progress.MANUAL, null, null)) {
+            errorsCarryProvErrno(arena, p);
+        }
+    }
+
+    private static void errorsCarryProvErrno(Arena arena, Loopback p) {
         assertEquals(0, p.server.ep.recv(arena.allocate(10), null, 0, "small"));
         assertEquals(0, p.client.ep.send(arena.allocate(100), null, 0, "s"));
         CqErrEntry trunc = p.server.waitCqError(10_000);
