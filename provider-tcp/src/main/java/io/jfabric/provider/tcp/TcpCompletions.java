@@ -29,7 +29,10 @@ final class TcpCompletions implements ConnectionListener {
         this.bindings = bindings;
     }
 
-    /** The CM that learns when the connection ends; set once, before the connection can end. */
+    /**
+     * The CM that learns when the connection ends; set once, right after construction, because the CM needs
+     * the connection whose reports come here (before any socket exists, so nothing can end earlier).
+     */
     void reportEndTo(TcpCm cm) {
         this.cm = cm;
     }

@@ -1,7 +1,6 @@
 package io.jfabric.provider.tcp;
 
 import io.jfabric.AddressVector;
-import io.jfabric.BindFlags;
 import io.jfabric.Caps;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
