@@ -297,6 +297,51 @@ public final class EndpointBindings {
         return rxCq == null ? -Errno.ENOCQ : rxCq.writeError(context, cqFlags, len, 0, 0, tag, olen, err, provErrno, null);
     }
 
+    // ---- data path, for providers that reserve CQ slots when they accept an operation (FI_RM_ENABLED) ----
+    // Such a provider decides at post time whether the operation gets a success entry ({@code completion},
+    // from txWantsCompletion/rxWantsCompletion, false for inject) and promised it a slot with
+    // UtilCompletionQueue.tryReserve ({@code reserved}); the report fills that slot.
+
+    /** As {@link #reportTx(Object, long, long, long)} with the completion decided and its slot promised at post. */
+    public int reportTx(boolean completion, boolean reserved, Object context, long cqFlags, long len) {
+        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        if (c != null) {
+            c.increment();
+        }
+        return completion && txCq != null
+                ? txCq.writeFrom(reserved, context, cqFlags, len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL) : 0;
+    }
+
+    /** As {@link #reportTxError(Object, long, long, long, int, int)}, filling a promised slot when {@code reserved}. */
+    public int reportTxError(boolean reserved, Object context, long cqFlags, long len, long olen, int err,
+                             int provErrno) {
+        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        if (c != null) {
+            c.incrementError();
+        }
+        return txCq == null ? -Errno.ENOCQ
+                : txCq.writeError(reserved, context, cqFlags, len, 0, 0, 0, olen, err, provErrno, null);
+    }
+
+    /** As {@link #reportRx(Object, long, long, long, long, long, long, long)} with the completion decided at post. */
+    public int reportRx(boolean completion, boolean reserved, Object context, long cqFlags, long len, long buf,
+                        long data, long tag, long srcAddr) {
+        if (recvCntr != null) {
+            recvCntr.increment();
+        }
+        return completion && rxCq != null ? rxCq.writeFrom(reserved, context, cqFlags, len, buf, data, tag, srcAddr) : 0;
+    }
+
+    /** As {@link #reportRxError(Object, long, long, long, long, int, int)}, filling a promised slot when {@code reserved}. */
+    public int reportRxError(boolean reserved, Object context, long cqFlags, long len, long tag, long olen, int err,
+                             int provErrno) {
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        return rxCq == null ? -Errno.ENOCQ
+                : rxCq.writeError(reserved, context, cqFlags, len, 0, 0, tag, olen, err, provErrno, null);
+    }
+
     /** A peer's RMA hit this endpoint: REMOTE_READ/REMOTE_WRITE counter, and with remote CQ data an rx entry. */
     public int reportRemote(long cqFlags, long len, long data, boolean withCqData) {
         UtilCounter c = (cqFlags & OpFlags.REMOTE_READ) != 0 ? remoteReadCntr : remoteWriteCntr;

@@ -14,6 +14,10 @@ public final class ObjectPool<T> {
     private final Object[] free;
     private int top;
     private final int capacity;
+    /** Builds the objects not made up front; null when all were. */
+    private final Supplier<? extends T> factory;
+    /** Objects the capacity still allows beyond those built. */
+    private int unbuilt;
 
     /** Creates {@code capacity} objects with {@code factory} now. */
     public ObjectPool(int capacity, Supplier<? extends T> factory) {
@@ -26,12 +30,37 @@ public final class ObjectPool<T> {
             free[i] = factory.get();
         }
         this.top = capacity;
+        this.factory = null;
+    }
+
+    /**
+     * Creates {@code prebuilt} objects now and the rest of {@code capacity} when first acquired, for a pool
+     * that is often far from full (one per connection, with thousands of connections): an object is
+     * allocated at most once, so the data path stops allocating once the pool has been as full as it gets.
+     */
+    public ObjectPool(int capacity, int prebuilt, Supplier<? extends T> factory) {
+        if (capacity <= 0 || prebuilt < 0 || prebuilt > capacity) {
+            throw new IllegalArgumentException("pool capacity must be > 0 and prebuilt 0..capacity, were "
+                    + capacity + " and " + prebuilt);
+        }
+        this.capacity = capacity;
+        this.free = new Object[capacity];
+        for (int i = 0; i < prebuilt; i++) {
+            free[i] = factory.get();
+        }
+        this.top = prebuilt;
+        this.factory = factory;
+        this.unbuilt = capacity - prebuilt;
     }
 
     /** An object, or null when all are in use. */
     @SuppressWarnings("unchecked")
     public T acquire() {
         if (top == 0) {
+            if (unbuilt > 0) {
+                unbuilt--;
+                return factory.get();
+            }
             return null;
         }
         T t = (T) free[--top];
@@ -51,7 +80,7 @@ public final class ObjectPool<T> {
 
     /** Objects ready to be acquired. */
     public int available() {
-        return top;
+        return top + unbuilt;
     }
 
     public int capacity() {

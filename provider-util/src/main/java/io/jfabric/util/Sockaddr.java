@@ -103,6 +103,16 @@ public final class Sockaddr {
         return of(sa.getAddress(), sa.getPort());
     }
 
+    /** FI_SOCKADDR_IN or FI_SOCKADDR_IN6: the address format that carries {@code ip}. */
+    public static io.jfabric.AddressFormat formatOf(InetAddress ip) {
+        return ip instanceof Inet4Address ? io.jfabric.AddressFormat.SOCKADDR_IN : io.jfabric.AddressFormat.SOCKADDR_IN6;
+    }
+
+    /** {@link #straddr(byte[])} of a resolved socket address, for messages. */
+    public static String straddr(InetSocketAddress sa) {
+        return sa.isUnresolved() ? String.valueOf(sa) : straddr(of(sa));
+    }
+
     /** The socket address in {@code a}; throws FabricException(EINVAL) with the reason when invalid. */
     public static InetSocketAddress toInet(byte[] a) {
         String why = a == null ? "address is null" : validateShape(a);

@@ -217,6 +217,23 @@ public final class TagMatcher {
         this.minMultiRecv = minMultiRecv;
     }
 
+    /**
+     * As {@link #TagMatcher(int, int, boolean, long)}, building the receive and unexpected nodes when first
+     * needed rather than up front: for a matcher per connection, where most connections carry little.
+     */
+    public static TagMatcher onDemand(int maxPosted, int maxUnexpected, boolean directed, long minMultiRecv) {
+        return new TagMatcher(new ObjectPool<>(maxPosted, 0, Recv::new),
+                new ObjectPool<>(Math.max(1, maxUnexpected), 0, Unexpected::new), directed, minMultiRecv);
+    }
+
+    private TagMatcher(ObjectPool<Recv> recvPool, ObjectPool<Unexpected> unexpPool, boolean directed,
+                       long minMultiRecv) {
+        this.directed = directed;
+        this.recvPool = recvPool;
+        this.unexpPool = unexpPool;
+        this.minMultiRecv = minMultiRecv;
+    }
+
     public boolean directed() {
         return directed;
     }
@@ -292,6 +309,16 @@ public final class TagMatcher {
             }
         }
         return null;
+    }
+
+    /** Whether {@link #matchPosted} would find a receive, without taking it. */
+    public boolean hasPostedMatch(boolean tagged, long tag, long src) {
+        for (Recv r = (tagged ? postedTagged : postedMsg).head; r != null; r = r.next) {
+            if ((!tagged || tagMatches(r.tag, r.ignore, tag)) && sourceMatches(r.src, src)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -18,7 +18,7 @@ final class RxEntry {
     final MemorySegment[] iov = new MemorySegment[DataHeader.IOV_LIMIT];
     final SegmentView[] views = new SegmentView[DataHeader.IOV_LIMIT];
     int iovCount;
-    /** Posted with trecv: matches only TCPX_TAGGED frames whose tag satisfies tag/ignore. */
+    /** Posted with trecv: takes only TCPX_TAGGED frames whose tag satisfies tag/ignore (see TcpRecvQueue). */
     boolean tagged;
     long tag;
     long ignore;
@@ -42,10 +42,5 @@ final class RxEntry {
         capacity = 0;
         tagged = false;
         tag = ignore = rxTag = 0;
-    }
-
-    /** fi_tagged(3) matching rule (libfabric's ofi_match_tag). */
-    boolean matches(long sendTag) {
-        return (tag | ignore) == (sendTag | ignore);
     }
 }

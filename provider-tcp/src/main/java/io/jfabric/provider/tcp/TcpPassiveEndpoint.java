@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.Sockaddr;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
@@ -54,7 +55,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
     TcpPassiveEndpoint(TcpFabric fabric, FabricInfo info) {
         this.fabric = fabric;
         this.info = info;
-        this.name = info.srcAddr != null ? SockAddr.decode(info.srcAddr) : new InetSocketAddress(0);
+        this.name = info.srcAddr != null ? Sockaddr.toInet(info.srcAddr) : new InetSocketAddress(0);
     }
 
     @Override
@@ -83,7 +84,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
                 throw new FabricException(Errno.ENOEQ, "bind the passive endpoint to an EQ before fi_listen");
             }
             if (server != null) {
-                throw new FabricException(Errno.EINVAL, "already listening on " + SockAddr.toString(name));
+                throw new FabricException(Errno.EINVAL, "already listening on " + Sockaddr.straddr(name));
             }
             // an IPv4 name gets an IPv4 socket (as libfabric opens its socket in the address's family): a
             // dual-stack socket would carry IPv4 peers as mapped addresses through the IPv6 code paths
@@ -98,9 +99,9 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             server = s;
             name = (InetSocketAddress) s.getLocalAddress();
             serverKey = fabric.register(s, SelectionKey.OP_ACCEPT, this);
-            LOG.log(System.Logger.Level.DEBUG, "listening on {0}", SockAddr.toString(name));
+            LOG.log(System.Logger.Level.DEBUG, "listening on {0}", Sockaddr.straddr(name));
         } catch (IOException e) {
-            throw new FabricException(Errno.EIO, "cannot listen on " + SockAddr.toString(name) + ": " + e.getMessage());
+            throw new FabricException(Errno.EIO, "cannot listen on " + Sockaddr.straddr(name) + ": " + e.getMessage());
         } finally {
             lock.unlock();
         }
@@ -115,7 +116,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
                 s.bind(name, 1024);
             } catch (BindException e) {
                 s.close();
-                throw new FabricException(Errno.EADDRINUSE, "cannot bind " + SockAddr.toString(name) + ": "
+                throw new FabricException(Errno.EADDRINUSE, "cannot bind " + Sockaddr.straddr(name) + ": "
                         + e.getMessage() + "; pick another port or set port 0");
             }
             return;
@@ -160,7 +161,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
                 }
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "accept failed on {0}: {1}", SockAddr.toString(name), e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "accept failed on {0}: {1}", Sockaddr.straddr(name), e.getMessage());
         }
         try {
             for (int i = reading.size() - 1; i >= 0; i--) {
@@ -202,9 +203,9 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
         try {
             InetSocketAddress local = r.local();
             InetSocketAddress peer = r.peer();
-            ci.srcAddr = SockAddr.encode(local);
-            ci.destAddr = SockAddr.encode(peer);
-            ci.addrFormat = SockAddr.formatOf(local.getAddress());
+            ci.srcAddr = Sockaddr.of(local);
+            ci.destAddr = Sockaddr.of(peer);
+            ci.addrFormat = Sockaddr.formatOf(local.getAddress());
         } catch (IOException e) {
             closeQuietly(r.ch);
             return;
@@ -220,7 +221,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
         }
         r.consumed = true;
         try {
-            CmWriter.writeFully(r.ch, CmWriter.build(CmMessage.TYPE_NACK, data));
+            TcpCm.writeFully(r.ch, TcpCm.message(CmMessage.TYPE_NACK, data));
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "reject could not reach the peer: {0}", e.getMessage());
         } finally {
@@ -230,7 +231,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
 
     @Override
     public byte[] getName() {
-        return SockAddr.encode(name);
+        return Sockaddr.of(name);
     }
 
     @Override
@@ -240,7 +241,7 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             if (server != null) {
                 throw new FabricException(Errno.EINVAL, "cannot change the address of a listening endpoint");
             }
-            name = SockAddr.decode(addr);
+            name = Sockaddr.toInet(addr);
         } finally {
             lock.unlock();
         }
@@ -296,6 +297,6 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
 
     @Override
     public String toString() {
-        return "TcpPassiveEndpoint[" + SockAddr.toString(name) + ", pending=" + reading.size() + "]";
+        return "TcpPassiveEndpoint[" + Sockaddr.straddr(name) + ", pending=" + reading.size() + "]";
     }
 }

@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.Sockaddr;
 import io.jfabric.AddressFormat;
 import io.jfabric.Caps;
 import io.jfabric.EndpointType;
@@ -97,10 +98,10 @@ public final class TcpProvider implements FabricProvider {
             return List.of();
         }
         if (src == null && hints.srcAddr != null) {
-            src = SockAddr.decode(hints.srcAddr);
+            src = Sockaddr.toInet(hints.srcAddr);
         }
         if (dest == null && hints.destAddr != null) {
-            dest = SockAddr.decode(hints.destAddr);
+            dest = Sockaddr.toInet(hints.destAddr);
         }
         List<FabricInfo> out = new ArrayList<>();
         for (FabricInfo t : templates) {
@@ -114,13 +115,13 @@ public final class TcpProvider implements FabricProvider {
             }
             FabricInfo i = m.get(0);
             if (src != null) {
-                InetSocketAddress tsrc = SockAddr.decode(t.srcAddr);
+                InetSocketAddress tsrc = Sockaddr.toInet(t.srcAddr);
                 boolean wildcard = src.getAddress().isAnyLocalAddress();
-                i.srcAddr = SockAddr.encode(new InetSocketAddress(wildcard ? tsrc.getAddress() : src.getAddress(),
+                i.srcAddr = Sockaddr.of(new InetSocketAddress(wildcard ? tsrc.getAddress() : src.getAddress(),
                         src.getPort()));
             }
             if (dest != null) {
-                i.destAddr = SockAddr.encode(dest);
+                i.destAddr = Sockaddr.of(dest);
             }
             out.add(i);
         }
@@ -178,7 +179,7 @@ public final class TcpProvider implements FabricProvider {
         if (hints.domainAttr != null && hints.domainAttr.name != null && !hints.domainAttr.name.equals(t.domainAttr.name)) {
             return false;
         }
-        InetAddress tip = SockAddr.decode(t.srcAddr).getAddress();
+        InetAddress tip = Sockaddr.toInet(t.srcAddr).getAddress();
         if (src != null) {
             if (src.getAddress().getClass() != tip.getClass()) {
                 return false;
@@ -194,7 +195,7 @@ public final class TcpProvider implements FabricProvider {
     }
 
     private static boolean sameNet(FabricInfo i, InetAddress d) {
-        InetAddress a = SockAddr.decode(i.srcAddr).getAddress();
+        InetAddress a = Sockaddr.toInet(i.srcAddr).getAddress();
         if (d.isLoopbackAddress()) {
             return a.isLoopbackAddress();
         }
@@ -269,8 +270,8 @@ public final class TcpProvider implements FabricProvider {
             }
         }
         // loopback last, as libfabric lists it
-        out.sort((x, y) -> Boolean.compare(SockAddr.decode(x.srcAddr).getAddress().isLoopbackAddress(),
-                SockAddr.decode(y.srcAddr).getAddress().isLoopbackAddress()));
+        out.sort((x, y) -> Boolean.compare(Sockaddr.toInet(x.srcAddr).getAddress().isLoopbackAddress(),
+                Sockaddr.toInet(y.srcAddr).getAddress().isLoopbackAddress()));
         return out;
     }
 
@@ -281,8 +282,8 @@ public final class TcpProvider implements FabricProvider {
         if (a instanceof Inet6Address v6 && v6.getScopeId() == 0 && v6.isLinkLocalAddress()) {
             a = v6;
         }
-        i.addrFormat = SockAddr.formatOf(a);
-        i.srcAddr = SockAddr.encode(new InetSocketAddress(a, 0));
+        i.addrFormat = Sockaddr.formatOf(a);
+        i.srcAddr = Sockaddr.of(new InetSocketAddress(a, 0));
         i.txAttr.caps = TX_CAPS;
         i.txAttr.opFlags = 0;
         i.txAttr.msgOrder = ORDER;

@@ -37,7 +37,7 @@ final class TxEntry {
     int bufCount;
     /** The first buffer not yet fully written. */
     int bufIndex;
-    /** Native address of each buffer's position, for a gathering writev (TcpConnection#gatherAddresses). */
+    /** Native address of each buffer's position, for a gathering writev (TcpConnection#write). */
     final long[] addrs = new long[1 + DataHeader.IOV_LIMIT];
     long remaining;
 
@@ -52,6 +52,35 @@ final class TxEntry {
         for (int i = 0; i < views.length; i++) {
             views[i] = new SegmentView(viewCache);
         }
+    }
+
+    /**
+     * Puts the header ({@code hl} bytes, already encoded) and the payload in {@link #bufs}: small payloads are
+     * copied after the header (one buffer, the caller's memory reusable at once), larger ones go zero-copy.
+     */
+    void attachPayload(MemorySegment[] iov, int count, int hl, long total) {
+        bufs[0] = hdrView;
+        if (total <= INLINE_LIMIT) {
+            long off = hl;
+            for (int i = 0; i < count; i++) {
+                MemorySegment s = iov[i];
+                MemorySegment.copy(s, 0, hdr, off, s.byteSize());
+                off += s.byteSize();
+            }
+            hdrView.clear().limit((int) off);
+            bufCount = 1;
+        } else {
+            hdrView.clear().limit(hl);
+            int n = 1;
+            for (int i = 0; i < count; i++) {
+                MemorySegment s = iov[i];
+                if (s.byteSize() > 0) {
+                    bufs[n++] = views[i].of(s);
+                }
+            }
+            bufCount = n;
+        }
+        remaining = hl + total;
     }
 
     void reset() {

@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.Sockaddr;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.jfabric.BindFlags;
@@ -42,7 +43,7 @@ class ByteOrderTest {
         try (Arena arena = Arena.ofConfined()) {
             pep.bind(server.eq);
             pep.listen();
-            InetSocketAddress addr = SockAddr.decode(pep.getName());
+            InetSocketAddress addr = Sockaddr.toInet(pep.getName());
             try (Socket s = new Socket("127.0.0.1", addr.getPort())) {
                 s.setSoTimeout(10_000);
                 OutputStream out = s.getOutputStream();

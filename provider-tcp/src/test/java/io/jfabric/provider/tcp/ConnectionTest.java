@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.Sockaddr;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.jfabric.BindFlags;
@@ -41,10 +42,10 @@ class ConnectionTest {
         try (Loopback p = new Loopback(false, Progress.MANUAL, req, resp)) {
             assertArrayEquals(req, p.serverGotData);
             assertArrayEquals(resp, p.clientGotData);
-            InetSocketAddress serverName = SockAddr.decode(p.server.ep.getName());
-            InetSocketAddress clientPeer = SockAddr.decode(p.client.ep.getPeer());
+            InetSocketAddress serverName = Sockaddr.toInet(p.server.ep.getName());
+            InetSocketAddress clientPeer = Sockaddr.toInet(p.client.ep.getPeer());
             assertEquals(serverName, clientPeer);
-            assertEquals(SockAddr.decode(p.client.ep.getName()), SockAddr.decode(p.server.ep.getPeer()));
+            assertEquals(Sockaddr.toInet(p.client.ep.getName()), Sockaddr.toInet(p.server.ep.getPeer()));
             assertEquals(256, p.pep.cmDataSize());
         }
     }
@@ -52,7 +53,7 @@ class ConnectionTest {
     @Test
     void ipv6LoopbackWorks() {
         try (Loopback p = new Loopback(true, Progress.MANUAL, null, null)) {
-            assertEquals(SockAddr.IN6_LEN, p.client.ep.getPeer().length);
+            assertEquals(Sockaddr.IN6_LEN, p.client.ep.getPeer().length);
             assertNull(p.serverGotData);
             Arena a = Arena.ofAuto();
             MemorySegment rx = a.allocate(64);
@@ -113,7 +114,7 @@ class ConnectionTest {
             client.ep = client.domain.openEndpoint(info);
             client.ep.bind(client.eq);
             client.ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
-            client.ep.connect(SockAddr.encode(new InetSocketAddress("127.0.0.1", port)), null);
+            client.ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", port)), null);
             EqErrEntry err = client.waitEqError(5000);
             assertEquals(Errno.ECONNREFUSED, err.err);
         } catch (FabricException e) {
@@ -133,7 +134,7 @@ class ConnectionTest {
             client.ep.bind(client.eq);
             client.ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
             FabricException e = assertThrows(FabricException.class,
-                    () -> client.ep.connect(SockAddr.encode(new InetSocketAddress("127.0.0.1", 9)), new byte[257]));
+                    () -> client.ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", 9)), new byte[257]));
             assertEquals(Errno.EINVAL, e.errno());
         } finally {
             Loopback.closeSide(client);
@@ -230,7 +231,7 @@ class ConnectionTest {
         try {
             pep.bind(s.eq);
             pep.listen();
-            int port = SockAddr.decode(pep.getName()).getPort();
+            int port = Sockaddr.toInet(pep.getName()).getPort();
             assertTrue(port >= low && port <= high, "port " + port + " outside " + low + ".." + high);
         } finally {
             System.clearProperty("jfabric.tcp.port_low_range");

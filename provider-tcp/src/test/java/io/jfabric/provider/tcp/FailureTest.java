@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.Sockaddr;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.jfabric.BindFlags;
@@ -91,7 +92,7 @@ class FailureTest {
      */
     @Test
     void closedPassiveEndpointRefusesConnectionsAtOnce() throws Exception {
-        InetSocketAddress addr = SockAddr.decode(pep.getName());
+        InetSocketAddress addr = Sockaddr.toInet(pep.getName());
         pep.close();
         try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open()) {
             assertThrows(java.net.ConnectException.class, () -> ch.connect(addr),
@@ -101,7 +102,7 @@ class FailureTest {
 
     @Test
     void killedPeerFailsEveryPostedOperationAndRaisesShutdown() throws Exception {
-        InetSocketAddress addr = SockAddr.decode(pep.getName());
+        InetSocketAddress addr = Sockaddr.toInet(pep.getName());
         String java = ProcessHandle.current().info().command().orElse("java");
         Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                 PeerProcess.class.getName(), "127.0.0.1", String.valueOf(addr.getPort()))
@@ -162,7 +163,7 @@ class FailureTest {
 
     /** A raw TCP peer that does the CM handshake by hand, so it can then send anything. */
     private Socket rawPeer() throws Exception {
-        InetSocketAddress addr = SockAddr.decode(pep.getName());
+        InetSocketAddress addr = Sockaddr.toInet(pep.getName());
         Socket s = new Socket("127.0.0.1", addr.getPort());
         s.setSoTimeout(10_000);
         MemorySegment req = arena.allocate(CmMessage.MAX_SIZE);
@@ -301,7 +302,7 @@ class FailureTest {
 
     @Test
     void badConnreqIsDroppedWithoutAnEvent() throws Exception {
-        InetSocketAddress addr = SockAddr.decode(pep.getName());
+        InetSocketAddress addr = Sockaddr.toInet(pep.getName());
         try (Socket s = new Socket("127.0.0.1", addr.getPort())) {
             byte[] junk = new byte[CmMessage.HEADER_SIZE];
             junk[0] = 2; // CM version 2

@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.Sockaddr;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
 import io.jfabric.CqAttr;
@@ -30,7 +31,7 @@ public final class PeerProcess {
         Endpoint ep = domain.openEndpoint(info);
         ep.bind(eq);
         ep.bind(cq, BindFlags.TRANSMIT | BindFlags.RECV);
-        ep.connect(SockAddr.encode(new InetSocketAddress(args[0], Integer.parseInt(args[1]))), null);
+        ep.connect(Sockaddr.of(new InetSocketAddress(args[0], Integer.parseInt(args[1]))), null);
         EqEntry e = new EqEntry();
         while (eq.sread(e, 1000, 0) != EqEvent.CONNECTED) {
             Thread.onSpinWait();

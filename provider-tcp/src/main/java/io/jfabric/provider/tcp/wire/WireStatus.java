@@ -1,5 +1,7 @@
 package io.jfabric.provider.tcp.wire;
 
+import io.jfabric.Errno;
+
 /**
  * Reasons a frame from the wire is rejected, as negative codes returned by the decoders.
  *
@@ -29,14 +31,6 @@ public final class WireStatus {
     public static final int RMA_LENGTH_MISMATCH = -1021;
     public static final int BUFFER_TOO_SMALL = -1022;
 
-    // libfabric / Linux errno values (FI_E* == E*)
-    static final int EIO = 5;
-    static final int EINVAL = 22;
-    static final int EPROTO = 71;
-    static final int EMSGSIZE = 90;
-    static final int ENOPROTOOPT = 92;
-    static final int ECONNREFUSED = 111;
-
     private WireStatus() {
     }
 
@@ -49,11 +43,11 @@ public final class WireStatus {
     public static int errno(int code) {
         return switch (code) {
             case OK -> 0;
-            case BAD_CM_VERSION -> ENOPROTOOPT;
-            case CM_REJECTED, UNEXPECTED_CM_TYPE -> ECONNREFUSED;
-            case OVERSIZED, CM_DATA_TOO_LARGE -> EMSGSIZE;
-            case BUFFER_TOO_SMALL -> EINVAL;
-            default -> code < 0 && code > -1000 ? -code : EIO;
+            case BAD_CM_VERSION -> Errno.ENOPROTOOPT;
+            case CM_REJECTED, UNEXPECTED_CM_TYPE -> Errno.ECONNREFUSED;
+            case OVERSIZED, CM_DATA_TOO_LARGE -> Errno.EMSGSIZE;
+            case BUFFER_TOO_SMALL -> Errno.EINVAL;
+            default -> code < 0 && code > -1000 ? -code : Errno.EIO;
         };
     }
 

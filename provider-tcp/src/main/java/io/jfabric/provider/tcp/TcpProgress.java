@@ -1,0 +1,182 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.Errno;
+import io.jfabric.provider.tcp.wire.WireStatus;
+
+import java.io.IOException;
+
+/**
+ * What moves one connection's data, libfabric tcp's {@code xnet_progress.c}: each pass writes what is queued,
+ * runs the receive machine, and sends at once the ACKs and read responses the receive queued; the end of the
+ * connection (failure, peer close, shutdown) fails every operation still queued or posted. The connection
+ * speaks libfabric's tcp data protocol (version 3). The queues and agents that call it are
+ * {@link ProgressList}, {@link QueueProgress} and {@link AutoProgress}.
+ *
+ * <p>Not thread-safe: every method runs under the owning endpoint's lock.
+ */
+final class TcpProgress {
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger(TcpParams.PROV);
+
+    private final TcpConnection conn;
+    private final TcpTxQueue tx;
+    private final TcpRecvQueue posted;
+    private final TcpRecvMachine rx;
+    private final ConnectionListener listener;
+    /** Views of application buffers, shared by this connection's entries (see ViewCache). */
+    private final ViewCache viewCache = new ViewCache();
+    /** errno the queued operations still have to be failed with after {@link #fail}; 0 when none. */
+    private int pendingFlushErr;
+
+    TcpProgress(ConnectionListener listener, TcpRmaTarget rmaTarget, int txSize, int rxSize, int prefetch,
+                long maxPayload, boolean acceptsTagged) {
+        this.listener = listener;
+        this.conn = new TcpConnection(prefetch);
+        this.tx = new TcpTxQueue(conn, listener, viewCache, txSize);
+        this.posted = new TcpRecvQueue(viewCache, rxSize);
+        this.rx = new TcpRecvMachine(this, conn, tx, posted, rmaTarget, listener, viewCache, maxPayload,
+                acceptsTagged);
+    }
+
+    TcpConnection connection() {
+        return conn;
+    }
+
+    TcpTxQueue tx() {
+        return tx;
+    }
+
+    TcpRecvQueue posted() {
+        return posted;
+    }
+
+    /** Drives both directions; returns how much work was done (0 when idle). */
+    int progress() {
+        if (!conn.isOpen()) {
+            return 0;
+        }
+        int work = progressTx();
+        if (conn.isOpen()) {
+            try {
+                work += rx.progress();
+            } catch (IOException ex) {
+                fail(Errno.ECONNRESET, "receive failed: " + ex.getMessage());
+            }
+        }
+        if (conn.isOpen() && tx.hasQueued()) {
+            // ACKs and read responses queued by this receive go out now, not at the next progress call
+            work += progressTx();
+        }
+        if (conn.isOpen()) {
+            updateInterest();
+        }
+        return work;
+    }
+
+    private int progressTx() {
+        try {
+            return tx.progress();
+        } catch (IOException ex) {
+            fail(Errno.ECONNRESET, "send failed: " + ex.getMessage());
+            return 0;
+        }
+    }
+
+    /** Queues a filled entry and writes as much as the socket takes now. */
+    void submit(TxEntry e) {
+        tx.enqueue(e);
+        progressTx();
+    }
+
+    void postRecv(RxEntry e) {
+        posted.post(e);
+        if (rx.waitingForBuffer()) {
+            updateInterest();
+        }
+    }
+
+    /** fi_cancel of a posted receive that has not started to fill; true when found. */
+    boolean cancelRecv(Object context) {
+        RxEntry e = posted.cancel(context);
+        if (e == null) {
+            return false;
+        }
+        listener.rxFailed(e, Errno.ECANCELED);
+        posted.release(e);
+        return true;
+    }
+
+    void updateInterest() {
+        conn.updateInterest(rx.starved());
+    }
+
+    // =================================================================== failure and close
+
+    void protocolError(int status) {
+        protocolError(WireStatus.errno(status), WireStatus.describe(status));
+    }
+
+    void protocolError(int errno, String reason) {
+        LOG.log(System.Logger.Level.WARNING, "closing connection to {0}: {1}", conn.peerText(), reason);
+        fail(errno == 0 ? Errno.EIO : errno, reason);
+    }
+
+    void peerClosed() {
+        LOG.log(System.Logger.Level.DEBUG, "peer {0} closed the connection", conn.peerText());
+        fail(0, "peer closed the connection");
+    }
+
+    /**
+     * Ends the connection: closes the socket and completes every queued or posted operation with an error
+     * ({@code errno}, or ECONNRESET for an orderly close by the peer; ECANCELED for a local shutdown).
+     */
+    void fail(int errno, String reason) {
+        if (!conn.end()) {
+            return;
+        }
+        // the EQ learns why first; the posted operations fail at the next progress call, so an application
+        // polling CQ then EQ sees SHUTDOWN before (or with) the flushed completions, not after them
+        pendingFlushErr = errno == 0 ? Errno.ECONNRESET : errno;
+        listener.connectionEnded(errno, reason);
+    }
+
+    /** True when a failure's flush is still owed (see {@link #fail}). */
+    boolean flushPending() {
+        return pendingFlushErr != 0;
+    }
+
+    /** Completes every operation left by a failure with its error; returns how many were flushed. */
+    int flushAfterFailure() {
+        int err = pendingFlushErr;
+        if (err == 0) {
+            return 0;
+        }
+        pendingFlushErr = 0;
+        flush(err);
+        return 1;
+    }
+
+    /** fi_shutdown: tries once more to send what is queued, then closes and flushes with ECANCELED. */
+    void shutdown() {
+        if (conn.isEnded()) {
+            flushAfterFailure();
+            return;
+        }
+        if (conn.isOpen()) {
+            progressTx();
+        }
+        if (conn.end()) {
+            flush(Errno.ECANCELED);
+        }
+    }
+
+    private void flush(int err) {
+        tx.flush(err);
+        rx.flush(err);
+        viewCache.clear();
+    }
+
+    /** Short state dump for test failure messages. */
+    String describe() {
+        return "conn[" + conn.describe() + ", " + rx.describe() + ", " + tx.describe() + "]";
+    }
+}

@@ -1,0 +1,248 @@
+package io.jfabric.provider.tcp;
+
+import java.io.IOException;
+
+/**
+ * One connection's transmit side, libfabric tcp's tx queue, priority queue, need-ack queue and rma-read queue:
+ * the pool of {@link TxEntry}s, the frames waiting for the socket (the provider's own ACKs and read responses
+ * first), and the sent operations that still wait for their ACK or read response.
+ *
+ * <p>Not thread-safe: every method runs under the owning endpoint's lock.
+ */
+final class TcpTxQueue {
+    /** Internal entries (ACKs, read responses) kept out of the application's transmit budget. */
+    private static final int INTERNAL_RESERVE = 64;
+
+    private final TcpConnection conn;
+    private final ConnectionListener listener;
+    private final ViewCache viewCache;
+
+    private TxEntry txCur;
+    private TxEntry prioHead;
+    private TxEntry prioTail;
+    private TxEntry txHead;
+    private TxEntry txTail;
+    private TxEntry ackHead;
+    private TxEntry ackTail;
+    private TxEntry readHead;
+    private TxEntry readTail;
+    private TxEntry txFree;
+    private int txFreeCount;
+
+    TcpTxQueue(TcpConnection conn, ConnectionListener listener, ViewCache viewCache, int txSize) {
+        this.conn = conn;
+        this.listener = listener;
+        this.viewCache = viewCache;
+        // entries are built on first use and recycled after: a connection that carries little (one of
+        // thousands an rxm endpoint accepts) costs a few entries, not tx_size of them
+        this.txFreeCount = txSize + INTERNAL_RESERVE;
+    }
+
+    // =================================================================== the pool
+
+    /** A free transmit entry for the application, or null when its queue is full (-EAGAIN). */
+    TxEntry take() {
+        if (txFreeCount <= INTERNAL_RESERVE) {
+            return null;
+        }
+        return popFree();
+    }
+
+    /** A free entry for an ACK or read response, from the reserve the application cannot use up. */
+    TxEntry takeInternal() {
+        return txFreeCount == 0 ? null : popFree();
+    }
+
+    private TxEntry popFree() {
+        TxEntry e = txFree;
+        if (e == null) {
+            e = new TxEntry(viewCache); // not built yet: txFreeCount counts it
+        } else {
+            txFree = e.next;
+            e.next = null;
+        }
+        txFreeCount--;
+        return e;
+    }
+
+    void release(TxEntry e) {
+        e.reset();
+        e.next = txFree;
+        txFree = e;
+        txFreeCount++;
+    }
+
+    // =================================================================== queueing and writing
+
+    /** Queues a filled application entry behind the others. */
+    void enqueue(TxEntry e) {
+        if (txTail == null) {
+            txHead = e;
+        } else {
+            txTail.next = e;
+        }
+        txTail = e;
+    }
+
+    /** Queues an ACK or read response ahead of the application's frames. */
+    void enqueueInternal(TxEntry e) {
+        if (prioTail == null) {
+            prioHead = e;
+        } else {
+            prioTail.next = e;
+        }
+        prioTail = e;
+    }
+
+    /** Writes queued frames until the socket is full or the queues are empty; returns the frames finished. */
+    int progress() throws IOException {
+        int work = 0;
+        while (conn.isOpen()) {
+            TxEntry e = txCur;
+            if (e == null) {
+                e = prioHead;
+                if (e != null) {
+                    prioHead = e.next;
+                    if (prioHead == null) {
+                        prioTail = null;
+                    }
+                } else {
+                    e = txHead;
+                    if (e == null) {
+                        conn.writesDrained();
+                        return work;
+                    }
+                    txHead = e.next;
+                    if (txHead == null) {
+                        txTail = null;
+                    }
+                }
+                e.next = null;
+                txCur = e;
+                conn.stageIfSmall(e);
+            }
+            if (!conn.write(e)) {
+                return work;
+            }
+            txCur = null;
+            work++;
+            sent(e);
+        }
+        return work;
+    }
+
+    private void sent(TxEntry e) {
+        if (e.kind == TxEntry.KIND_READ) {
+            if (readTail == null) {
+                readHead = e;
+            } else {
+                readTail.next = e;
+            }
+            readTail = e;
+        } else if (e.needAck) {
+            if (ackTail == null) {
+                ackHead = e;
+            } else {
+                ackTail.next = e;
+            }
+            ackTail = e;
+        } else if (e.kind == TxEntry.KIND_INTERNAL) {
+            release(e);
+        } else {
+            listener.txDone(e);
+            release(e);
+        }
+    }
+
+    /** True when something could move without the socket (queued frames not yet tried). */
+    boolean hasPending() {
+        return txCur != null || txHead != null || prioHead != null;
+    }
+
+    /** Frames are queued and none is half written: worth another write pass now. */
+    boolean hasQueued() {
+        return (prioHead != null || txHead != null) && txCur == null;
+    }
+
+    // =================================================================== waiting for the peer
+
+    /** The oldest sent operation waiting for an ACK, unlinked; null when none waits (a protocol error). */
+    TxEntry takeAcked() {
+        TxEntry e = ackHead;
+        if (e == null) {
+            return null;
+        }
+        ackHead = e.next;
+        if (ackHead == null) {
+            ackTail = null;
+        }
+        e.next = null;
+        return e;
+    }
+
+    /** The oldest read waiting for its response, left queued until the response has landed; null when none. */
+    TxEntry oldestRead() {
+        return readHead;
+    }
+
+    /** Unlinks {@link #oldestRead()} once its response has landed. */
+    TxEntry takeRead() {
+        TxEntry rd = readHead;
+        readHead = rd.next;
+        if (readHead == null) {
+            readTail = null;
+        }
+        rd.next = null;
+        return rd;
+    }
+
+    // =================================================================== failure
+
+    /** Fails every queued, half-written and waiting operation with {@code err}. */
+    void flush(int err) {
+        if (txCur != null) {
+            TxEntry e = txCur;
+            txCur = null;
+            fail(e, err);
+        }
+        prioHead = flushList(prioHead, err);
+        prioTail = null;
+        txHead = flushList(txHead, err);
+        txTail = null;
+        ackHead = flushList(ackHead, err);
+        ackTail = null;
+        readHead = flushList(readHead, err);
+        readTail = null;
+    }
+
+    private TxEntry flushList(TxEntry head, int err) {
+        while (head != null) {
+            TxEntry next = head.next;
+            head.next = null;
+            fail(head, err);
+            head = next;
+        }
+        return null;
+    }
+
+    private void fail(TxEntry e, int err) {
+        if (e.kind != TxEntry.KIND_INTERNAL) {
+            listener.txFailed(e, err);
+        }
+        release(e);
+    }
+
+    /** Short state dump for test failure messages. */
+    String describe() {
+        return "waitingAck=" + count(ackHead) + ", reads=" + count(readHead) + ", txFree=" + txFreeCount
+                + ", txBusy=" + hasPending();
+    }
+
+    private static int count(TxEntry e) {
+        int n = 0;
+        for (; e != null; e = e.next) {
+            n++;
+        }
+        return n;
+    }
+}
