@@ -261,7 +261,7 @@ public final class EndpointBindings {
      * WRITE counter according to {@code cqFlags}. Returns 0 or the CQ's negative errno (-EOVERRUN).
      */
     public int reportTx(Object context, long opFlags, long cqFlags, long len) {
-        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        UtilCounter c = txCounter(cqFlags);
         if (c != null) {
             c.increment();
         }
@@ -270,7 +270,7 @@ public final class EndpointBindings {
 
     /** A transmit-side operation failed: always an error entry (even if selective), and the error count. */
     public int reportTxError(Object context, long cqFlags, long len, long olen, int err, int provErrno) {
-        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        UtilCounter c = txCounter(cqFlags);
         if (c != null) {
             c.incrementError();
         }
@@ -304,7 +304,7 @@ public final class EndpointBindings {
 
     /** As {@link #reportTx(Object, long, long, long)} with the completion decided and its slot promised at post. */
     public int reportTx(boolean completion, boolean reserved, Object context, long cqFlags, long len) {
-        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        UtilCounter c = txCounter(cqFlags);
         if (c != null) {
             c.increment();
         }
@@ -315,7 +315,7 @@ public final class EndpointBindings {
     /** As {@link #reportTxError(Object, long, long, long, int, int)}, filling a promised slot when {@code reserved}. */
     public int reportTxError(boolean reserved, Object context, long cqFlags, long len, long olen, int err,
                              int provErrno) {
-        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        UtilCounter c = txCounter(cqFlags);
         if (c != null) {
             c.incrementError();
         }
@@ -332,14 +332,22 @@ public final class EndpointBindings {
         return completion && rxCq != null ? rxCq.writeFrom(reserved, context, cqFlags, len, buf, data, tag, srcAddr) : 0;
     }
 
-    /** As {@link #reportRxError(Object, long, long, long, long, int, int)}, filling a promised slot when {@code reserved}. */
-    public int reportRxError(boolean reserved, Object context, long cqFlags, long len, long tag, long olen, int err,
-                             int provErrno) {
+    /**
+     * As {@link #reportRxError(Object, long, long, long, long, int, int)}, filling a promised slot when
+     * {@code reserved}, with the bytes' address and the CQ data of what did arrive (a truncated message).
+     */
+    public int reportRxError(boolean reserved, Object context, long cqFlags, long len, long buf, long data, long tag,
+                             long olen, int err, int provErrno) {
         if (recvCntr != null) {
             recvCntr.incrementError();
         }
         return rxCq == null ? -Errno.ENOCQ
-                : rxCq.writeError(reserved, context, cqFlags, len, 0, 0, tag, olen, err, provErrno, null);
+                : rxCq.writeError(reserved, context, cqFlags, len, buf, data, tag, olen, err, provErrno, null);
+    }
+
+    /** The counter of a transmit-side operation: READ, WRITE or SEND by its completion flags. */
+    private UtilCounter txCounter(long cqFlags) {
+        return (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
     }
 
     /** A peer's RMA hit this endpoint: REMOTE_READ/REMOTE_WRITE counter, and with remote CQ data an rx entry. */
@@ -352,52 +360,6 @@ public final class EndpointBindings {
             return rxCq.write(null, cqFlags | OpFlags.REMOTE_CQ_DATA, len, 0, data, 0);
         }
         return 0;
-    }
-
-    // ---- data path: providers that promise CQ slots when they accept an operation ------------------
-
-    /*
-     * A provider that promises a CQ slot when it accepts an operation (UtilCompletionQueue.tryReserve), so
-     * that its completion can never overrun the CQ, reports through these: {@code reserved} says whether
-     * the entry fills the promised slot. A transmit that wanted no success entry (inject, selective
-     * completion) promised none; its error entry is still written.
-     */
-
-    /** A transmit-side operation finished: the send/read/write counter, and its entry when one was promised. */
-    public int reportTxReserved(boolean reserved, Object context, long cqFlags, long len) {
-        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
-        if (c != null) {
-            c.increment();
-        }
-        return reserved ? txCq.writeFrom(true, context, cqFlags, len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL) : 0;
-    }
-
-    /** A transmit-side operation failed: always an error entry, in the promised slot when there is one. */
-    public int reportTxErrorReserved(boolean reserved, Object context, long cqFlags, long len, long olen, int err,
-                                     int provErrno) {
-        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
-        if (c != null) {
-            c.incrementError();
-        }
-        return txCq.writeError(reserved, context, cqFlags, len, 0, 0, 0, olen, err, provErrno, null);
-    }
-
-    /** A receive completed: its entry (with the source for readfrom) and the RECV counter. */
-    public int reportRxReserved(boolean reserved, Object context, long cqFlags, long len, long buf, long data,
-                                long tag, long srcAddr) {
-        if (recvCntr != null) {
-            recvCntr.increment();
-        }
-        return rxCq.writeFrom(reserved, context, cqFlags, len, buf, data, tag, srcAddr);
-    }
-
-    /** A receive failed (ETRUNC, ECANCELED ...): its error entry and the RECV error count. */
-    public int reportRxErrorReserved(boolean reserved, Object context, long cqFlags, long len, long buf, long data,
-                                     long tag, long olen, int err, int provErrno) {
-        if (recvCntr != null) {
-            recvCntr.incrementError();
-        }
-        return rxCq.writeError(reserved, context, cqFlags, len, buf, data, tag, olen, err, provErrno, null);
     }
 
     /** As {@link #reportRemote(long, long, long, boolean)}, with the initiator's fi_addr for readfrom. */

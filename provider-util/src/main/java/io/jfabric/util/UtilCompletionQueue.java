@@ -11,6 +11,7 @@ import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
 import io.jfabric.WaitObj;
 import io.jfabric.util.jfr.CqOverrunEvent;
+import io.jfabric.util.jfr.EventGate;
 import io.jfabric.util.jfr.OperationErrorEvent;
 
 import java.lang.invoke.MethodHandles;
@@ -357,7 +358,13 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         return 0;
     }
 
+    private static final EventGate ERRORS = new EventGate(OperationErrorEvent.class);
+    private static final EventGate OVERRUNS = new EventGate(CqOverrunEvent.class);
+
     private static void recordError(Object context, long flags, long len, long olen, int err, int provErrno) {
+        if (!ERRORS.isRecorded()) {
+            return;
+        }
         OperationErrorEvent e = new OperationErrorEvent();
         if (e.shouldCommit()) {
             e.err = err;
@@ -372,6 +379,9 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
     }
 
     private void recordOverrun() {
+        if (!OVERRUNS.isRecorded()) {
+            return;
+        }
         CqOverrunEvent e = new CqOverrunEvent();
         if (e.shouldCommit()) {
             e.capacity = capacity;

@@ -161,10 +161,10 @@ final class ShmInFlight {
      */
     void complete(PendingOp op, int status) {
         if (status == 0) {
-            ep.bindings.reportTxReserved(op.reserved, op.context, op.completionFlags, 0);
+            ep.bindings.reportTx(op.reserved, op.reserved, op.context, op.completionFlags, 0);
         } else {
             int err = Math.abs(status);
-            ep.bindings.reportTxErrorReserved(op.reserved, op.context, op.completionFlags, op.length, 0, err, err);
+            ep.bindings.reportTxError(op.reserved, op.context, op.completionFlags, op.length, 0, err, err);
         }
         pending.release(op);
     }

@@ -127,7 +127,7 @@ final class ShmRecv {
         if (r == null) {
             return -Errno.ENOENT;
         }
-        ep.bindings.reportRxErrorReserved(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0,
+        ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0,
                 Errno.ECANCELED, Errno.ECANCELED);
         free(r);
         return 0;
@@ -137,7 +137,7 @@ final class ShmRecv {
     void cancelAll() {
         TagMatcher.Recv r;
         while ((r = matcher.removeFirstPosted()) != null) {
-            ep.bindings.reportRxErrorReserved(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED,
+            ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED,
                     Errno.ECANCELED);
             free(r);
         }
@@ -308,9 +308,9 @@ final class ShmRecv {
         flags |= last ? OpFlags.MULTI_RECV : 0;
         if (status != 0 || n < len) {
             int err = status != 0 ? status : Errno.ETRUNC;
-            ep.bindings.reportRxErrorReserved(false, r.context, flags, n, bufAddr, data, tag, len - n, err, err);
+            ep.bindings.reportRxError(false, r.context, flags, n, bufAddr, data, tag, len - n, err, err);
         } else {
-            ep.bindings.reportRxReserved(false, r.context, flags, n, bufAddr, data, tag, srcAddr);
+            ep.bindings.reportRx(true, false, r.context, flags, n, bufAddr, data, tag, srcAddr);
         }
         if (last) {
             ep.rxCq.cancelReservation();
@@ -324,12 +324,12 @@ final class ShmRecv {
         long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
         long bufAddr = ShmIov.address(r.buffer);
         if (status != 0) {
-            ep.bindings.reportRxErrorReserved(true, r.context, flags, n, bufAddr, data, tag, 0, status, status);
+            ep.bindings.reportRxError(true, r.context, flags, n, bufAddr, data, tag, 0, status, status);
         } else if (n < len) {
-            ep.bindings.reportRxErrorReserved(true, r.context, flags, n, bufAddr, data, tag, len - n, Errno.ETRUNC,
+            ep.bindings.reportRxError(true, r.context, flags, n, bufAddr, data, tag, len - n, Errno.ETRUNC,
                     Errno.ETRUNC);
         } else {
-            ep.bindings.reportRxReserved(true, r.context, flags, n, bufAddr, data, tag, srcAddr);
+            ep.bindings.reportRx(true, true, r.context, flags, n, bufAddr, data, tag, srcAddr);
         }
         free(r);
     }

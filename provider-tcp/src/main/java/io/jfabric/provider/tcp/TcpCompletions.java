@@ -53,7 +53,7 @@ final class TcpCompletions implements ConnectionListener {
     public void rxDone(RxEntry e, long len, long truncated, boolean hasData, long data) {
         long flags = e.tagged ? TRECV_FLAGS : RECV_FLAGS;
         if (truncated > 0) {
-            bindings.reportRxError(e.reserved, e.context, flags, len, e.rxTag, truncated, Errno.ETRUNC, Errno.ETRUNC);
+            bindings.reportRxError(e.reserved, e.context, flags, len, 0, 0, e.rxTag, truncated, Errno.ETRUNC, Errno.ETRUNC);
         } else {
             if (hasData) {
                 flags |= OpFlags.REMOTE_CQ_DATA;
@@ -67,7 +67,7 @@ final class TcpCompletions implements ConnectionListener {
 
     @Override
     public void rxFailed(RxEntry e, int errno) {
-        bindings.reportRxError(e.reserved, e.context, e.tagged ? TRECV_FLAGS : RECV_FLAGS, 0, e.tag, 0, errno, errno);
+        bindings.reportRxError(e.reserved, e.context, e.tagged ? TRECV_FLAGS : RECV_FLAGS, 0, 0, 0, e.tag, 0, errno, errno);
         e.reserved = false;
     }
 

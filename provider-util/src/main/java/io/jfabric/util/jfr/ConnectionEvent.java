@@ -35,8 +35,13 @@ public final class ConnectionEvent extends jdk.jfr.Event {
     @Description("why it was refused or closed; empty when established")
     public String reason;
 
+    private static final EventGate GATE = new EventGate(ConnectionEvent.class);
+
     /** Emits one event if recording asks for it; costs a flag test when it doesn't. */
     public static void emit(String provider, String state, String local, String peer, String reason) {
+        if (!GATE.isRecorded()) {
+            return;
+        }
         ConnectionEvent e = new ConnectionEvent();
         if (e.shouldCommit()) {
             e.provider = provider;

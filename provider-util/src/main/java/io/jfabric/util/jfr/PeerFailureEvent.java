@@ -27,8 +27,13 @@ public final class PeerFailureEvent extends jdk.jfr.Event {
     @Label("Reason")
     public String reason;
 
+    private static final EventGate GATE = new EventGate(PeerFailureEvent.class);
+
     /** Emits one event if recording asks for it. */
     public static void emit(String provider, String peer, int err, int failedOperations, String reason) {
+        if (!GATE.isRecorded()) {
+            return;
+        }
         PeerFailureEvent e = new PeerFailureEvent();
         if (e.shouldCommit()) {
             e.provider = provider;
