@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stand-in for jextract: writes the provider-ofi bindings in jextract's generated form.
+"""Stand-in for jextract: writes the provider-libfabric bindings in jextract's generated form.
 
 jextract is not available from any package registry the build machines use (see
 /work/shared/reference/java-notes.md section 4.4), so the bindings were produced by this script
@@ -20,7 +20,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = 'io.jfabric.provider.ofi.ffi'
-OUT = os.path.join(ROOT, 'provider-ofi/src/main/java', *PKG.split('.'))
+OUT = os.path.join(ROOT, 'provider-libfabric/src/main/java', *PKG.split('.'))
 HEADER = 'Fabric_h'
 INCLUDES = ['rdma/fabric.h', 'rdma/fi_domain.h', 'rdma/fi_endpoint.h', 'rdma/fi_cm.h',
             'rdma/fi_eq.h', 'rdma/fi_tagged.h', 'rdma/fi_rma.h', 'rdma/fi_errno.h']

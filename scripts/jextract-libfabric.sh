@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates provider-ofi's FFM bindings (io.jfabric.provider.ofi.ffi) with jextract.
+# Regenerates provider-libfabric's FFM bindings (io.jfabric.provider.ofi.ffi) with jextract.
 #
 # Pinned inputs (what the committed bindings were checked against):
 #   jextract 25 (openjdk/jextract master, libclang 14) -- not installable from a package registry;
@@ -9,10 +9,10 @@
 # libfabric.so.1 exports and the bridge uses; the static inline fi_* calls (fi_domain, fi_send,
 # fi_cq_read, fi_close, ...) are reimplemented in FabricInline through the ops tables; the data-path ones
 # (fi_send, fi_recv, fi_inject, fi_cq_read, ...) go through the hand-written DataCalls, in address form.
-# After regenerating, run: mvn -q -o -B -pl provider-ofi -am test -Dtest=ProbeLayoutTest
+# After regenerating, run: mvn -q -o -B -pl provider-libfabric -am test -Dtest=ProbeLayoutTest
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-out="$root/provider-ofi/src/main/java"
+out="$root/provider-libfabric/src/main/java"
 cat > /tmp/jfabric-libfabric-all.h <<'H'
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
