@@ -1,6 +1,6 @@
 package io.jfabric.provider.libfabric;
 
-import io.jfabric.provider.libfabric.ffi.fi_context2;
+import io.jfabric.provider.libfabric.ffi.generated.fi_context2;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -68,7 +68,7 @@ abstract class FidObject implements FabricObject {
     /** Frees a native info that no object took (the open failed). */
     static void freeUnlessKept(MemorySegment nativeInfo) {
         if (nativeInfo.address() != 0) {
-            io.jfabric.provider.libfabric.ffi.Fabric_h.fi_freeinfo(nativeInfo);
+            io.jfabric.provider.libfabric.ffi.generated.Fabric_h.fi_freeinfo(nativeInfo);
         }
     }
 
@@ -115,7 +115,7 @@ abstract class FidObject implements FabricObject {
             }
             closed();
             if (openedFrom.address() != 0) {
-                io.jfabric.provider.libfabric.ffi.Fabric_h.fi_freeinfo(openedFrom);
+                io.jfabric.provider.libfabric.ffi.generated.Fabric_h.fi_freeinfo(openedFrom);
                 openedFrom = MemorySegment.NULL;
             }
             arena.close();

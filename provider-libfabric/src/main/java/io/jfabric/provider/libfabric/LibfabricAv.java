@@ -8,8 +8,8 @@ import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.fid_av;
-import io.jfabric.provider.libfabric.ffi.fi_ops_av;
+import io.jfabric.provider.libfabric.ffi.generated.fid_av;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_av;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -4,7 +4,7 @@ import io.jfabric.Counter;
 import io.jfabric.Errno;
 import io.jfabric.WaitObj;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.fi_ops_cntr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cntr;
 
 import java.lang.foreign.MemorySegment;
 

@@ -9,9 +9,9 @@ import io.jfabric.Errno;
 import io.jfabric.OpFlags;
 import io.jfabric.provider.libfabric.ffi.DataCalls;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.fi_cq_err_entry;
-import io.jfabric.provider.libfabric.ffi.fi_cq_tagged_entry;
-import io.jfabric.provider.libfabric.ffi.fi_ops_cq;
+import io.jfabric.provider.libfabric.ffi.generated.fi_cq_err_entry;
+import io.jfabric.provider.libfabric.ffi.generated.fi_cq_tagged_entry;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cq;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

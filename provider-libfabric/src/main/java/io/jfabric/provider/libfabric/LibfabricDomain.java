@@ -15,11 +15,11 @@ import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Threading;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
 import io.jfabric.provider.libfabric.ffi.LibC;
-import io.jfabric.provider.libfabric.ffi.fi_av_attr;
-import io.jfabric.provider.libfabric.ffi.fi_cntr_attr;
-import io.jfabric.provider.libfabric.ffi.fi_cq_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_av_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_cntr_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_cq_attr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

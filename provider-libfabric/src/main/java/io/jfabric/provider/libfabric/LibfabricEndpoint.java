@@ -15,11 +15,11 @@ import io.jfabric.RmaMsg;
 import io.jfabric.TaggedMsg;
 import io.jfabric.provider.libfabric.ffi.DataCalls;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
-import io.jfabric.provider.libfabric.ffi.fi_ops_ep;
-import io.jfabric.provider.libfabric.ffi.fi_ops_msg;
-import io.jfabric.provider.libfabric.ffi.fi_ops_rma;
-import io.jfabric.provider.libfabric.ffi.fi_ops_tagged;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_ep;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_msg;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_rma;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_tagged;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -118,7 +118,7 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         rinject = FabricInline.rmaOp(fid, fi_ops_rma.inject$offset());
         writedata = FabricInline.rmaOp(fid, fi_ops_rma.writedata$offset());
         rinjectdata = FabricInline.rmaOp(fid, fi_ops_rma.injectdata$offset());
-        cancelFn = FabricInline.op(io.jfabric.provider.libfabric.ffi.fid_ep.ops(fid), fi_ops_ep.cancel$offset());
+        cancelFn = FabricInline.op(io.jfabric.provider.libfabric.ffi.generated.fid_ep.ops(fid), fi_ops_ep.cancel$offset());
     }
 
     private static boolean absent(MemorySegment fn) {
@@ -856,12 +856,12 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         final long rmsgAddr;
 
         IovScratch(Arena arena) {
-            iov = io.jfabric.provider.libfabric.ffi.iovec.allocateArray(MAX_IOV, arena);
+            iov = io.jfabric.provider.libfabric.ffi.generated.iovec.allocateArray(MAX_IOV, arena);
             desc = arena.allocate(Fabric_h.C_POINTER, MAX_IOV);
-            rmaIov = io.jfabric.provider.libfabric.ffi.fi_rma_iov.allocateArray(MAX_IOV, arena);
-            msg = io.jfabric.provider.libfabric.ffi.fi_msg.allocate(arena);
-            tmsg = io.jfabric.provider.libfabric.ffi.fi_msg_tagged.allocate(arena);
-            rmsg = io.jfabric.provider.libfabric.ffi.fi_msg_rma.allocate(arena);
+            rmaIov = io.jfabric.provider.libfabric.ffi.generated.fi_rma_iov.allocateArray(MAX_IOV, arena);
+            msg = io.jfabric.provider.libfabric.ffi.generated.fi_msg.allocate(arena);
+            tmsg = io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.allocate(arena);
+            rmsg = io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.allocate(arena);
             iovAddr = iov.address();
             descAddr = desc.address();
             msgAddr = msg.address();
@@ -883,9 +883,9 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
                 if (d == null) {
                     return false;
                 }
-                MemorySegment e = io.jfabric.provider.libfabric.ffi.iovec.asSlice(iov, i);
-                io.jfabric.provider.libfabric.ffi.iovec.iov_base(e, b);
-                io.jfabric.provider.libfabric.ffi.iovec.iov_len(e, b.byteSize());
+                MemorySegment e = io.jfabric.provider.libfabric.ffi.generated.iovec.asSlice(iov, i);
+                io.jfabric.provider.libfabric.ffi.generated.iovec.iov_base(e, b);
+                io.jfabric.provider.libfabric.ffi.generated.iovec.iov_len(e, b.byteSize());
                 desc.setAtIndex(Fabric_h.C_POINTER, i, d);
             }
             return true;
@@ -896,43 +896,43 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
                 return false;
             }
             for (int i = 0; i < m.rmaIovCount; i++) {
-                MemorySegment e = io.jfabric.provider.libfabric.ffi.fi_rma_iov.asSlice(rmaIov, i);
-                io.jfabric.provider.libfabric.ffi.fi_rma_iov.addr(e, m.rmaIov[i].addr);
-                io.jfabric.provider.libfabric.ffi.fi_rma_iov.len(e, m.rmaIov[i].len);
-                io.jfabric.provider.libfabric.ffi.fi_rma_iov.key(e, m.rmaIov[i].key);
+                MemorySegment e = io.jfabric.provider.libfabric.ffi.generated.fi_rma_iov.asSlice(rmaIov, i);
+                io.jfabric.provider.libfabric.ffi.generated.fi_rma_iov.addr(e, m.rmaIov[i].addr);
+                io.jfabric.provider.libfabric.ffi.generated.fi_rma_iov.len(e, m.rmaIov[i].len);
+                io.jfabric.provider.libfabric.ffi.generated.fi_rma_iov.key(e, m.rmaIov[i].key);
             }
             return true;
         }
 
         void msg(Msg m, MemorySegment ctx) {
-            io.jfabric.provider.libfabric.ffi.fi_msg.msg_iov(msg, iov);
-            io.jfabric.provider.libfabric.ffi.fi_msg.desc(msg, desc);
-            io.jfabric.provider.libfabric.ffi.fi_msg.iov_count(msg, m.iovCount);
-            io.jfabric.provider.libfabric.ffi.fi_msg.addr(msg, m.addr);
-            io.jfabric.provider.libfabric.ffi.fi_msg.context(msg, ctx);
-            io.jfabric.provider.libfabric.ffi.fi_msg.data(msg, m.data);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg.msg_iov(msg, iov);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg.desc(msg, desc);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg.iov_count(msg, m.iovCount);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg.addr(msg, m.addr);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg.context(msg, ctx);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg.data(msg, m.data);
         }
 
         void tagged(TaggedMsg m, MemorySegment ctx) {
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.msg_iov(tmsg, iov);
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.desc(tmsg, desc);
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.iov_count(tmsg, m.iovCount);
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.addr(tmsg, m.addr);
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.tag(tmsg, m.tag);
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.ignore(tmsg, m.ignore);
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.context(tmsg, ctx);
-            io.jfabric.provider.libfabric.ffi.fi_msg_tagged.data(tmsg, m.data);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.msg_iov(tmsg, iov);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.desc(tmsg, desc);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.iov_count(tmsg, m.iovCount);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.addr(tmsg, m.addr);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.tag(tmsg, m.tag);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.ignore(tmsg, m.ignore);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.context(tmsg, ctx);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_tagged.data(tmsg, m.data);
         }
 
         void rma(RmaMsg m, MemorySegment ctx) {
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.msg_iov(rmsg, iov);
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.desc(rmsg, desc);
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.iov_count(rmsg, m.iovCount);
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.addr(rmsg, m.addr);
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.rma_iov(rmsg, rmaIov);
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.rma_iov_count(rmsg, m.rmaIovCount);
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.context(rmsg, ctx);
-            io.jfabric.provider.libfabric.ffi.fi_msg_rma.data(rmsg, m.data);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.msg_iov(rmsg, iov);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.desc(rmsg, desc);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.iov_count(rmsg, m.iovCount);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.addr(rmsg, m.addr);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.rma_iov(rmsg, rmaIov);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.rma_iov_count(rmsg, m.rmaIovCount);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.context(rmsg, ctx);
+            io.jfabric.provider.libfabric.ffi.generated.fi_msg_rma.data(rmsg, m.data);
         }
     }
 }

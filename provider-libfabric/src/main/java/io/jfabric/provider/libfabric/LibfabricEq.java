@@ -10,11 +10,11 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
-import io.jfabric.provider.libfabric.ffi.fi_eq_cm_entry;
-import io.jfabric.provider.libfabric.ffi.fi_eq_entry;
-import io.jfabric.provider.libfabric.ffi.fi_eq_err_entry;
-import io.jfabric.provider.libfabric.ffi.fi_ops_eq;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.fi_eq_cm_entry;
+import io.jfabric.provider.libfabric.ffi.generated.fi_eq_entry;
+import io.jfabric.provider.libfabric.ffi.generated.fi_eq_err_entry;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_eq;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

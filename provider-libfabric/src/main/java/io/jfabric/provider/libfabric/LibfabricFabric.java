@@ -7,9 +7,9 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.PassiveEndpoint;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
-import io.jfabric.provider.libfabric.ffi.fi_eq_attr;
-import io.jfabric.provider.libfabric.ffi.fi_info;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.fi_eq_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_info;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

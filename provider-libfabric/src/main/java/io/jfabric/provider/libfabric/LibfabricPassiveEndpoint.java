@@ -5,7 +5,7 @@ import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.PassiveEndpoint;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -5,9 +5,9 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
 import io.jfabric.provider.libfabric.ffi.LibC;
-import io.jfabric.provider.libfabric.ffi.fi_info;
+import io.jfabric.provider.libfabric.ffi.generated.fi_info;
 import io.jfabric.spi.FabricProvider;
 import io.jfabric.spi.ProviderParameter;
 

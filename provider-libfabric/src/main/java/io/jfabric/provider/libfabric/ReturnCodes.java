@@ -2,7 +2,7 @@ package io.jfabric.provider.libfabric;
 
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
 
 /**
  * Native return codes to jfabric errors. On Linux libfabric's {@code FI_E*} values are the ones

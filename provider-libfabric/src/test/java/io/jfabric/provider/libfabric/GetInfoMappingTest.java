@@ -11,7 +11,7 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.Hints;
 import io.jfabric.Mode;
-import io.jfabric.provider.libfabric.ffi.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
 import io.jfabric.spi.FabricProvider;
 
 import java.io.IOException;

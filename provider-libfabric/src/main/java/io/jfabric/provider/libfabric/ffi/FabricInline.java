@@ -1,5 +1,28 @@
 package io.jfabric.provider.libfabric.ffi;
 
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_av;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cm;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cntr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cq;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_domain;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_ep;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_eq;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_fabric;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_mr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_msg;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_rma;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_tagged;
+import io.jfabric.provider.libfabric.ffi.generated.fid_av;
+import io.jfabric.provider.libfabric.ffi.generated.fid_cntr;
+import io.jfabric.provider.libfabric.ffi.generated.fid_cq;
+import io.jfabric.provider.libfabric.ffi.generated.fid_domain;
+import io.jfabric.provider.libfabric.ffi.generated.fid_ep;
+import io.jfabric.provider.libfabric.ffi.generated.fid_eq;
+import io.jfabric.provider.libfabric.ffi.generated.fid_fabric;
+import io.jfabric.provider.libfabric.ffi.generated.fid_mr;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -57,21 +80,21 @@ public final class FabricInline {
 
     /** fi_close(fid). */
     public static int fi_close(MemorySegment fid) {
-        MemorySegment fn = op(io.jfabric.provider.libfabric.ffi.fid.ops(sized(fid, io.jfabric.provider.libfabric.ffi.fid.sizeof())),
+        MemorySegment fn = op(io.jfabric.provider.libfabric.ffi.generated.fid.ops(sized(fid, io.jfabric.provider.libfabric.ffi.generated.fid.sizeof())),
                 fi_ops.close$offset());
         return missing(fn) ? NO_OP : fi_ops.close.invoke(fn, fid);
     }
 
     /** fi_control(fid, command, arg). */
     public static int fi_control(MemorySegment fid, int command, MemorySegment arg) {
-        MemorySegment fn = op(io.jfabric.provider.libfabric.ffi.fid.ops(sized(fid, io.jfabric.provider.libfabric.ffi.fid.sizeof())),
+        MemorySegment fn = op(io.jfabric.provider.libfabric.ffi.generated.fid.ops(sized(fid, io.jfabric.provider.libfabric.ffi.generated.fid.sizeof())),
                 fi_ops.control$offset());
         return missing(fn) ? NO_OP : fi_ops.control.invoke(fn, fid, command, arg);
     }
 
     /** fi_bind / fi_ep_bind / fi_pep_bind / fi_mr_bind: {@code fid->ops->bind(fid, bfid, flags)}. */
     public static int fi_bind(MemorySegment fid, MemorySegment bfid, long flags) {
-        MemorySegment fn = op(io.jfabric.provider.libfabric.ffi.fid.ops(sized(fid, io.jfabric.provider.libfabric.ffi.fid.sizeof())),
+        MemorySegment fn = op(io.jfabric.provider.libfabric.ffi.generated.fid.ops(sized(fid, io.jfabric.provider.libfabric.ffi.generated.fid.sizeof())),
                 fi_ops.bind$offset());
         return missing(fn) ? NO_OP : fi_ops.bind.invoke(fn, fid, bfid, flags);
     }

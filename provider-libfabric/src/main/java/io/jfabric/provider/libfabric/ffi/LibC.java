@@ -1,5 +1,7 @@
 package io.jfabric.provider.libfabric.ffi;
 
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,16 @@
 package io.jfabric.provider.libfabric.ffi;
 
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.fi_domain_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ep_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_fabric_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_info;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_msg;
+import io.jfabric.provider.libfabric.ffi.generated.fi_tx_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fid;
+import io.jfabric.provider.libfabric.ffi.generated.fid_domain;
+import io.jfabric.provider.libfabric.ffi.generated.fid_fabric;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

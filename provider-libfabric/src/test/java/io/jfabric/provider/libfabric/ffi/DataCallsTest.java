@@ -1,5 +1,10 @@
 package io.jfabric.provider.libfabric.ffi;
 
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cq;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_msg;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_rma;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_tagged;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
