@@ -27,6 +27,14 @@ final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
         this.offset = offset;
     }
 
+    /** fi_mr_desc of a region of this provider as the data calls pass it; null when {@code mr} is not one (-EINVAL). */
+    static MemorySegment descOf(MemoryRegion mr) {
+        if (mr == null) {
+            return MemorySegment.NULL;
+        }
+        return mr instanceof LibfabricMemoryRegion n && !n.isClosed() ? n.desc : null;
+    }
+
     @Override
     String kind() {
         return "memory region";
