@@ -2,7 +2,7 @@
 // address that fails is given FI_ADDR_NOTAVAIL, the others are inserted. Native addresses of a sockaddr format are
 // addrlen bytes each, packed back to back; this inserts {good, zeros, 0xFF bytes, good2} and checks that both good
 // ones are inserted and look up as given (the jfabric test's "empty" and "truncated" addresses have no native
-// equivalent: native slots have one fixed size, so the bridge must refuse a wrong-length address itself).
+// equivalent: native slots have one fixed size, so the libfabric provider must refuse a wrong-length address itself).
 #include "repro.h"
 
 int main(int argc, char **argv) {

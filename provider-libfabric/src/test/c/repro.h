@@ -84,7 +84,7 @@ __attribute__((unused)) static struct fi_info *get_info(const char *prov, enum f
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->fabric_attr->prov_name = strdup(prov);
     // DC=1: sends complete only once the target has processed them (FI_DELIVERY_COMPLETE, which a null-hints info
-    // of some providers carries in its default tx op_flags, as the bridge's conformance cases use it)
+    // of some providers carries in its default tx op_flags, as the libfabric provider's conformance cases use it)
     if (getenv("DC")) hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     // loopback only: MSG endpoints listen on 127.0.0.1

@@ -51,7 +51,7 @@ abstract class FidObject implements FabricObject {
     /**
      * Records that this object uses {@code other} (its parent, or an object bound to it). Native
      * libfabric is not trusted to refuse closing a used object: several 1.17 providers free it anyway
-     * and crash on the child's close later, so the bridge refuses first, as jfabric promises.
+     * and crash on the child's close later, so the libfabric provider refuses first, as jfabric promises.
      */
     void hold(FidObject other) {
         other.users.incrementAndGet();
@@ -128,7 +128,7 @@ abstract class FidObject implements FabricObject {
             return n.fid;
         }
         throw new io.jfabric.FabricException(Errno.EINVAL, role + " " + o
-                + " is not an open object of the libfabric bridge; open it from the same libfabric: domain or fabric");
+                + " is not an open object of the libfabric provider; open it from the same libfabric: domain or fabric");
     }
 
     @Override

@@ -35,15 +35,15 @@ import java.util.function.IntFunction;
  * field, both ways. Native provider names gain the {@code libfabric:} prefix on the way in and lose it
  * on the way out, so native and Java providers never share a name.
  *
- * <p>The bridge always gives providers an {@code fi_context2} per operation, so FI_CONTEXT and
+ * <p>The libfabric provider always gives providers an {@code fi_context2} per operation, so FI_CONTEXT and
  * FI_CONTEXT2 are added to native hints and removed from the modes applications see; FI_ASYNC_IOV is
- * never offered because the bridge reuses its native iovec arrays after each call.
+ * never offered because the libfabric provider reuses its native iovec arrays after each call.
  */
 final class InfoMapper {
-    /** Prefix of every info name the bridge reports. */
+    /** Prefix of every info name the libfabric provider reports. */
     static final String PREFIX = "libfabric:";
 
-    /** Modes the bridge satisfies itself. */
+    /** Modes the libfabric provider satisfies itself. */
     static final long BRIDGE_MODES = Mode.CONTEXT | Mode.CONTEXT2;
 
     private InfoMapper() {
@@ -283,7 +283,7 @@ final class InfoMapper {
         }
     }
 
-    /** The native provider name behind a bridge name ("libfabric:tcp;ofi_rxm" gives "tcp;ofi_rxm"). */
+    /** The native provider name behind a libfabric: name ("libfabric:tcp;ofi_rxm" gives "tcp;ofi_rxm"). */
     static String nativeName(String bridgeName) {
         if (bridgeName == null || bridgeName.equals("libfabric")) {
             return null;

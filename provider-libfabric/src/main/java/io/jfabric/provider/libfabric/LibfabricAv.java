@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Mirrors {@code struct fid_av} of a native provider. Addresses are the provider's native bytes (as
  * fi_getname gives them); FI_ADDR_STR addresses travel without their NUL in Java and get it back here.
- * The bridge remembers the fi_addr values it handed out, so that fi_av_lookup and fi_av_remove of any other
+ * The libfabric provider remembers the fi_addr values it handed out, so that fi_av_lookup and fi_av_remove of any other
  * value fail as fi_av(3) says, before libfabric sees them: 1.17's rxm, shm and rxd answer them with success
  * (provider-libfabric/src/test/c/av_lookup_unknown.c).
  */

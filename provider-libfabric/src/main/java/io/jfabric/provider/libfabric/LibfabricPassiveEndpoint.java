@@ -46,7 +46,7 @@ final class LibfabricPassiveEndpoint extends FidObject implements PassiveEndpoin
     public void reject(Object handle, byte[] data) {
         checkOpen();
         if (!(handle instanceof InfoMapper.ConnectionRequest r)) {
-            throw new FabricException(Errno.EINVAL, "reject needs the handle of a CONNREQ info from this bridge");
+            throw new FabricException(Errno.EINVAL, "reject needs the handle of a CONNREQ info from this provider");
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment d = data == null || data.length == 0 ? MemorySegment.NULL

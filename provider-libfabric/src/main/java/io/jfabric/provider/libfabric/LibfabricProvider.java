@@ -19,14 +19,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The provider named {@code libfabric}: the bridge to the native libfabric library. Its infos are the
+ * The provider named {@code libfabric}: the libfabric provider to the native libfabric library. Its infos are the
  * native {@code fi_getinfo} results, renamed {@code libfabric:<native name>} ({@code libfabric:tcp},
  * {@code libfabric:tcp;ofi_rxm}, {@code libfabric:shm} ...), so they never clash with jfabric's Java
  * providers. Hints are translated to native hints; a provider name in the hints selects native
- * providers by their bridge name (a comma list works; names without the {@code libfabric:} prefix
+ * providers by their libfabric: name (a comma list works; names without the {@code libfabric:} prefix
  * belong to Java providers and select nothing here).
  *
- * <p>Matching is libfabric's own: the bridge does not re-filter native results, so they are exactly
+ * <p>Matching is libfabric's own: the libfabric provider does not re-filter native results, so they are exactly
  * what a C program would get. A missing libfabric.so or one older than 1.17 is not an error: the
  * provider reports no infos and {@link #unavailableReason()} says why.
  */
@@ -79,7 +79,7 @@ public final class LibfabricProvider implements FabricProvider {
             int v = Fabric_h.fi_version();
             if (v < MIN_VERSION) {
                 return "libfabric " + Fabrics.major(v) + "." + Fabrics.minor(v)
-                        + " is installed; the bridge needs 1.17 or newer (its struct layouts are 1.17's)";
+                        + " is installed; the libfabric provider needs 1.17 or newer (its struct layouts are 1.17's)";
             }
             // native libfabric reads FI_PROVIDER on its first fi_getinfo, which comes after this probe
             String fiProvider = System.getenv("FI_PROVIDER");
@@ -161,10 +161,10 @@ public final class LibfabricProvider implements FabricProvider {
     public Fabric openFabric(FabricInfo info) {
         String reason = unavailableReason();
         if (reason != null) {
-            throw new FabricException(Errno.ENODATA, "the libfabric bridge is unavailable: " + reason);
+            throw new FabricException(Errno.ENODATA, "the libfabric provider is unavailable: " + reason);
         }
         if (info == null || info.providerName() == null || !info.providerName().startsWith(InfoMapper.PREFIX)) {
-            throw new FabricException(Errno.EINVAL, "the libfabric bridge opens infos named libfabric:<provider> only");
+            throw new FabricException(Errno.EINVAL, "the libfabric provider opens infos named libfabric:<provider> only");
         }
         return LibfabricFabric.open(info, contextSlots());
     }

@@ -3,7 +3,7 @@ package io.jfabric.provider.libfabric;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * How the bridge blocks (fi_cq_sread, fi_eq_sread, fi_cntr_wait): it polls the native object from Java and
+ * How the libfabric provider blocks (fi_cq_sread, fi_eq_sread, fi_cntr_wait): it polls the native object from Java and
  * parks between polls, 20 µs at first, doubling to 1 ms, until the deadline. It never enters libfabric's own
  * blocking calls: a thread blocked in native code cannot be interrupted, and several of libfabric 1.17's waits
  * are broken (shm's fi_cq_sread and fi_cntr_wait ignore their timeout; fi_cntr_wait segfaults on the tcp, udp

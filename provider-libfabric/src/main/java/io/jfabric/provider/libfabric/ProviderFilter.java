@@ -5,11 +5,11 @@ import java.util.List;
 
 /**
  * FI_PROVIDER as native libfabric must see it. jfabric's FI_PROVIDER names Java providers ("tcp") and
- * bridge providers ("libfabric:tcp") side by side, and native libfabric reads the same variable when
+ * libfabric: providers ("libfabric:tcp") side by side, and native libfabric reads the same variable when
  * it initialises; left alone, "libfabric:shm" would match no native provider and a Java-only list
- * would hide native ones for no reason. The bridge therefore hands native libfabric only the native
- * part: bridge names lose their prefix, Java names are dropped, and a list that names the whole
- * bridge ("libfabric") or no bridge provider at all becomes no native filter (jfabric's discovery
+ * would hide native ones for no reason. The libfabric provider therefore hands native libfabric only the native
+ * part: libfabric: names lose their prefix, Java names are dropped, and a list that names the whole
+ * provider ("libfabric") or no libfabric: provider at all becomes no native filter (jfabric's discovery
  * applies the full list to the info names).
  */
 final class ProviderFilter {
@@ -30,7 +30,7 @@ final class ProviderFilter {
         for (String part : v.split(",")) {
             String p = part.trim();
             if (p.equals(LibfabricProvider.NAME)) {
-                // the whole bridge: included means no native filter, excluded means discovery drops it all
+                // the whole provider: included means no native filter, excluded means discovery drops it all
                 return null;
             }
             if (p.startsWith(InfoMapper.PREFIX) && p.length() > InfoMapper.PREFIX.length()) {

@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * FI_EP_MSG over native tcp on loopback through the bridge: listen, connect with CM data, CONNREQ
+ * FI_EP_MSG over native tcp on loopback through the libfabric provider: listen, connect with CM data, CONNREQ
  * carrying it, accept with data, CONNECTED on both sides, a message with a counter, shutdown; then a
  * rejected connect whose reject data comes back in the error entry.
  */

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Real traffic through the bridge between two endpoints of one native provider in one JVM:
+ * Real traffic through the libfabric provider between two endpoints of one native provider in one JVM:
  * send/recv, tagged (including the msg form and tag matching), RMA write/read, and the error path
  * (a truncated receive and a cancelled receive), each checked for data, lengths, flags and contexts.
  */

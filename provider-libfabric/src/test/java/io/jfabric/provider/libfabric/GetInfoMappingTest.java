@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * fi_getinfo through the bridge: discovery by ServiceLoader, naming, hint translation, the mapping of
+ * fi_getinfo through the libfabric provider: discovery by ServiceLoader, naming, hint translation, the mapping of
  * every attribute both ways, and agreement with libfabric's own {@code fi_info} tool.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -62,12 +62,12 @@ class GetInfoMappingTest {
             assertEquals("libfabric:shm", i.providerName());
             assertEquals(EndpointType.RDM, i.epAttr.type);
             assertEquals(Caps.TAGGED, i.caps & Caps.TAGGED);
-            assertEquals(0, i.mode & (Mode.CONTEXT | Mode.CONTEXT2), "the bridge owns the context modes");
+            assertEquals(0, i.mode & (Mode.CONTEXT | Mode.CONTEXT2), "the libfabric provider owns the context modes");
         }
         // the Java providers' names never reach native libfabric
         assertTrue(provider.getInfo(Fabrics.API_VERSION, null, null, 0,
                 Hints.create().provider("tcp").build()).isEmpty());
-        // a comma list takes each bridge name
+        // a comma list takes each libfabric: name
         List<FabricInfo> two = provider.getInfo(Fabrics.API_VERSION, null, null, 0,
                 Hints.create().provider("libfabric:shm,libfabric:tcp").epType(EndpointType.MSG).build());
         assertTrue(two.stream().allMatch(i -> i.providerName().equals("libfabric:tcp")), two.toString());

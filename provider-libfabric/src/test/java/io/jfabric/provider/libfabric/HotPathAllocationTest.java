@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Once warm, a tagged send/receive round through the bridge (post, post, read both CQs) allocates
+ * Once warm, a tagged send/receive round through the libfabric provider (post, post, read both CQs) allocates
  * nothing on the Java heap: contexts ride in native slots, entries are decoded in place.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * The one list of places where native libfabric 1.17 (as installed here) disagrees with its own man
- * pages, so the bridge faithfully disagrees too. Each entry keeps its test: the test asserts the
+ * pages, so the libfabric provider faithfully disagrees too. Each entry keeps its test: the test asserts the
  * deviating behaviour, so a libfabric that fixes it fails the test and the entry gets removed.
  * Mirrored in provider-libfabric/KNOWN-DEVIATIONS.md.
  */

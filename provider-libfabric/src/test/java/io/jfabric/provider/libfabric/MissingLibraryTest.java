@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Without libfabric.so the bridge is simply absent: no infos, no exception, and a reason that says
+ * Without libfabric.so the libfabric provider is simply absent: no infos, no exception, and a reason that says
  * what to install. Checked in a child JVM pointed at a library path that does not exist (a JVM loads
  * the library once, so this cannot run in the test JVM).
  */

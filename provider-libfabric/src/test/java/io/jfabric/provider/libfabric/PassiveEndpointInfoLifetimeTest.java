@@ -32,9 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 /**
  * libfabric 1.17's sockets provider copies the fi_info given to fi_passive_ep shallowly and reads its
- * attributes again for every CONNREQ. The bridge used to free its native copy of the info right after
+ * attributes again for every CONNREQ. The libfabric provider used to free its native copy of the info right after
  * fi_passive_ep, so later CONNREQs were built from freed memory and fi_freeinfo of the CONNREQ info
- * aborted the JVM with a glibc double free (seen in the conformance suite on libfabric:sockets). The bridge
+ * aborted the JVM with a glibc double free (seen in the conformance suite on libfabric:sockets). The libfabric provider
  * now keeps that info until the passive endpoint is closed; this test connects several times, with the
  * heap churned in between, and checks every CONNREQ's info.
  */
@@ -57,7 +57,7 @@ class PassiveEndpointInfoLifetimeTest {
         pep.listen();
         Domain cd = fabric.openDomain(info);
         for (int round = 0; round < 4; round++) {
-            // reuse the heap the bridge's native info would have lived in
+            // reuse the heap the libfabric provider's native info would have lived in
             for (int i = 0; i < 50; i++) {
                 new LibfabricProvider().getInfo(Fabrics.API_VERSION, "127.0.0.1", "0", Fabrics.SOURCE, h);
             }

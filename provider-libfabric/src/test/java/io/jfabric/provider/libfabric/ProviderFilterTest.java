@@ -27,7 +27,7 @@ class ProviderFilterTest {
         assertNull(ProviderFilter.translate(null));
     }
 
-    /** Child JVM entry: prints the distinct native provider names the bridge offers. */
+    /** Child JVM entry: prints the distinct native provider names the libfabric provider offers. */
     public static void main(String[] args) {
         System.out.println("names=" + new LibfabricProvider().getInfo(0, null, null, 0, null).stream()
                 .map(io.jfabric.FabricInfo::providerName).distinct().sorted().toList());

@@ -14,9 +14,9 @@ import java.util.Arrays;
  *
  * <p>Why not the generated {@code fi_ops_*.invoke}: they take pointers as {@link MemorySegment}s, and
  * the linker acquires and releases the scope of every segment argument around the call. For a shared
- * arena (the bridge's own argument memory, and most applications' buffers) that is two atomic
+ * arena (the libfabric provider's own argument memory, and most applications' buffers) that is two atomic
  * operations per argument per call. Handing the calls global-scoped segments instead took about 40 ns
- * off a self-sent message on libfabric:shm, most of the bridge's overhead over C then (bench's
+ * off a self-sent message on libfabric:shm, most of the libfabric provider's overhead over C then (bench's
  * BridgeCallBench and bench/floors/bridge-calls.c; docs/performance.md).
  * The buffer of a data call must stay valid until its completion anyway (fi_msg(3)), long after
  * the call returns, so holding its scope for the call's duration protected nothing that libfabric

@@ -35,7 +35,7 @@ import java.lang.foreign.ValueLayout;
  * offset, pointer not null) to every call, not only to the few inlines that check in C: a provider
  * with a shorter table yields {@code -FI_ENOSYS} instead of a jump through garbage. Arguments and
  * results are the C ones (negative {@code FI_E*} codes, pointers as segments). These helpers read
- * the table on every call; the bridge's hot path caches the function pointers per object with
+ * the table on every call; the libfabric provider's hot path caches the function pointers per object with
  * {@link #op} and calls the generated {@code fi_ops_*.<member>.invoke} directly.
  */
 public final class FabricInline {

@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The few C library calls the bridge needs: strings and buffers that libfabric later releases with
+ * The few C library calls the libfabric provider needs: strings and buffers that libfabric later releases with
  * {@code free()} (fi_freeinfo frees every pointer in an fi_info, so hint strings and addresses set
  * from Java must come from malloc, not from an Arena).
  */

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * DataCalls passes every argument of the data calls as a 64-bit integer. That is the C calling
  * convention's own treatment only if each parameter is a pointer or a 64-bit integer: a 32-bit int
  * or a double would travel differently. This checks it on the generated descriptors (which
- * ProbeLayoutTest checks against the installed headers) of every ops-table member the bridge routes
+ * ProbeLayoutTest checks against the installed headers) of every ops-table member the libfabric provider routes
  * through DataCalls.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
