@@ -38,7 +38,8 @@ record Transport(String key, String jfabricProv, String libfabricProv, String ep
             }
         }
         throw new IllegalArgumentException("unknown transport " + key
-                + "; use tcp, rxm (tcp;ofi_rxm), shm, or the libfabric provider's libfabric-tcp, libfabric-rxm, libfabric-shm");
+                + "; use tcp, rxm (tcp;ofi_rxm), shm, or the libfabric provider's libfabric-tcp, libfabric-rxm, "
+                + "libfabric-shm");
     }
 
     String title() {

@@ -28,8 +28,8 @@ import java.lang.foreign.ValueLayout;
  * {@link LibfabricTagged} and {@link LibfabricRma}, which call the provider's ops-table functions,
  * read once per control change (open, bind, enable, setopt: the calls after which libfabric lets a
  * provider swap its tables), with FI_CHECK_OP applied: a member the provider lacks returns -ENOSYS.
- * Native segments pass through untouched; contexts travel in the domain's preallocated fi_context2 slots; the iov and *msg forms fill preallocated native arrays. Nothing is
- * allocated per operation.
+ * Native segments pass through untouched; contexts travel in the domain's preallocated fi_context2
+ * slots; the iov and *msg forms fill preallocated native arrays. Nothing is allocated per operation.
  *
  * <p>Differences from C: heap segments are refused with -EINVAL (a provider may still be reading the
  * buffer after the call returns), except by the inject calls, which copy them into a native bounce
