@@ -19,21 +19,27 @@ record Transport(String key, String jfabricProv, String libfabricProv, String ep
             new Transport("shm", "shm", "shm", "rdm", "shm"));
 
     /**
-     * The libfabric bridge on the same native providers fi_pingpong uses: what the bridge adds to C. Not in
-     * the default set; name them (--transports ofi-tcp,ofi-rxm,ofi-shm).
+     * The libfabric provider on the same native providers fi_pingpong uses: what the bridge adds to C. Not in
+     * the default set; name them (--transports libfabric-tcp,libfabric-rxm,libfabric-shm).
      */
-    static final List<Transport> BRIDGE = List.of(
-            new Transport("ofi-tcp", "libfabric:tcp", "tcp", "msg", "sock"),
-            new Transport("ofi-rxm", "libfabric:tcp;ofi_rxm", "tcp;ofi_rxm", "rdm", "sock"),
-            new Transport("ofi-shm", "libfabric:shm", "shm", "rdm", "shm"));
+    static final List<Transport> LIBFABRIC = List.of(
+            new Transport("libfabric-tcp", "libfabric:tcp", "tcp", "msg", "sock"),
+            new Transport("libfabric-rxm", "libfabric:tcp;ofi_rxm", "tcp;ofi_rxm", "rdm", "sock"),
+            new Transport("libfabric-shm", "libfabric:shm", "shm", "rdm", "shm"));
+
+    /** The keys' spelling from before the provider was named libfabric, still accepted so that old commands run. */
+    private static final String OLD_PREFIX = "ofi-";
 
     static Transport byKey(String key) {
-        for (Transport t : java.util.stream.Stream.concat(ALL.stream(), BRIDGE.stream()).toList()) {
-            if (t.key.equals(key) || t.jfabricProv.equals(key)) {
+        String k = key.startsWith(OLD_PREFIX) ? "libfabric-" + key.substring(OLD_PREFIX.length()) : key;
+        for (Transport t : java.util.stream.Stream.concat(ALL.stream(), LIBFABRIC.stream()).toList()) {
+            if (t.key.equals(k) || t.jfabricProv.equals(k)) {
                 return t;
             }
         }
-        throw new IllegalArgumentException("unknown transport " + key + "; use tcp, rxm (tcp;ofi_rxm), shm, or the bridge's ofi-tcp, ofi-rxm, ofi-shm");
+        throw new IllegalArgumentException("unknown transport " + key
+                + "; use tcp, rxm (tcp;ofi_rxm), shm, or the libfabric provider's libfabric-tcp, libfabric-rxm, "
+                + "libfabric-shm");
     }
 
     String title() {

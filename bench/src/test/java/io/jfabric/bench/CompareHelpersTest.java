@@ -39,6 +39,14 @@ class CompareHelpersTest {
     }
 
     @Test
+    void theLibfabricTransportsKeepTheirOldOfiSpellings() {
+        assertEquals("libfabric:shm", Transport.byKey("libfabric-shm").jfabricProv());
+        for (String t : List.of("tcp", "rxm", "shm")) {
+            assertEquals(Transport.byKey("libfabric-" + t), Transport.byKey("ofi-" + t), "ofi-" + t);
+        }
+    }
+
+    @Test
     void largeMessagesWarmUpLongEnoughForC2AndStayBounded() {
         Transport tcp = Transport.byKey("tcp");
         assertEquals(20_000, Compare.warmup(tcp, 1 << 20, 953), "1 MiB: per-message code must reach C2");

@@ -32,7 +32,7 @@ class DiscoveryTest {
             "provider-tcp", new Expected("tcp", true),
             "provider-shm", new Expected("shm", true),
             "provider-rxm", new Expected("ofi_rxm", true),
-            "provider-ofi", new Expected("libfabric", false),
+            "provider-libfabric", new Expected("libfabric", false),
             "provider-verbs", new Expected("verbs", false));
 
     private record Expected(String name, boolean pureJava) {

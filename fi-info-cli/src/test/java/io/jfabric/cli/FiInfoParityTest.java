@@ -40,8 +40,8 @@ class FiInfoParityTest {
         assumeTrue(fiInfo, "fi_info is not installed (apt-get install libfabric-bin)");
         ProviderStatus bridge = Fabrics.providers().stream().filter(s -> s.name().equals("libfabric")).findFirst()
                 .orElse(null);
-        assumeTrue(bridge != null, "provider-ofi (the libfabric bridge) is not on the class path");
-        assumeTrue(bridge.available(), "the libfabric bridge is unavailable: " + bridge.unavailableReason());
+        assumeTrue(bridge != null, "provider-libfabric (the libfabric provider) is not on the class path");
+        assumeTrue(bridge.available(), "the libfabric provider is unavailable: " + bridge.unavailableReason());
         assumeTrue(System.getenv("FI_PROVIDER") == null, "FI_PROVIDER is set; it filters both sides differently");
     }
 

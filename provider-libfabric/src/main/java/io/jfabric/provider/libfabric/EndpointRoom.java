@@ -1,0 +1,73 @@
+package io.jfabric.provider.libfabric;
+
+import io.jfabric.Errno;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What the data-path rooms of one endpoint ({@link LibfabricMsg}, {@link LibfabricTagged},
+ * {@link LibfabricRma}) share: the native fid's address, the domain's context slots, the endpoint's
+ * preallocated iov memory and inject bounce buffer, copied into final fields so that a data call reads
+ * them straight from its room. Each room holds the native function pointers of its own fi_ops table, read
+ * once per control change (FI_CHECK_OP applied: a member the provider lacks reads as null).
+ *
+ * <p>The rooms do not normalize: a call passes to libfabric's entry point of the same form, since libfabric
+ * normalizes the forms itself and doing it twice would cost the per-call budget.
+ */
+abstract class EndpointRoom {
+    static final int EAGAIN = -Errno.EAGAIN;
+    static final int EINVAL = -Errno.EINVAL;
+    static final int ENOSYS = -Errno.ENOSYS;
+
+    /**
+     * The endpoint's shared state, handed to each room's constructor.
+     *
+     * @param endpoint   the endpoint the rooms belong to (asked only whether it is closed)
+     * @param threadSafe whether the domain is FI_THREAD_SAFE, so that the shared scratch memory needs a lock
+     */
+    record Shared(FidObject endpoint, ContextSlots slots, boolean threadSafe, IovScratch txScratch,
+                  IovScratch rxScratch, InjectBuffer bounce) {
+    }
+
+    private final FidObject endpoint;
+    /** The endpoint's fid, as the data calls take it (see DataCalls). */
+    final long fidAddr;
+    final ContextSlots slots;
+    final boolean threadSafe;
+    final IovScratch txScratch;
+    final IovScratch rxScratch;
+    final InjectBuffer bounce;
+
+    EndpointRoom(Shared shared) {
+        this.endpoint = shared.endpoint;
+        this.fidAddr = shared.endpoint.fidAddr;
+        this.slots = shared.slots;
+        this.threadSafe = shared.threadSafe;
+        this.txScratch = shared.txScratch;
+        this.rxScratch = shared.rxScratch;
+        this.bounce = shared.bounce;
+    }
+
+    /** Reads this room's function pointers from the endpoint's ops table (FI_CHECK_OP). */
+    abstract void load(MemorySegment fid);
+
+    /** After fi_close: later calls must not reach the provider with a freed fid, so every pointer reads as missing. */
+    abstract void clear();
+
+    static boolean absent(MemorySegment fn) {
+        return fn.address() == 0;
+    }
+
+    /** What a missing function means: the endpoint is closed (-EBADF) or the provider lacks it (-ENOSYS). */
+    final int missing() {
+        return endpoint.isClosed() ? -Errno.EBADF : ENOSYS;
+    }
+
+    /** The native call's result; a refused post gives its context slot back. */
+    final int post(long rc, int slot) {
+        if (rc < 0) {
+            slots.release(slot);
+        }
+        return (int) rc;
+    }
+}

@@ -1,0 +1,358 @@
+package io.jfabric.provider.libfabric;
+
+import io.jfabric.AddressVector;
+import io.jfabric.CompletionQueue;
+import io.jfabric.Counter;
+import io.jfabric.Endpoint;
+import io.jfabric.EndpointOption;
+import io.jfabric.Errno;
+import io.jfabric.EventQueue;
+import io.jfabric.FabricInfo;
+import io.jfabric.MemoryRegion;
+import io.jfabric.Msg;
+import io.jfabric.OpFlags;
+import io.jfabric.RmaMsg;
+import io.jfabric.TaggedMsg;
+import io.jfabric.provider.libfabric.ffi.FabricInline;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_ep;
+import io.jfabric.provider.libfabric.ffi.generated.fid_ep;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Mirrors {@code struct fid_ep} of a native provider: the facade and the control path (bind, enable, CM,
+ * names, options, cancel, close). The data calls pass through to the rooms {@link LibfabricMsg},
+ * {@link LibfabricTagged} and {@link LibfabricRma}, which call the provider's ops-table functions,
+ * read once per control change (open, bind, enable, setopt: the calls after which libfabric lets a
+ * provider swap its tables), with FI_CHECK_OP applied: a member the provider lacks returns -ENOSYS.
+ * Native segments pass through untouched; contexts travel in the domain's preallocated fi_context2
+ * slots; the iov and *msg forms fill preallocated native arrays. Nothing is allocated per operation.
+ *
+ * <p>Differences from C: heap segments are refused with -EINVAL (a provider may still be reading the
+ * buffer after the call returns), except by the inject calls, which copy them into a native bounce
+ * buffer first because inject's data is consumed during the call.
+ */
+final class LibfabricEndpoint extends FidObject implements Endpoint {
+    private final ContextSlots slots;
+    final FabricInfo info;
+    final Object context;
+    private final LibfabricMsg msgOps;
+    private final LibfabricTagged taggedOps;
+    private final LibfabricRma rmaOps;
+    private MemorySegment cancelFn;
+
+    LibfabricEndpoint(LibfabricDomain domain, MemorySegment fid, FabricInfo info, Object context) {
+        super(domain.fabric, fid);
+        hold(domain);
+        this.slots = domain.slots;
+        this.info = info.copy();
+        this.context = context;
+        EndpointRoom.Shared shared = new EndpointRoom.Shared(this, slots, domain.threadSafe, new IovScratch(arena),
+                new IovScratch(arena), new InjectBuffer(arena, info));
+        this.msgOps = new LibfabricMsg(shared, info.rxAttr != null && (info.rxAttr.opFlags & OpFlags.MULTI_RECV) != 0);
+        this.taggedOps = new LibfabricTagged(shared);
+        this.rmaOps = new LibfabricRma(shared);
+        loadOps();
+    }
+
+    @Override
+    String kind() {
+        return "endpoint";
+    }
+
+    /** Reads every data-path function pointer (FI_CHECK_OP); called whenever the provider may swap tables. */
+    private void loadOps() {
+        msgOps.load(fid);
+        taggedOps.load(fid);
+        rmaOps.load(fid);
+        cancelFn = FabricInline.op(fid_ep.ops(fid), fi_ops_ep.cancel$offset());
+    }
+
+    @Override
+    void closed() {
+        // later calls must not reach the provider with a freed fid: every pointer reads as missing
+        msgOps.clear();
+        taggedOps.clear();
+        rmaOps.clear();
+        cancelFn = MemorySegment.NULL;
+    }
+
+    // ============================================================== control path
+
+    @Override
+    public void bind(CompletionQueue cq, long flags) {
+        checkOpen();
+        bindFid(cq, flags, "completion queue");
+    }
+
+    @Override
+    public void bind(EventQueue eq) {
+        checkOpen();
+        bindFid(eq, 0, "event queue");
+    }
+
+    @Override
+    public void bind(AddressVector av) {
+        checkOpen();
+        bindFid(av, 0, "address vector");
+    }
+
+    @Override
+    public void bind(Counter counter, long flags) {
+        checkOpen();
+        bindFid(counter, flags, "counter");
+    }
+
+    private void bindFid(Object target, long flags, String what) {
+        int rc = FabricInline.fi_bind(fid, fidOf(target, what), flags);
+        ReturnCodes.check(rc, "fi_ep_bind of a " + what, "bind before fi_enable, with flags the provider accepts");
+        hold((FidObject) target);
+        loadOps();
+    }
+
+    @Override
+    public void enable() {
+        checkOpen();
+        int rc = FabricInline.fi_enable(fid);
+        ReturnCodes.check(rc, "fi_enable", "bind the completion queues (and the AV or EQ the endpoint type needs) first");
+        loadOps();
+    }
+
+    @Override
+    public void connect(byte[] addr, byte[] data) {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            int rc = FabricInline.fi_connect(fid, bytes(a, AddressNames.toNative(addr, info.addrFormat)), bytes(a, data),
+                    data == null ? 0 : data.length);
+            ReturnCodes.check(rc, "fi_connect", "bind an event queue and enable the endpoint first; CM data must fit "
+                    + "FI_OPT_CM_DATA_SIZE");
+        }
+    }
+
+    @Override
+    public void accept(byte[] data) {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            int rc = FabricInline.fi_accept(fid, bytes(a, data), data == null ? 0 : data.length);
+            ReturnCodes.check(rc, "fi_accept", "open the endpoint from the CONNREQ's info, bind an EQ and enable it first");
+        }
+    }
+
+    @Override
+    public void shutdown(long flags) {
+        checkOpen();
+        ReturnCodes.check(FabricInline.fi_shutdown(fid, flags), "fi_shutdown", "shut down a connected endpoint");
+    }
+
+    @Override
+    public byte[] getName() {
+        checkOpen();
+        return AddressNames.get(fid, false, "fi_getname", info.addrFormat);
+    }
+
+    @Override
+    public void setName(byte[] addr) {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            byte[] n = AddressNames.toNative(addr, info.addrFormat);
+            ReturnCodes.check(FabricInline.fi_setname(fid, bytes(a, n), n.length), "fi_setname",
+                    "pass an address in the info's addr_format");
+        }
+    }
+
+    @Override
+    public byte[] getPeer() {
+        checkOpen();
+        return AddressNames.get(fid, true, "fi_getpeer", info.addrFormat);
+    }
+
+    @Override
+    public long getOpt(EndpointOption option) {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
+            MemorySegment len = a.allocate(ValueLayout.JAVA_LONG);
+            len.set(ValueLayout.JAVA_LONG, 0, 8);
+            ReturnCodes.check(FabricInline.fi_getopt(fid, Fabric_h.FI_OPT_ENDPOINT(), option.value(), v, len),
+                    "fi_getopt(" + option.cName() + ")", "this provider may not support that option");
+            long n = len.get(ValueLayout.JAVA_LONG, 0);
+            return n == 4 ? v.get(ValueLayout.JAVA_INT, 0) : v.get(ValueLayout.JAVA_LONG, 0);
+        }
+    }
+
+    @Override
+    public void setOpt(EndpointOption option, long value) {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(ValueLayout.JAVA_LONG);
+            v.set(ValueLayout.JAVA_LONG, 0, value);
+            ReturnCodes.check(FabricInline.fi_setopt(fid, Fabric_h.FI_OPT_ENDPOINT(), option.value(), v, 8),
+                    "fi_setopt(" + option.cName() + ")", "this provider may not support that option");
+        }
+        loadOps();
+    }
+
+    @Override
+    public int cancel(Object context) {
+        int slot = slots.find(context);
+        if (slot < 0) {
+            return -Errno.ENOENT;
+        }
+        if (EndpointRoom.absent(cancelFn)) {
+            return isClosed() ? -Errno.EBADF : -Errno.ENOSYS;
+        }
+        return (int) fi_ops_ep.cancel.invoke(cancelFn, fid, slots.segment(slot));
+    }
+
+    private static MemorySegment bytes(Arena a, byte[] b) {
+        return b == null || b.length == 0 ? MemorySegment.NULL : a.allocateFrom(ValueLayout.JAVA_BYTE, b);
+    }
+
+    // ============================================================== fi_msg(3): LibfabricMsg
+
+    @Override
+    public int send(MemorySegment buf, MemoryRegion mr, long destAddr, Object context) {
+        return msgOps.send(buf, mr, destAddr, context);
+    }
+
+    @Override
+    public int senddata(MemorySegment buf, MemoryRegion mr, long data, long destAddr, Object context) {
+        return msgOps.senddata(buf, mr, data, destAddr, context);
+    }
+
+    @Override
+    public int inject(MemorySegment buf, long destAddr) {
+        return msgOps.inject(buf, destAddr);
+    }
+
+    @Override
+    public int injectdata(MemorySegment buf, long data, long destAddr) {
+        return msgOps.injectdata(buf, data, destAddr);
+    }
+
+    @Override
+    public int recv(MemorySegment buf, MemoryRegion mr, long srcAddr, Object context) {
+        return msgOps.recv(buf, mr, srcAddr, context);
+    }
+
+    @Override
+    public int sendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, Object context) {
+        return msgOps.sendv(iov, desc, count, destAddr, context);
+    }
+
+    @Override
+    public int recvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, Object context) {
+        return msgOps.recvv(iov, desc, count, srcAddr, context);
+    }
+
+    @Override
+    public int sendmsg(Msg msg, long flags) {
+        return msgOps.sendmsg(msg, flags);
+    }
+
+    @Override
+    public int recvmsg(Msg msg, long flags) {
+        return msgOps.recvmsg(msg, flags);
+    }
+
+    // ============================================================== fi_tagged(3): LibfabricTagged
+
+    @Override
+    public int tsend(MemorySegment buf, MemoryRegion mr, long destAddr, long tag, Object context) {
+        return taggedOps.tsend(buf, mr, destAddr, tag, context);
+    }
+
+    @Override
+    public int tsenddata(MemorySegment buf, MemoryRegion mr, long data, long destAddr, long tag, Object context) {
+        return taggedOps.tsenddata(buf, mr, data, destAddr, tag, context);
+    }
+
+    @Override
+    public int tinject(MemorySegment buf, long destAddr, long tag) {
+        return taggedOps.tinject(buf, destAddr, tag);
+    }
+
+    @Override
+    public int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
+        return taggedOps.tinjectdata(buf, data, destAddr, tag);
+    }
+
+    @Override
+    public int trecv(MemorySegment buf, MemoryRegion mr, long srcAddr, long tag, long ignore, Object context) {
+        return taggedOps.trecv(buf, mr, srcAddr, tag, ignore, context);
+    }
+
+    @Override
+    public int tsendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long tag, Object context) {
+        return taggedOps.tsendv(iov, desc, count, destAddr, tag, context);
+    }
+
+    @Override
+    public int trecvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long tag, long ignore,
+                      Object context) {
+        return taggedOps.trecvv(iov, desc, count, srcAddr, tag, ignore, context);
+    }
+
+    @Override
+    public int tsendmsg(TaggedMsg msg, long flags) {
+        return taggedOps.tsendmsg(msg, flags);
+    }
+
+    @Override
+    public int trecvmsg(TaggedMsg msg, long flags) {
+        return taggedOps.trecvmsg(msg, flags);
+    }
+
+    // ============================================================== fi_rma(3): LibfabricRma
+
+    @Override
+    public int read(MemorySegment buf, MemoryRegion mr, long srcAddr, long addr, long key, Object context) {
+        return rmaOps.read(buf, mr, srcAddr, addr, key, context);
+    }
+
+    @Override
+    public int write(MemorySegment buf, MemoryRegion mr, long destAddr, long addr, long key, Object context) {
+        return rmaOps.write(buf, mr, destAddr, addr, key, context);
+    }
+
+    @Override
+    public int writedata(MemorySegment buf, MemoryRegion mr, long data, long destAddr, long addr, long key,
+                         Object context) {
+        return rmaOps.writedata(buf, mr, data, destAddr, addr, key, context);
+    }
+
+    @Override
+    public int injectWrite(MemorySegment buf, long destAddr, long addr, long key) {
+        return rmaOps.injectWrite(buf, destAddr, addr, key);
+    }
+
+    @Override
+    public int injectWritedata(MemorySegment buf, long data, long destAddr, long addr, long key) {
+        return rmaOps.injectWritedata(buf, data, destAddr, addr, key);
+    }
+
+    @Override
+    public int readv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long addr, long key,
+                     Object context) {
+        return rmaOps.readv(iov, desc, count, srcAddr, addr, key, context);
+    }
+
+    @Override
+    public int writev(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long addr, long key,
+                      Object context) {
+        return rmaOps.writev(iov, desc, count, destAddr, addr, key, context);
+    }
+
+    @Override
+    public int readmsg(RmaMsg msg, long flags) {
+        return rmaOps.readmsg(msg, flags);
+    }
+
+    @Override
+    public int writemsg(RmaMsg msg, long flags) {
+        return rmaOps.writemsg(msg, flags);
+    }
+}

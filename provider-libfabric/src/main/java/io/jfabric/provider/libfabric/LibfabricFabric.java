@@ -1,0 +1,121 @@
+package io.jfabric.provider.libfabric;
+
+import io.jfabric.Domain;
+import io.jfabric.EqAttr;
+import io.jfabric.EventQueue;
+import io.jfabric.Fabric;
+import io.jfabric.FabricInfo;
+import io.jfabric.PassiveEndpoint;
+import io.jfabric.provider.libfabric.ffi.FabricInline;
+import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
+import io.jfabric.provider.libfabric.ffi.generated.fi_eq_attr;
+import io.jfabric.provider.libfabric.ffi.generated.fi_info;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Mirrors {@code struct fid_fabric} of a native provider. It also keeps the map from native fid
+ * addresses to the Java objects of this fabric, which turns the {@code fid} of an EQ event back into
+ * the Endpoint or PassiveEndpoint it is about.
+ */
+final class LibfabricFabric extends FidObject implements Fabric {
+    private final FabricInfo info;
+    private final String nativeName;
+    private final ConcurrentHashMap<Long, Object> objects;
+    final int contextSlots;
+
+    private LibfabricFabric(MemorySegment fid, FabricInfo info, String nativeName, int contextSlots,
+                         ConcurrentHashMap<Long, Object> objects) {
+        super(null, fid);
+        this.info = info.copy();
+        this.nativeName = nativeName;
+        this.objects = objects;
+        this.contextSlots = contextSlots;
+    }
+
+    static LibfabricFabric open(FabricInfo info, int contextSlots) {
+        String nativeName = InfoMapper.nativeName(info.providerName());
+        MemorySegment n = InfoMapper.toNative(info, nativeName);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(Fabric_h.C_POINTER);
+            int rc = Fabric_h.fi_fabric(fi_info.fabric_attr(n), out, MemorySegment.NULL);
+            ReturnCodes.check(rc, "fi_fabric for " + info.providerName(),
+                    "use an info returned by Fabrics.getInfo for a libfabric: provider");
+            LibfabricFabric f = new LibfabricFabric(out.get(Fabric_h.C_POINTER, 0), info, nativeName, contextSlots,
+                    new ConcurrentHashMap<>());
+            f.keepOpenedFrom(n);
+            n = MemorySegment.NULL;
+            return f;
+        } finally {
+            freeUnlessKept(n);
+        }
+    }
+
+    void register(long address, Object o) {
+        objects.put(address, o);
+    }
+
+    void unregister(long address) {
+        objects.remove(address);
+    }
+
+    /** The bridged object behind a native fid address, or null. */
+    Object lookup(long address) {
+        return address == fid.address() ? this : objects.get(address);
+    }
+
+    String nativeName(FabricInfo i) {
+        String n = InfoMapper.nativeName(i.providerName());
+        return n == null ? nativeName : n;
+    }
+
+    @Override
+    String kind() {
+        return "fabric";
+    }
+
+    @Override
+    public FabricInfo info() {
+        return info.copy();
+    }
+
+    @Override
+    public Domain openDomain(FabricInfo info) {
+        checkOpen();
+        return LibfabricDomain.open(this, info);
+    }
+
+    @Override
+    public PassiveEndpoint openPassiveEndpoint(FabricInfo info) {
+        checkOpen();
+        MemorySegment n = InfoMapper.toNative(info, nativeName(info));
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(Fabric_h.C_POINTER);
+            int rc = FabricInline.fi_passive_ep(fid, n, out, MemorySegment.NULL);
+            ReturnCodes.check(rc, "fi_passive_ep", "passive endpoints exist for FI_EP_MSG infos only");
+            LibfabricPassiveEndpoint pep = new LibfabricPassiveEndpoint(this, out.get(Fabric_h.C_POINTER, 0), info.addrFormat);
+            pep.keepOpenedFrom(n);
+            n = MemorySegment.NULL;
+            return pep;
+        } finally {
+            freeUnlessKept(n);
+        }
+    }
+
+    @Override
+    public EventQueue openEq(EqAttr attr) {
+        checkOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment na = fi_eq_attr.allocate(a);
+            fi_eq_attr.size(na, attr.size);
+            fi_eq_attr.flags(na, attr.flags);
+            fi_eq_attr.wait_obj(na, attr.waitObj.value());
+            MemorySegment out = a.allocate(Fabric_h.C_POINTER);
+            int rc = FabricInline.fi_eq_open(fid, na, out, MemorySegment.NULL);
+            ReturnCodes.check(rc, "fi_eq_open", "check the EqAttr (size, wait object)");
+            return new LibfabricEq(this, out.get(Fabric_h.C_POINTER, 0), attr);
+        }
+    }
+}

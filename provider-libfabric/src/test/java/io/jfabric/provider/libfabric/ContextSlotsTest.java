@@ -1,0 +1,117 @@
+package io.jfabric.provider.libfabric;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ContextSlotsTest {
+
+    @Test
+    void everySlotOnceThenNoneUntilOneIsFreed() {
+        try (Arena arena = Arena.ofConfined()) {
+            ContextSlots slots = new ContextSlots(arena, 8);
+            Set<Integer> taken = new HashSet<>();
+            for (int i = 0; i < 8; i++) {
+                int s = slots.acquire("op" + i, false);
+                assertTrue(s >= 0 && s < 8, "a slot index: " + s);
+                assertTrue(taken.add(s), "slot " + s + " handed out twice");
+            }
+            assertEquals(-1, slots.acquire("one too many", false), "all 8 in use");
+            assertEquals(0, slots.free());
+            int five = slots.indexOf(slots.address(5));
+            assertEquals(5, five);
+            Object ctx = slots.complete(slots.address(5), true);
+            assertEquals(1, slots.free());
+            assertEquals(5, slots.acquire(ctx, false), "the only free slot");
+            assertEquals(-1, slots.indexOf(slots.address(0) + 8), "not a slot's start");
+            assertEquals(-1, slots.indexOf(slots.address(7) + ContextSlots.SLOT_SIZE), "past the last slot");
+            assertNull(slots.complete(12345, true), "a context that is not ours maps to nothing");
+        }
+    }
+
+    @Test
+    void aMultiReceiveSlotStaysUntilItsLastUse() {
+        try (Arena arena = Arena.ofConfined()) {
+            ContextSlots slots = new ContextSlots(arena, 2);
+            Object buffer = new Object();
+            int s = slots.acquire(buffer, true);
+            assertSame(buffer, slots.complete(slots.address(s), false), "a message landed in the buffer");
+            assertEquals(1, slots.free(), "the buffer is still posted");
+            assertSame(buffer, slots.complete(slots.address(s), true), "the buffer is released");
+            assertEquals(2, slots.free());
+        }
+    }
+
+    @Test
+    void aFreedSlotIsTheNextOneTaken() {
+        try (Arena arena = Arena.ofConfined()) {
+            ContextSlots slots = new ContextSlots(arena, 64);
+            int a = slots.acquire("a", false);
+            int b = slots.acquire("b", false);
+            assertNotEquals(a, b);
+            slots.complete(slots.address(a), true);
+            assertEquals(a, slots.acquire("c", false), "a request-reply loop finds its slot at the first probe");
+        }
+    }
+
+    /** Threads claim and free slots at once; no slot may ever be held by two operations. */
+    @Test
+    void concurrentClaimsNeverShareASlot() throws InterruptedException {
+        int threads = 4;
+        int rounds = 200_000;
+        try (Arena arena = Arena.ofShared()) {
+            ContextSlots slots = new ContextSlots(arena, 16);
+            AtomicReferenceArray<Object> owner = new AtomicReferenceArray<>(16);
+            AtomicInteger clashes = new AtomicInteger();
+            AtomicInteger refused = new AtomicInteger();
+            CountDownLatch start = new CountDownLatch(1);
+            Thread[] workers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                workers[t] = new Thread(() -> {
+                    Object me = new Object();
+                    try {
+                        start.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (int r = 0; r < rounds; r++) {
+                        int s = slots.acquire(me, false);
+                        if (s < 0) {
+                            refused.incrementAndGet();
+                            continue;
+                        }
+                        if (!owner.compareAndSet(s, null, me)) {
+                            clashes.incrementAndGet();
+                        }
+                        owner.set(s, null);
+                        if (slots.complete(slots.address(s), true) != me) {
+                            clashes.incrementAndGet();
+                        }
+                    }
+                });
+                workers[t].start();
+            }
+            start.countDown();
+            for (Thread w : workers) {
+                w.join();
+            }
+            assertEquals(0, clashes.get(), "a slot was held by two operations at once");
+            assertEquals(0, refused.get(), "4 threads holding one slot each never exhaust 16");
+            assertEquals(16, slots.free(), "every slot came back");
+        }
+    }
+}
