@@ -6,6 +6,7 @@ package io.jfabric;
  * The data path never throws: it returns a negative errno.
  */
 public class FabricException extends RuntimeException {
+    /** The positive libfabric error number. */
     private final int errno;
 
     /**
