@@ -75,9 +75,14 @@ public class CqEntry {
         return a;
     }
 
+    /**
+     * The entry with fi_cq_tagged_entry's field names, its flags by name as fi_tostr(FI_TYPE_CQ_EVENT_FLAGS)
+     * gives them.
+     *
+     * @return e.g. {@code fi_cq_tagged_entry[op_context: ctx, flags: [ FI_RECV, FI_TAGGED ], len: 64, ...]}
+     */
     @Override
     public String toString() {
-        return "CqEntry[context=" + context + ", flags=" + OpFlags.toString(flags) + ", len=" + len + ", data=" + data
-                + ", tag=0x" + Long.toHexString(tag) + "]";
+        return InfoPrinter.cqEntry(this);
     }
 }

@@ -52,10 +52,13 @@ public class CqErrEntry extends CqEntry {
         errData = o.errData;
     }
 
+    /**
+     * The entry with fi_cq_err_entry's field names, err by name and fi_strerror text.
+     *
+     * @return e.g. {@code fi_cq_err_entry[..., err: FI_ETRUNC (Truncation error), prov_errno: 0, ...]}
+     */
     @Override
     public String toString() {
-        return "CqErrEntry[context=" + context + ", err=" + Errno.name(err) + " (" + Errno.strerror(err)
-                + "), provErrno=" + provErrno + ", flags=" + OpFlags.toString(flags) + ", len=" + len
-                + ", olen=" + olen + "]";
+        return InfoPrinter.cqErrEntry(this);
     }
 }

@@ -1,7 +1,5 @@
 package io.jfabric;
 
-import java.util.Arrays;
-
 /**
  * Mirrors {@code struct fi_info}: one way to reach a fabric, as returned by {@link Fabrics#getInfo}, and
  * also the hints passed to it (start from {@link #hints()} or {@link Hints}). Fields are public and
@@ -85,9 +83,16 @@ public final class FabricInfo {
         return fabricAttr == null ? null : fabricAttr.provName;
     }
 
+    /**
+     * One line in fi_info's terms: provider, fabric, domain, type, protocol, the addresses as fi_straddr prints
+     * them ({@code fi_sockaddr_in://127.0.0.1:4711}) and the caps. {@link InfoPrinter#toString(FabricInfo)}
+     * gives fi_tostr's full block.
+     *
+     * @return e.g. {@code fi_info[provider: tcp, fabric: 127.0.0.0/8, ..., src_addr:
+     *     fi_sockaddr_in://127.0.0.1:4711, ...]}
+     */
     @Override
     public String toString() {
-        return "FabricInfo[" + providerName() + ", " + (epAttr == null ? "?" : epAttr.type.cName()) + ", "
-                + Caps.toString(caps) + ", src=" + (srcAddr == null ? "-" : Arrays.toString(srcAddr)) + "]";
+        return InfoPrinter.oneLine(this);
     }
 }

@@ -59,6 +59,15 @@ public final class InfoPrinter {
         (long) MrMode.HMEM, "FI_MR_HMEM", (long) MrMode.COLLECTIVE, "FI_MR_COLLECTIVE",
     };
 
+    /** ofi_tostr_cq_event_flags's order: the flags a completion entry carries. */
+    private static final Object[] CQ_EVENT_FLAGS = {
+        OpFlags.SEND, "FI_SEND", OpFlags.RECV, "FI_RECV", OpFlags.RMA, "FI_RMA", OpFlags.ATOMIC, "FI_ATOMIC",
+        OpFlags.MSG, "FI_MSG", OpFlags.TAGGED, "FI_TAGGED", OpFlags.READ, "FI_READ", OpFlags.WRITE, "FI_WRITE",
+        OpFlags.REMOTE_READ, "FI_REMOTE_READ", OpFlags.REMOTE_WRITE, "FI_REMOTE_WRITE",
+        OpFlags.REMOTE_CQ_DATA, "FI_REMOTE_CQ_DATA", OpFlags.MULTI_RECV, "FI_MULTI_RECV", OpFlags.MORE, "FI_MORE",
+        OpFlags.CLAIM, "FI_CLAIM",
+    };
+
     private InfoPrinter() {
     }
 
@@ -90,6 +99,42 @@ public final class InfoPrinter {
                     .append(TAB).append(TAB).append(TAB).append("name: ").append(info.nicName).append('\n');
         }
         return b.toString();
+    }
+
+    /**
+     * One line for {@link FabricInfo#toString()}: plain fi_info's fields, then the addresses as fi_straddr
+     * prints them and the caps as fi_info -v does.
+     */
+    static String oneLine(FabricInfo info) {
+        FabricAttr f = info.fabricAttr;
+        return "fi_info[provider: " + str(f == null ? null : f.provName)
+                + ", fabric: " + str(f == null ? null : f.name)
+                + ", domain: " + str(info.domainAttr == null ? null : info.domainAttr.name)
+                + ", type: " + (info.epAttr == null ? "(null)" : name(info.epAttr.type))
+                + ", protocol: " + (info.epAttr == null ? "(null)" : name(info.epAttr.protocol))
+                + ", src_addr: " + address(info.addrFormat, info.srcAddr)
+                + ", dest_addr: " + address(info.addrFormat, info.destAddr)
+                + ", caps: " + list(info.caps, CAPS) + "]";
+    }
+
+    /** A completion entry with fi_cq_tagged_entry's field names, its flags as fi_tostr(FI_TYPE_CQ_EVENT_FLAGS). */
+    static String cqEntry(CqEntry e) {
+        return "fi_cq_tagged_entry[" + cqFields(e) + "]";
+    }
+
+    /** An error entry with fi_cq_err_entry's field names; err by name and fi_strerror text. */
+    static String cqErrEntry(CqErrEntry e) {
+        return "fi_cq_err_entry[" + cqFields(e) + ", olen: " + e.olen + ", err: " + Errno.name(e.err) + " ("
+                + Errno.strerror(e.err) + "), prov_errno: " + e.provErrno
+                + ", err_data_size: " + (e.errData == null ? 0 : e.errData.length) + "]";
+    }
+
+    private static String cqFields(CqEntry e) {
+        return "op_context: " + e.context + ", flags: " + list(e.flags, CQ_EVENT_FLAGS) + ", len: " + e.len
+                + ", buf: 0x" + Long.toHexString(e.buf) + ", data: 0x" + Long.toHexString(e.data)
+                + ", tag: 0x" + Long.toHexString(e.tag)
+                // FI_ADDR_NOTAVAIL and FI_ADDR_UNSPEC are the same value, as in libfabric
+                + ", src_addr: " + (e.srcAddr == Fabrics.ADDR_NOTAVAIL ? "FI_ADDR_NOTAVAIL" : Long.toString(e.srcAddr));
     }
 
     /**
