@@ -79,8 +79,8 @@ public interface Domain extends FabricObject {
      * @param requestedKey the key peers use, unless FI_MR_PROV_KEY
      * @param flags 0, or FI_RMA_EVENT to count remote accesses
      * @return the region, also the {@code desc} of data-path calls
-     * @throws FabricException EINVAL for a heap segment where native memory is needed, ENOKEY when the
-     *     requested key is in use, EACCES for access bits the domain does not offer
+     * @throws FabricException ENOKEY when the requested key is in use, EKEYREJECTED for a key wider than
+     *     mr_key_size, EINVAL for a heap segment where native memory is needed
      */
     MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags);
 

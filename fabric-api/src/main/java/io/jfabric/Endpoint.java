@@ -7,11 +7,19 @@ import java.lang.foreign.MemorySegment;
  * fi_enable, fi_connect, fi_accept, fi_shutdown, fi_getname/fi_setname/fi_getpeer, fi_getopt/fi_setopt)
  * and data-path calls (fi_msg(3), fi_tagged(3), fi_rma(3), fi_cancel).
  *
- * <p>Data-path methods return 0 or a negative {@link Errno} ({@code -Errno.EAGAIN} when the queue is
- * full or a connection is still being set up) and never throw for an expected outcome. Each
- * operation's {@code context} comes back in its completion, or in its error completion. {@code desc}
- * is the buffer's {@link MemoryRegion}, or null where the domain's mr_mode does not need FI_MR_LOCAL.
- * An operation a provider does not offer returns {@code -Errno.ENOSYS}.
+ * <p>Data-path methods return 0 or a negative {@link Errno} and never throw for an expected outcome:
+ * {@code -FI_EAGAIN} when a queue is full or a connection is still being set up (drive progress by reading
+ * the CQ, then post again); {@code -FI_EINVAL} for a bad argument; {@code -FI_EMSGSIZE} over max_msg_size,
+ * or inject_size for the inject forms; {@code -FI_ENOTCONN} on an FI_EP_MSG endpoint that is not
+ * connected; {@code -FI_ENOSYS} for a call the provider does not offer. Sizes are in bytes. A failure
+ * after the call returned 0 arrives as an error completion ({@link CqErrEntry}). Each operation's
+ * {@code context} comes back in its completion, or in its error completion. {@code desc} is the buffer's
+ * {@link MemoryRegion}, or null where the domain's mr_mode does not need FI_MR_LOCAL.
+ *
+ * <p>Addresses: {@code destAddr}/{@code srcAddr} are fi_addr values of the bound AV (ignored when
+ * connected); a receive's {@code srcAddr} restricts matching only with FI_DIRECTED_RECV. An RMA call's
+ * {@code addr} is an offset into the target region, or the target's virtual address when the domain's
+ * mr_mode has FI_MR_VIRT_ADDR. Whether a completed write is visible to a later send: see {@link #write}.
  *
  * <p>Differences from libfabric: buffers are {@link MemorySegment}s (their size is the length);
  * iov forms take arrays plus a count; the *msg forms take reusable {@link Msg}/{@link TaggedMsg}/
@@ -56,10 +64,11 @@ public interface Endpoint extends FabricObject {
     void bind(Counter counter, long flags);
 
     /**
-     * {@code fi_enable}: makes the endpoint usable once its CQs (and, connectionless, its AV) are bound.
+     * {@code fi_enable}: makes the endpoint usable once its CQs, and its AV (connectionless) or EQ (FI_EP_MSG),
+     * are bound.
      *
      * @throws FabricException ENOCQ without a CQ for a direction it needs, ENOAV without an AV (FI_EP_RDM,
-     *     FI_EP_DGRAM)
+     *     FI_EP_DGRAM), ENOEQ without an EQ (FI_EP_MSG)
      */
     void enable();
 
@@ -109,7 +118,7 @@ public interface Endpoint extends FabricObject {
      * {@code fi_getpeer}.
      *
      * @return the connected peer's address
-     * @throws FabricException ENOTCONN when not connected, ENOSYS on a connectionless endpoint
+     * @throws FabricException ENOTCONN when not connected, as a connectionless endpoint never is
      */
     byte[] getPeer();
 

@@ -23,7 +23,7 @@ public interface Fabric extends FabricObject {
      *
      * @param info an FI_EP_MSG info, with src_addr to listen on
      * @return the passive endpoint
-     * @throws FabricException ENOSYS for a connectionless provider, EADDRINUSE when the address is taken
+     * @throws FabricException ENOSYS or EOPNOTSUPP from a provider without FI_EP_MSG
      */
     PassiveEndpoint openPassiveEndpoint(FabricInfo info);
 

@@ -99,7 +99,8 @@ public final class Fabrics {
      *
      * @param info an info from {@link #getInfo}
      * @return the fabric
-     * @throws FabricException ENODATA if no installed provider made the info, or the provider's own error
+     * @throws FabricException EINVAL if the info names no provider, ENODATA if no available provider opens it,
+     *     or the provider's own error
      */
     public static Fabric openFabric(FabricInfo info) {
         return Discovery.instance().openFabric(info);
