@@ -505,8 +505,9 @@ public interface Endpoint extends FabricObject {
      *
      * <p>Visibility: the write's completion (by default FI_TRANSMIT_COMPLETE) does not say the data is in
      * target memory. A later send reaches the peer after the written data only if the write was posted with
-     * FI_DELIVERY_COMPLETE and the send after its completion, or the endpoint's tx msg_order has FI_ORDER_SAW
-     * (send after write) and the target's rx msg_order FI_ORDER_DATA.
+     * FI_DELIVERY_COMPLETE and the send after its completion, or FI_ORDER_SAW (send after write) is in this
+     * endpoint's tx msg_order and the target's rx msg_order, with FI_ORDER_DATA in the target's rx comp_order
+     * (fi_endpoint(3)).
      *
      * @param buf the buffer; its {@code byteSize()} is the length in bytes
      * @param desc the buffer's {@link MemoryRegion}, or null when the domain's mr_mode has no FI_MR_LOCAL

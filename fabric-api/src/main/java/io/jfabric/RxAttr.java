@@ -8,12 +8,12 @@ public final class RxAttr {
     public long mode;
     /** Default OpFlags of receive operations. */
     public long opFlags;
-    /**
-     * {@code msg_order}: MsgOrder bits; which received operations are processed in order (FI_ORDER_DATA: data
-     * placed in order).
-     */
+    /** {@code msg_order}: MsgOrder bits; which received operations are processed in the order sent. */
     public long msgOrder;
-    /** {@code comp_order}: MsgOrder bits; FI_ORDER_STRICT when completions come in order. */
+    /**
+     * {@code comp_order}: MsgOrder bits; FI_ORDER_STRICT when completions come in order, FI_ORDER_DATA when
+     * received data is placed in order.
+     */
     public long compOrder;
     /** {@code total_buffered_recv}: bytes the provider buffers for unexpected messages. */
     public long totalBufferedRecv;
