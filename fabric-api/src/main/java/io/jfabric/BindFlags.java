@@ -4,10 +4,15 @@ package io.jfabric;
 public final class BindFlags {
     /** FI_TRANSMIT, the same bit as FI_SEND. */
     public static final long TRANSMIT = Caps.SEND;
+    /** {@code FI_RECV}: receive completions or counts. */
     public static final long RECV = Caps.RECV;
+    /** {@code FI_READ}: completions or counts of RMA reads this side starts. */
     public static final long READ = Caps.READ;
+    /** {@code FI_WRITE}: completions or counts of RMA writes this side starts. */
     public static final long WRITE = Caps.WRITE;
+    /** {@code FI_REMOTE_READ}: counts of peers' reads of this side's memory. */
     public static final long REMOTE_READ = Caps.REMOTE_READ;
+    /** {@code FI_REMOTE_WRITE}: counts of peers' writes to this side's memory. */
     public static final long REMOTE_WRITE = Caps.REMOTE_WRITE;
     /** Only operations posted with FI_COMPLETION generate a success completion. */
     public static final long SELECTIVE_COMPLETION = 1L << 59;
@@ -20,6 +25,12 @@ public final class BindFlags {
     private BindFlags() {
     }
 
+    /**
+     * Prints bind flags as fi_tostr does.
+     *
+     * @param flags BindFlags bits
+     * @return e.g. {@code FI_TRANSMIT | FI_RECV}
+     */
     public static String toString(long flags) {
         return NAMES.format(flags);
     }

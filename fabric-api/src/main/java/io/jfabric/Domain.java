@@ -4,35 +4,95 @@ import java.lang.foreign.MemorySegment;
 
 /** Mirrors {@code struct fid_domain} ({@code fi_domain}): one access domain (a NIC, a port, a host). */
 public interface Domain extends FabricObject {
+    /**
+     * The info this domain was opened from.
+     *
+     * @return the info (domain_attr as granted)
+     */
     FabricInfo info();
 
+    /**
+     * The fabric this domain belongs to.
+     *
+     * @return the parent fabric
+     */
     Fabric fabric();
 
-    /** {@code fi_endpoint}; for FI_EP_MSG pass the info of a CONNREQ to make the accepting side. */
+    /**
+     * {@code fi_endpoint}. For FI_EP_MSG, pass the info of a CONNREQ event to open the accepting side.
+     *
+     * @param info an info of this domain, or a CONNREQ's info
+     * @return the endpoint, not yet enabled
+     * @throws FabricException EINVAL if the info does not belong to this domain or provider, ENOMEM when out of
+     *     resources
+     */
     Endpoint openEndpoint(FabricInfo info);
 
-    /** {@code fi_endpoint} with a context returned in the endpoint's events. */
+    /**
+     * {@code fi_endpoint} with a context returned in the endpoint's events.
+     *
+     * @param info as in {@link #openEndpoint(FabricInfo)}
+     * @param context the fid context reported in EQ entries about this endpoint
+     * @return the endpoint, not yet enabled
+     * @throws FabricException as {@link #openEndpoint(FabricInfo)}
+     */
     default Endpoint openEndpoint(FabricInfo info, Object context) {
         return openEndpoint(info);
     }
 
-    /** {@code fi_av_open}. */
+    /**
+     * {@code fi_av_open}.
+     *
+     * @param attr type, expected count and flags
+     * @return the address vector
+     * @throws FabricException EINVAL for an AV type or flag the domain does not offer
+     */
     AddressVector openAv(AvAttr attr);
 
-    /** {@code fi_cq_open}. */
+    /**
+     * {@code fi_cq_open}.
+     *
+     * @param attr format, size in entries and wait object
+     * @return the completion queue
+     * @throws FabricException EINVAL for an unsupported format or wait object, ENOSYS for a blocking wait the
+     *     provider lacks
+     */
     CompletionQueue openCq(CqAttr attr);
 
-    /** {@code fi_cntr_open}. */
+    /**
+     * {@code fi_cntr_open}.
+     *
+     * @param attr wait object and flags
+     * @return the counter
+     * @throws FabricException ENOSYS when the provider has no counters, EINVAL for an unsupported attribute
+     */
     Counter openCounter(CounterAttr attr);
 
     /**
-     * {@code fi_mr_reg}. {@code requestedKey} is used unless the mr_mode has FI_MR_PROV_KEY. Native
-     * segments are registered in place; a provider that needs native memory rejects a heap segment
-     * with EINVAL.
+     * {@code fi_mr_reg}. {@code requestedKey} is used unless the mr_mode has FI_MR_PROV_KEY. Native segments
+     * are registered in place; a provider that needs native memory rejects a heap segment with EINVAL.
+     *
+     * @param segment the memory; its byteSize() is the length in bytes
+     * @param access Access bits (SEND, RECV, READ, WRITE, REMOTE_READ, REMOTE_WRITE)
+     * @param offset the offset (bytes) peers use for the region's first byte when the mr_mode has no
+     *     FI_MR_VIRT_ADDR
+     * @param requestedKey the key peers use, unless FI_MR_PROV_KEY
+     * @param flags 0, or FI_RMA_EVENT to count remote accesses
+     * @return the region, also the {@code desc} of data-path calls
+     * @throws FabricException ENOKEY when the requested key is in use, EKEYREJECTED for a key wider than
+     *     mr_key_size, EINVAL for a heap segment where native memory is needed
      */
     MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags);
 
-    /** Short form: offset 0, no flags. */
+    /**
+     * Short form of {@code fi_mr_reg}: offset 0, no flags.
+     *
+     * @param segment the memory
+     * @param access Access bits
+     * @param requestedKey the key peers use, unless FI_MR_PROV_KEY
+     * @return the region
+     * @throws FabricException as the long form
+     */
     default MemoryRegion registerMemory(MemorySegment segment, long access, long requestedKey) {
         return registerMemory(segment, access, 0, requestedKey, 0);
     }

@@ -2,13 +2,21 @@ package io.jfabric;
 
 /** Endpoint options of {@code fi_getopt/fi_setopt} at level FI_OPT_ENDPOINT. */
 public enum EndpointOption {
+    /** {@code FI_OPT_MIN_MULTI_RECV}: the free space, in bytes, below which an FI_MULTI_RECV buffer is released. */
     MIN_MULTI_RECV(0, "FI_OPT_MIN_MULTI_RECV"),
+    /** {@code FI_OPT_CM_DATA_SIZE}: the largest connection data, in bytes, of connect, accept and reject. */
     CM_DATA_SIZE(1, "FI_OPT_CM_DATA_SIZE"),
+    /** {@code FI_OPT_BUFFERED_MIN}: bytes of an unexpected message the provider buffers before the receive is posted. */
     BUFFERED_MIN(2, "FI_OPT_BUFFERED_MIN"),
+    /** {@code FI_OPT_BUFFERED_LIMIT}: the largest unexpected message, in bytes, the provider buffers whole. */
     BUFFERED_LIMIT(3, "FI_OPT_BUFFERED_LIMIT"),
+    /** {@code FI_OPT_SEND_BUF_SIZE}: the socket send buffer size, in bytes. */
     SEND_BUF_SIZE(4, "FI_OPT_SEND_BUF_SIZE"),
+    /** {@code FI_OPT_RECV_BUF_SIZE}: the socket receive buffer size, in bytes. */
     RECV_BUF_SIZE(5, "FI_OPT_RECV_BUF_SIZE"),
+    /** {@code FI_OPT_TX_SIZE}: transmit operations that may be outstanding. */
     TX_SIZE(6, "FI_OPT_TX_SIZE"),
+    /** {@code FI_OPT_RX_SIZE}: receives that may be posted. */
     RX_SIZE(7, "FI_OPT_RX_SIZE");
 
     private final int value;
@@ -19,17 +27,31 @@ public enum EndpointOption {
         this.cName = cName;
     }
 
-    /** libfabric's numeric value. */
+    /**
+     * libfabric's numeric value.
+     *
+     * @return the C enum value
+     */
     public int value() {
         return value;
     }
 
-    /** libfabric's C name, as fi_tostr prints it. */
+    /**
+     * libfabric's C name.
+     *
+     * @return the name, e.g. {@code FI_OPT_CM_DATA_SIZE}
+     */
     public String cName() {
         return cName;
     }
 
-    /** The constant with libfabric's value {@code v}; throws FabricException(EINVAL) if none. */
+    /**
+     * The constant with libfabric's value {@code v}.
+     *
+     * @param v the C value
+     * @return the constant
+     * @throws FabricException EINVAL if no constant has that value
+     */
     public static EndpointOption of(int v) {
         for (EndpointOption e : values()) {
             if (e.value == v) {
@@ -39,7 +61,13 @@ public enum EndpointOption {
         throw new FabricException(Errno.EINVAL, "no EndpointOption with value " + v);
     }
 
-    /** Parses "FI_X", "X" or "x". */
+    /**
+     * Parses a name.
+     *
+     * @param text "FI_OPT_X", "X" or "x"
+     * @return the constant
+     * @throws FabricException EINVAL if the name is unknown
+     */
     public static EndpointOption parse(String text) {
         String t = text.trim().toUpperCase();
         for (EndpointOption e : values()) {

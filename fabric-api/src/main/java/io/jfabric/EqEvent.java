@@ -2,17 +2,30 @@ package io.jfabric;
 
 /** Event numbers of {@code fi_eq_read}, libfabric's values. */
 public final class EqEvent {
+    /** {@code FI_NOTIFY}: an application or provider notification ({@link EqEntry#data}). */
     public static final int NOTIFY = 0;
+    /** {@code FI_CONNREQ}: a connection request on a passive endpoint; {@link EqEntry#info} describes it. */
     public static final int CONNREQ = 1;
+    /** {@code FI_CONNECTED}: a connect or accept finished. */
     public static final int CONNECTED = 2;
+    /** {@code FI_SHUTDOWN}: the connection was closed (by either side). */
     public static final int SHUTDOWN = 3;
+    /** {@code FI_MR_COMPLETE}: an asynchronous registration finished. */
     public static final int MR_COMPLETE = 4;
+    /** {@code FI_AV_COMPLETE}: an asynchronous AV insert finished; {@link EqEntry#data} is how many succeeded. */
     public static final int AV_COMPLETE = 5;
+    /** {@code FI_JOIN_COMPLETE}: a multicast join finished. */
     public static final int JOIN_COMPLETE = 6;
 
     private EqEvent() {
     }
 
+    /**
+     * The C name of an event number.
+     *
+     * @param event an EqEvent number
+     * @return e.g. {@code FI_CONNREQ}
+     */
     public static String toString(int event) {
         return switch (event) {
             case NOTIFY -> "FI_NOTIFY";

@@ -11,6 +11,15 @@ public final class FabricAttr {
     /** API version the info was requested at. */
     public int apiVersion;
 
+    /** Attributes with every field unspecified. */
+    public FabricAttr() {
+    }
+
+    /**
+     * A copy, as part of {@code fi_dupinfo}.
+     *
+     * @return an independent copy
+     */
     public FabricAttr copy() {
         FabricAttr c = new FabricAttr();
         c.name = name;

@@ -13,8 +13,11 @@ import java.util.List;
 public final class Fabrics {
     /** The libfabric API version jfabric mirrors. */
     public static final int API_VERSION = version(1, 17);
+    /** {@code FI_ADDR_UNSPEC}: no address; as a receive's source, any sender. */
     public static final long ADDR_UNSPEC = -1L;
+    /** {@code FI_ADDR_NOTAVAIL}: an address that could not be inserted, or a source that is not known. */
     public static final long ADDR_NOTAVAIL = -1L;
+    /** {@code FI_KEY_NOTAVAIL}: no MR key. */
     public static final long KEY_NOTAVAIL = -1L;
     /** FI_SHARED_CONTEXT (SIZE_MAX) for tx/rx_ctx_cnt. */
     public static final long SHARED_CONTEXT = -1L;
@@ -31,41 +34,83 @@ public final class Fabrics {
     private Fabrics() {
     }
 
-    /** FI_VERSION(major, minor). */
+    /**
+     * FI_VERSION(major, minor).
+     *
+     * @param major the major version
+     * @param minor the minor version
+     * @return the packed version
+     */
     public static int version(int major, int minor) {
         return (major << 16) | minor;
     }
 
+    /**
+     * FI_MAJOR.
+     *
+     * @param version a packed version
+     * @return its major part
+     */
     public static int major(int version) {
         return version >>> 16;
     }
 
+    /**
+     * FI_MINOR.
+     *
+     * @param version a packed version
+     * @return its minor part
+     */
     public static int minor(int version) {
         return version & 0xFFFF;
     }
 
     /**
-     * {@code fi_getinfo}: every way the installed providers can meet {@code hints}, in libfabric's
-     * provider order. Throws FabricException(ENODATA) when nothing matches; its message says, provider by
-     * provider, why each declined.
+     * {@code fi_getinfo}: every way the installed providers can meet {@code hints}, in libfabric's provider
+     * order; within a provider, routable addresses come before link-local ones unless the hints name an
+     * address.
      *
-     * @param hints may be null (no constraints)
+     * @param version the API version, FI_VERSION(major, minor); {@link #API_VERSION} for this one
+     * @param node a host name or numeric address, or null
+     * @param service a port number or service name, or null
+     * @param flags 0, {@link #SOURCE}, {@link #NUMERICHOST}, {@link #PROV_ATTR_ONLY}
+     * @param hints the hints, or null for no constraints
+     * @return the infos, never empty
+     * @throws FabricException ENODATA when nothing matches; its message says, provider by provider, why each
+     *     declined. EINVAL for malformed hints
      */
     public static List<FabricInfo> getInfo(int version, String node, String service, long flags, FabricInfo hints) {
         return Discovery.instance().getInfo(version, node, service, flags, hints);
     }
 
-    /** {@code fi_getinfo(FI_VERSION(1,17), NULL, NULL, 0, hints)}. */
+    /**
+     * {@code fi_getinfo(FI_VERSION(1,17), NULL, NULL, 0, hints)}.
+     *
+     * @param hints the hints, or null
+     * @return the infos, never empty
+     * @throws FabricException ENODATA when nothing matches
+     */
     public static List<FabricInfo> getInfo(FabricInfo hints) {
         return getInfo(API_VERSION, null, null, 0, hints);
     }
 
-    /** {@code fi_fabric}: opens the fabric an info names, through the provider that produced it. */
+    /**
+     * {@code fi_fabric}: opens the fabric an info names, through the provider that produced it.
+     *
+     * @param info an info from {@link #getInfo}
+     * @return the fabric
+     * @throws FabricException EINVAL if the info names no provider, ENODATA if no available provider opens it,
+     *     or the provider's own error
+     */
     public static Fabric openFabric(FabricInfo info) {
         return Discovery.instance().openFabric(info);
     }
 
-    /** Every provider ServiceLoader found, available or not, with its version and the reason when not. */
+    /**
+     * Every provider ServiceLoader found, available or not.
+     *
+     * @return each with its version and, when unavailable, the reason
+     */
     public static List<ProviderStatus> providers() {
         return Discovery.instance().providers();
     }

@@ -59,10 +59,24 @@ public final class InfoPrinter {
         (long) MrMode.HMEM, "FI_MR_HMEM", (long) MrMode.COLLECTIVE, "FI_MR_COLLECTIVE",
     };
 
+    /** ofi_tostr_cq_event_flags's order: the flags a completion entry carries. */
+    private static final Object[] CQ_EVENT_FLAGS = {
+        OpFlags.SEND, "FI_SEND", OpFlags.RECV, "FI_RECV", OpFlags.RMA, "FI_RMA", OpFlags.ATOMIC, "FI_ATOMIC",
+        OpFlags.MSG, "FI_MSG", OpFlags.TAGGED, "FI_TAGGED", OpFlags.READ, "FI_READ", OpFlags.WRITE, "FI_WRITE",
+        OpFlags.REMOTE_READ, "FI_REMOTE_READ", OpFlags.REMOTE_WRITE, "FI_REMOTE_WRITE",
+        OpFlags.REMOTE_CQ_DATA, "FI_REMOTE_CQ_DATA", OpFlags.MULTI_RECV, "FI_MULTI_RECV", OpFlags.MORE, "FI_MORE",
+        OpFlags.CLAIM, "FI_CLAIM",
+    };
+
     private InfoPrinter() {
     }
 
-    /** fi_tostr(info, FI_TYPE_INFO): the "fi_info:" block, each line ending in '\n'. */
+    /**
+     * fi_tostr(info, FI_TYPE_INFO): the "fi_info:" block.
+     *
+     * @param info the info
+     * @return the block, each line ending in a newline
+     */
     public static String toString(FabricInfo info) {
         StringBuilder b = new StringBuilder("fi_info:\n");
         line(b, TAB, "caps", list(info.caps, CAPS));
@@ -87,7 +101,48 @@ public final class InfoPrinter {
         return b.toString();
     }
 
-    /** {@code fi_info -v}: each info preceded by a "---" line. */
+    /**
+     * One line for {@link FabricInfo#toString()}: plain fi_info's fields, then the addresses as fi_straddr
+     * prints them and the caps as fi_info -v does.
+     */
+    static String oneLine(FabricInfo info) {
+        FabricAttr f = info.fabricAttr;
+        return "fi_info[provider: " + str(f == null ? null : f.provName)
+                + ", fabric: " + str(f == null ? null : f.name)
+                + ", domain: " + str(info.domainAttr == null ? null : info.domainAttr.name)
+                + ", type: " + (info.epAttr == null ? "(null)" : name(info.epAttr.type))
+                + ", protocol: " + (info.epAttr == null ? "(null)" : name(info.epAttr.protocol))
+                + ", src_addr: " + address(info.addrFormat, info.srcAddr)
+                + ", dest_addr: " + address(info.addrFormat, info.destAddr)
+                + ", caps: " + list(info.caps, CAPS) + "]";
+    }
+
+    /** A completion entry with fi_cq_tagged_entry's field names, its flags as fi_tostr(FI_TYPE_CQ_EVENT_FLAGS). */
+    static String cqEntry(CqEntry e) {
+        return "fi_cq_tagged_entry[" + cqFields(e) + "]";
+    }
+
+    /** An error entry with fi_cq_err_entry's field names; err by name and fi_strerror text. */
+    static String cqErrEntry(CqErrEntry e) {
+        return "fi_cq_err_entry[" + cqFields(e) + ", olen: " + e.olen + ", err: " + Errno.name(e.err) + " ("
+                + Errno.strerror(e.err) + "), prov_errno: " + e.provErrno
+                + ", err_data_size: " + (e.errData == null ? 0 : e.errData.length) + "]";
+    }
+
+    private static String cqFields(CqEntry e) {
+        return "op_context: " + e.context + ", flags: " + list(e.flags, CQ_EVENT_FLAGS) + ", len: " + e.len
+                + ", buf: 0x" + Long.toHexString(e.buf) + ", data: 0x" + Long.toHexString(e.data)
+                + ", tag: 0x" + Long.toHexString(e.tag)
+                // FI_ADDR_NOTAVAIL and FI_ADDR_UNSPEC are the same value, as in libfabric
+                + ", src_addr: " + (e.srcAddr == Fabrics.ADDR_NOTAVAIL ? "FI_ADDR_NOTAVAIL" : Long.toString(e.srcAddr));
+    }
+
+    /**
+     * What {@code fi_info -v} prints: each info preceded by a "---" line.
+     *
+     * @param infos the infos
+     * @return the text
+     */
     public static String verbose(List<FabricInfo> infos) {
         StringBuilder b = new StringBuilder();
         for (FabricInfo i : infos) {
@@ -96,7 +151,12 @@ public final class InfoPrinter {
         return b.toString();
     }
 
-    /** Plain {@code fi_info}'s entry: provider, fabric, domain, version, type, protocol. */
+    /**
+     * Plain {@code fi_info}'s entry: provider, fabric, domain, version, type, protocol.
+     *
+     * @param info the info
+     * @return the entry, each line ending in a newline
+     */
     public static String summary(FabricInfo info) {
         StringBuilder b = new StringBuilder();
         b.append("provider: ").append(str(info.fabricAttr == null ? null : info.fabricAttr.provName)).append('\n');
@@ -110,29 +170,54 @@ public final class InfoPrinter {
         return b.toString();
     }
 
-    /** {@code fi_info -l}'s entry: "name:" and its version. */
+    /**
+     * {@code fi_info -l}'s entry: the name and its version.
+     *
+     * @param name the provider name
+     * @param version FI_VERSION(major, minor)
+     * @return the entry
+     */
     public static String providerEntry(String name, int version) {
         return name + ":\n" + TAB + "version: " + version(version) + "\n";
     }
 
-    /** FI_VERSION as "major.minor". */
+    /**
+     * FI_VERSION as text.
+     *
+     * @param v FI_VERSION(major, minor)
+     * @return "major.minor"
+     */
     public static String version(int v) {
         return Fabrics.major(v) + "." + Fabrics.minor(v);
     }
 
-    /** fi_tostr(FI_TYPE_CAPS) without brackets: "FI_MSG, FI_RMA". */
+    /**
+     * fi_tostr(FI_TYPE_CAPS) without brackets, in fi_tostr's name order.
+     *
+     * @param caps Caps bits
+     * @return e.g. "FI_MSG, FI_RMA"
+     */
     public static String caps(long caps) {
         return names(caps, CAPS);
     }
 
-    /** fi_tostr(FI_TYPE_MR_MODE) without brackets. */
+    /**
+     * fi_tostr(FI_TYPE_MR_MODE) without brackets.
+     *
+     * @param mrMode MrMode bits
+     * @return e.g. "FI_MR_LOCAL, FI_MR_VIRT_ADDR"
+     */
     public static String mrMode(int mrMode) {
         return names(mrMode & 0xFFFFFFFFL, MR_MODES);
     }
 
     /**
-     * fi_straddr: "fi_sockaddr_in://127.0.0.1:9228", "fi_sockaddr_in6://[::1]:0", the string of an
-     * FI_ADDR_STR address, or "(null)".
+     * fi_straddr: how libfabric prints an address.
+     *
+     * @param format the address format; SOCKADDR and UNSPEC are read from the sockaddr family
+     * @param addr the address bytes, or null
+     * @return "fi_sockaddr_in://127.0.0.1:9228", "fi_sockaddr_in6://[::1]:0", the string of an FI_ADDR_STR
+     *     address, "fi_addr_&lt;n&gt;://" plus hex for other formats, or "(null)"
      */
     public static String address(AddressFormat format, byte[] addr) {
         if (addr == null) {
@@ -180,8 +265,12 @@ public final class InfoPrinter {
     }
 
     /**
-     * inet_ntop(AF_INET6) text of a 16-byte address ("fe80::1", "::1"), which is how libfabric prints
-     * IPv6 addresses and fabric names; Java's Inet6Address.getHostAddress does not compress zeros.
+     * inet_ntop(AF_INET6) text of a 16-byte address, which is how libfabric prints IPv6 addresses and fabric
+     * names (Java's Inet6Address.getHostAddress does not compress zeros).
+     *
+     * @param addr16 the 16 address bytes
+     * @return e.g. "fe80::1", "::1"
+     * @throws IllegalArgumentException unless the array has 16 bytes
      */
     public static String inet6(byte[] addr16) {
         if (addr16 == null || addr16.length != 16) {

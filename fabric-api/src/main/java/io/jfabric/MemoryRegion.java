@@ -8,21 +8,41 @@ import java.lang.foreign.MemorySegment;
  * with FI_MR_VIRT_ADDR, by the segment's address, otherwise by the offset from the region's start.
  */
 public interface MemoryRegion extends FabricObject {
-    /** {@code fi_mr_key}. */
+    /**
+     * {@code fi_mr_key}.
+     *
+     * @return the key peers pass to RMA calls
+     */
     long key();
 
-    /** Access bits it was registered with. */
+    /**
+     * The access it was registered with.
+     *
+     * @return Access bits
+     */
     long access();
 
-    /** The registered memory. */
+    /**
+     * The registered memory.
+     *
+     * @return the segment given to {@link Domain#registerMemory}
+     */
     MemorySegment segment();
 
-    /** Offset requested at registration (remote addresses start there when not VIRT_ADDR). */
+    /**
+     * The offset requested at registration; without FI_MR_VIRT_ADDR, remote addresses start there.
+     *
+     * @return the offset in bytes
+     */
     default long offset() {
         return 0;
     }
 
-    /** Provider-specific descriptor ({@code fi_mr_desc}); the region itself unless the provider says otherwise. */
+    /**
+     * {@code fi_mr_desc}.
+     *
+     * @return the provider-specific local descriptor; the region itself unless the provider says otherwise
+     */
     default Object descriptor() {
         return this;
     }

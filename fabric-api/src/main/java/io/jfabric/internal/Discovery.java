@@ -162,6 +162,7 @@ public final class Discovery {
         }
         out.removeIf(i -> filter.drops(i.providerName()));
         InfoOrder.preferNetRdm(out);
+        InfoOrder.preferRoutable(out, node, hints);
         if (out.isEmpty()) {
             throw new FabricException(Errno.ENODATA, new NoMatchExplainer(this, q).explain());
         }

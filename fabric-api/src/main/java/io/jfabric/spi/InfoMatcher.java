@@ -27,8 +27,13 @@ public final class InfoMatcher {
     }
 
     /**
-     * The provider infos that meet {@code hints}, each a copy altered by the hints. With null hints
-     * every info is returned, altered as libfabric alters for no hints (legacy mr_mode bits dropped).
+     * The provider infos that meet {@code hints}, each a copy altered by the hints. With null hints every info
+     * is returned, altered as libfabric alters for no hints (legacy mr_mode bits dropped).
+     *
+     * @param providerInfos the provider's templates
+     * @param hints the application's hints, or null
+     * @param apiVersion the API version asked for, FI_VERSION(major, minor)
+     * @return the altered copies that match, in the templates' order
      */
     public static List<FabricInfo> match(List<FabricInfo> providerInfos, FabricInfo hints, int apiVersion) {
         List<FabricInfo> out = new ArrayList<>();
@@ -40,24 +45,48 @@ public final class InfoMatcher {
         return out;
     }
 
-    /** Null when {@code prov} meets {@code hints} at API 1.17; otherwise the first reason it does not. */
+    /**
+     * Why {@code prov} does not meet {@code hints} at API 1.17.
+     *
+     * @param prov a provider info
+     * @param hints the hints, or null
+     * @return null when it meets them; otherwise the first reason, in words
+     */
     public static String explain(FabricInfo prov, FabricInfo hints) {
         return InfoChecks.explain(prov, hints, Fabrics.API_VERSION);
     }
 
-    /** Null when {@code prov} meets {@code hints} at {@code apiVersion}; otherwise the first reason it does not. */
+    /**
+     * Why {@code prov} does not meet {@code hints} at {@code apiVersion}.
+     *
+     * @param prov a provider info
+     * @param hints the hints, or null
+     * @param apiVersion FI_VERSION(major, minor)
+     * @return null when it meets them; otherwise the first reason, in words
+     */
     public static String explain(FabricInfo prov, FabricInfo hints, int apiVersion) {
         return InfoChecks.explain(prov, hints, apiVersion);
     }
 
-    /** A copy of {@code prov} with the hints' overrides applied, as ofi_alter_info does; hints may be null. */
+    /**
+     * A copy of {@code prov} with the hints' overrides applied, as ofi_alter_info does.
+     *
+     * @param prov a provider info that meets the hints
+     * @param hints the hints, or null
+     * @param apiVersion FI_VERSION(major, minor)
+     * @return the altered copy
+     */
     public static FabricInfo alter(FabricInfo prov, FabricInfo hints, int apiVersion) {
         return InfoOverrides.alter(prov, hints, apiVersion);
     }
 
     /**
-     * ofi_get_caps: the caps an attribute reports given the info's caps, the hint's caps (0 when none)
-     * and the attribute's own caps. Utility providers use it to derive core and layered caps.
+     * ofi_get_caps: the caps an attribute reports. Utility providers use it to derive core and layered caps.
+     *
+     * @param infoCaps the info's caps
+     * @param hintCaps the hint's caps, 0 when none
+     * @param attrCaps the attribute's own caps
+     * @return the attribute's caps
      */
     public static long caps(long infoCaps, long hintCaps, long attrCaps) {
         return InfoOverrides.caps(infoCaps, hintCaps, attrCaps);

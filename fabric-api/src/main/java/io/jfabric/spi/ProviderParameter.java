@@ -12,17 +12,29 @@ package io.jfabric.spi;
  */
 public record ProviderParameter(String provider, String name, String type, String defaultValue, String help) {
 
-    /** FI_&lt;PROV&gt;_&lt;NAME&gt;, upper case ("FI_OFI_RXM_EAGER_LIMIT"). */
+    /**
+     * The environment variable, FI_&lt;PROV&gt;_&lt;NAME&gt; upper case.
+     *
+     * @return e.g. {@code FI_OFI_RXM_EAGER_LIMIT}
+     */
     public String envName() {
         return ("FI_" + provider + "_" + name).toUpperCase().replace(';', '_');
     }
 
-    /** jfabric.&lt;prov&gt;.&lt;name&gt; ("jfabric.ofi_rxm.eager_limit"). */
+    /**
+     * The system property, jfabric.&lt;prov&gt;.&lt;name&gt;.
+     *
+     * @return e.g. {@code jfabric.ofi_rxm.eager_limit}
+     */
     public String propertyName() {
         return "jfabric." + provider + "." + name;
     }
 
-    /** The configured value: system property first, then environment, then the default. */
+    /**
+     * The configured value: the system property first, then the environment, then the default.
+     *
+     * @return the value as text
+     */
     public String value() {
         String v = System.getProperty(propertyName());
         if (v == null) {

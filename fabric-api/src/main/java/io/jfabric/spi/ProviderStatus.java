@@ -9,6 +9,11 @@ package io.jfabric.spi;
  * @param unavailableReason null when usable
  */
 public record ProviderStatus(String name, int version, boolean utility, String unavailableReason) {
+    /**
+     * Whether discovery offers this provider.
+     *
+     * @return true when {@code unavailableReason} is null
+     */
     public boolean available() {
         return unavailableReason == null;
     }

@@ -13,12 +13,21 @@ public interface UtilityProvider extends FabricProvider {
         return true;
     }
 
-    /** Hints to ask core providers with, derived from the application's hints for the layered info. */
+    /**
+     * Hints to ask core providers with, derived from the application's hints for the layered info.
+     *
+     * @param userHints the application's hints, or null
+     * @return the hints for the cores
+     */
     FabricInfo coreHints(FabricInfo userHints);
 
     /**
-     * The layered info over one core info (provName "core;utility", {@code providerData} keeping what the
-     * utility needs to open the core), or null when it cannot layer over it.
+     * The layered info over one core info: provName "core;utility", {@code providerData} keeping what the
+     * utility needs to open the core.
+     *
+     * @param coreInfo an info a core provider returned for {@link #coreHints}
+     * @param userHints the application's hints, or null
+     * @return the layered info, or null when it cannot layer over this core
      */
     FabricInfo layer(FabricInfo coreInfo, FabricInfo userHints);
 
