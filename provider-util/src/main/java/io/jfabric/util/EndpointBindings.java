@@ -276,6 +276,23 @@ public final class EndpointBindings {
         return txCq == null ? -Errno.ENOCQ : txCq.writeError(context, cqFlags, len, 0, 0, 0, olen, err, provErrno, null);
     }
 
+    /**
+     * A transmit-side error that no posted operation owns (a connect that failed before the provider
+     * accepted any operation for the peer): an error entry with provider detail in {@code errData}, and no
+     * counter, since no counted operation failed.
+     */
+    public int reportTxFailure(Object context, long cqFlags, int err, int provErrno, byte[] errData) {
+        return txCq == null ? -Errno.ENOCQ : txCq.writeError(context, cqFlags, 0, 0, 0, 0, 0, err, provErrno, errData);
+    }
+
+    /** Counts a finished transmit that gets no CQ entry of its own (an inject the core completed). */
+    public void countTx(long cqFlags) {
+        UtilCounter c = (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+        if (c != null) {
+            c.increment();
+        }
+    }
+
     /** A receive completed: CQ entry (with source for readfrom) if wanted, and the RECV counter. */
     public int reportRx(Object context, long opFlags, long cqFlags, long len, long buf, long data, long tag,
                         long srcAddr) {
@@ -294,6 +311,26 @@ public final class EndpointBindings {
             recvCntr.incrementError();
         }
         return rxCq == null ? -Errno.ENOCQ : rxCq.writeError(context, cqFlags, len, 0, 0, tag, olen, err, provErrno, null);
+    }
+
+    /**
+     * A receive got a message larger than its buffers: an ETRUNC error entry with the remote CQ data and
+     * tag of the message, {@code olen} the bytes cut off, and the RECV error count.
+     */
+    public int reportRxTruncated(Object context, long cqFlags, long len, long olen, long data, long tag) {
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        return rxCq == null ? -Errno.ENOCQ
+                : rxCq.writeError(context, cqFlags, len, 0, data, tag, olen, Errno.ETRUNC, Errno.ETRUNC, null);
+    }
+
+    /**
+     * A receive-side error entry that no counter counts, because no message failed: fi_cancel's ECANCELED,
+     * or the ENOMSG of an FI_PEEK that found nothing (fi_tagged(3)).
+     */
+    public int reportRxUncounted(Object context, long cqFlags, long tag, int err, int provErrno) {
+        return rxCq == null ? -Errno.ENOCQ : rxCq.writeError(context, cqFlags, 0, 0, 0, tag, 0, err, provErrno, null);
     }
 
     /** A peer's RMA hit this endpoint: REMOTE_READ/REMOTE_WRITE counter, and with remote CQ data an rx entry. */

@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * A posted receive (libfabric's rxm_recv_entry), and the state of the message landing in it: SAR
  * reassembly progress or the rendezvous reads. It is the core context of those reads.
  */
-final class RecvEntry implements CoreCompletion {
+final class RecvEntry implements CoreCompletion, DeferredWork {
     final MemorySegment[] iov = new MemorySegment[4];
     final MemoryRegion[] desc = new MemoryRegion[4];
     int count;
@@ -84,29 +84,16 @@ final class RecvEntry implements CoreCompletion {
 
     /** Copies {@code len} bytes of {@code src} at {@code srcOff} into this receive's buffers at {@code at}. */
     long copyIn(MemorySegment src, long srcOff, long at, long len) {
-        long done = 0;
-        long skip = at;
-        for (int i = 0; i < count && done < len; i++) {
-            long size = iov[i].byteSize();
-            if (skip >= size) {
-                skip -= size;
-                continue;
-            }
-            long n = Math.min(size - skip, len - done);
-            MemorySegment.copy(src, srcOff + done, iov[i], skip, n);
-            done += n;
-            skip = 0;
-        }
-        return done;
+        return IovCursor.scatter(src, srcOff, iov, count, at, len);
     }
 
     @Override
-    public void complete(RxmEndpoint ep, CqEntry e) {
-        ep.rndvReadDone(this, 0);
+    public void complete(RxmShared s, CqEntry e) {
+        s.rndv.readDone(this, 0);
     }
 
     @Override
-    public void fail(RxmEndpoint ep, CqErrEntry e) {
-        ep.rndvReadDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    public void fail(RxmShared s, CqErrEntry e) {
+        s.rndv.readDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
     }
 }

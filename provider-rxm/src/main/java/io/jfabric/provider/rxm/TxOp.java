@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * Its pool index is the msg_id the peer echoes in rndv_rd_done / rndv_wr_data. It is the core
  * context of sends that carry no rxm buffer (headerless tagged sends, RMA).
  */
-final class TxOp implements CoreCompletion {
+final class TxOp implements CoreCompletion, DeferredWork {
     static final int FREE = 0;
     static final int ACTIVE = 1;
     static final int WAIT_RD_DONE = 2;
@@ -58,12 +58,12 @@ final class TxOp implements CoreCompletion {
     }
 
     @Override
-    public void complete(RxmEndpoint ep, CqEntry e) {
-        ep.txOpCoreDone(this, 0);
+    public void complete(RxmShared s, CqEntry e) {
+        s.transmit.opCoreDone(this, 0);
     }
 
     @Override
-    public void fail(RxmEndpoint ep, CqErrEntry e) {
-        ep.txOpCoreDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    public void fail(RxmShared s, CqErrEntry e) {
+        s.transmit.opCoreDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
     }
 }
