@@ -7,6 +7,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.provider.rxm.conn.CoreCm;
 import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.util.Sockaddr;
 
 /**
  * {@link CoreCm} over the core provider (rxm_open_conn, rxm_send_connect, rxm_accept_connreq): each
@@ -26,7 +27,7 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
         info.destAddr = peerAddr.clone();
         // leave from the interface the endpoint listens on (the application's source address), not the one
         // discovery's core info names: a connect from loopback to a peer on another interface fails
-        info.srcAddr = io.jfabric.provider.rxm.conn.SockAddr.withPort(s.localAddr, 0);
+        info.srcAddr = Sockaddr.withPort(s.localAddr, 0);
         info.handle = null;
         Endpoint core = open(conn, info);
         try {

@@ -44,24 +44,17 @@ final class IovCursor {
 
     /** Gathers {@code len} bytes of the buffers, from message offset {@code offset} on, into {@code dst}. */
     static long gather(MemorySegment[] iov, int count, long offset, MemorySegment dst, long dstOff, long len) {
-        long skip = offset;
-        long done = 0;
-        for (int i = 0; i < count && done < len; i++) {
-            long size = iov[i].byteSize();
-            if (skip >= size) {
-                skip -= size;
-                continue;
-            }
-            long n = Math.min(size - skip, len - done);
-            MemorySegment.copy(iov[i], skip, dst, dstOff + done, n);
-            done += n;
-            skip = 0;
-        }
-        return done;
+        return copy(iov, count, offset, dst, dstOff, len, false);
     }
 
     /** Scatters {@code len} bytes of {@code src} at {@code srcOff} into the buffers from message offset {@code at}. */
     static long scatter(MemorySegment src, long srcOff, MemorySegment[] iov, int count, long at, long len) {
+        return copy(iov, count, at, src, srcOff, len, true);
+    }
+
+    /** Copies between the buffers (from message offset {@code at}) and {@code flat}; returns the bytes copied. */
+    private static long copy(MemorySegment[] iov, int count, long at, MemorySegment flat, long flatOff, long len,
+                             boolean intoIov) {
         long done = 0;
         long skip = at;
         for (int i = 0; i < count && done < len; i++) {
@@ -71,7 +64,11 @@ final class IovCursor {
                 continue;
             }
             long n = Math.min(size - skip, len - done);
-            MemorySegment.copy(src, srcOff + done, iov[i], skip, n);
+            if (intoIov) {
+                MemorySegment.copy(flat, flatOff + done, iov[i], skip, n);
+            } else {
+                MemorySegment.copy(iov[i], skip, flat, flatOff + done, n);
+            }
             done += n;
             skip = 0;
         }

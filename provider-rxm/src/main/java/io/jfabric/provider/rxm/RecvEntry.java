@@ -82,6 +82,39 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
         nextActive = null;
     }
 
+    /** Back to the pool: drops the references to the application's buffers, context and connection. */
+    void forget() {
+        for (int i = 0; i < count; i++) {
+            iov[i] = null;
+            desc[i] = null;
+        }
+        context = null;
+        conn = null;
+        cd = null;
+        rndvReq = null;
+        parent = null;
+        prev = null;
+        nextActive = null;
+    }
+
+    /** The receive takes message {@code id} of {@code size} bytes arriving over {@code c} (SAR, rendezvous). */
+    void beginMessage(long id, long size, RxmConnection<Endpoint> c, ConnData data) {
+        msgId = id;
+        msgSize = size;
+        conn = c;
+        cd = data;
+        generation = data.generation;
+    }
+
+    /** What the completion reports of the message: its tag, remote CQ data and source. */
+    void describeMessage(boolean isTagged, long t, long d, boolean withData, long src) {
+        tagged = isTagged;
+        msgTag = t;
+        msgData = d;
+        msgHasData = withData;
+        msgSrc = src;
+    }
+
     /** Copies {@code len} bytes of {@code src} at {@code srcOff} into this receive's buffers at {@code at}. */
     long copyIn(MemorySegment src, long srcOff, long at, long len) {
         return IovCursor.scatter(src, srcOff, iov, count, at, len);

@@ -13,6 +13,7 @@ import io.jfabric.OpFlags;
 import io.jfabric.provider.rxm.conn.ConnState;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
+import io.jfabric.util.Sockaddr;
 
 /**
  * ofi_rxm's FI_EP_RDM endpoint ({@code struct rxm_ep}, prov/rxm/src/rxm_ep.c): connectionless messages,
@@ -258,7 +259,7 @@ final class RxmEndpoint extends UtilEndpoint {
     @Override
     public String toString() {
         synchronized (lock) {
-            return "RxmEndpoint[" + io.jfabric.provider.rxm.conn.SockAddr.toString(s.localAddr) + ", dyn_rbuf="
+            return "RxmEndpoint[" + Sockaddr.straddr(s.localAddr) + ", dyn_rbuf="
                     + s.dynRbuf + ", eager=" + s.eagerLimit + ", sar=" + s.selector.sarLimit() + ", rndv="
                     + (s.rndvWrite ? "write" : "read") + ", " + s.pools + ", " + s.recv + "\n  deferred conns "
                     + s.cm.deferredConnections() + "\n" + s.cm + "]";

@@ -7,19 +7,17 @@ import io.jfabric.util.OpRequest;
  * untagged receives to the receive side.
  */
 final class RxmMsg {
-    private final RxmTransmit transmit;
-    private final RxmRecv recv;
+    private final RxmShared s;
 
     RxmMsg(RxmShared s) {
-        this.transmit = s.transmit;
-        this.recv = s.recv;
+        this.s = s;
     }
 
     int send(OpRequest r) {
-        return transmit.send(false, r);
+        return s.transmit.send(false, r);
     }
 
     int recv(OpRequest r) {
-        return recv.post(false, r);
+        return s.recv.post(false, r);
     }
 }

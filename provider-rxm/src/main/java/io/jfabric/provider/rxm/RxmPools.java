@@ -5,6 +5,7 @@ import io.jfabric.MemoryRegion;
 import io.jfabric.util.FabricLog;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,11 +22,12 @@ final class RxmPools {
     private final TxOp[] txOps;
     private final int[] txFree;
     private int txFreeTop;
-    private TxBuf txBufFree;
-    private RxBuf rxFree;
-    private RxBuf rxFreeTagged;
-    private RecvEntry recvFree;
-    private Unexpected unexpFree;
+    /** Free stacks: they grow while the endpoint warms up, then push and pop without allocating. */
+    private final ArrayDeque<TxBuf> txBufFree = new ArrayDeque<>();
+    private final ArrayDeque<RxBuf> rxFree = new ArrayDeque<>();
+    private final ArrayDeque<RxBuf> rxFreeTagged = new ArrayDeque<>();
+    private final ArrayDeque<RecvEntry> recvFree = new ArrayDeque<>();
+    private final ArrayDeque<Unexpected> unexpFree = new ArrayDeque<>();
     /** The bounce buffers' core registrations, closed with the endpoint (after its core endpoints). */
     private final List<MemoryRegion> bounceMrs = new ArrayList<>();
     /** Receive and transmit buffers come from registered slabs (one core registration per slab). */
@@ -59,25 +61,12 @@ final class RxmPools {
             return null;
         }
         TxOp op = txOps[txFree[--txFreeTop]];
-        op.state = TxOp.ACTIVE;
-        op.pending = 0;
-        op.error = 0;
-        op.mrCount = 0;
-        op.remoteCount = 0;
-        op.segCount = 0;
-        op.nextSeg = 0;
+        op.activate();
         return op;
     }
 
     void releaseTxOp(TxOp op) {
-        op.state = TxOp.FREE;
-        op.context = null;
-        op.conn = null;
-        op.cd = null;
-        for (int i = 0; i < op.iovCount; i++) {
-            op.iov[i] = null;
-            op.desc[i] = null;
-        }
+        op.free();
         txFree[txFreeTop++] = op.index;
     }
 
@@ -95,71 +84,40 @@ final class RxmPools {
     // ---- transmit buffers
 
     TxBuf acquireTxBuf() {
-        TxBuf tb = txBufFree;
-        if (tb != null) {
-            txBufFree = tb.nextFree;
-            tb.nextFree = null;
-        } else {
+        TxBuf tb = txBufFree.pollFirst();
+        if (tb == null) {
             tb = new TxBuf(txSlabs.next(), txSlabs.registration());
         }
         tb.orphan = false;
-        tb.op = null;
-        tb.recv = null;
         tb.directCount = 0;
-        tb.pending = null;
         return tb;
     }
 
     void releaseTxBuf(TxBuf tb) {
-        tb.op = null;
-        tb.recv = null;
-        tb.conn = null;
-        tb.cd = null;
-        tb.pending = null;
-        for (int i = 0; i < tb.directIov.length; i++) {
-            tb.directIov[i] = null;
-        }
-        tb.nextFree = txBufFree;
-        txBufFree = tb;
+        tb.forget();
+        txBufFree.addFirst(tb);
     }
 
     // ---- receive buffers
 
     RxBuf acquireRxBuf(boolean tagged) {
-        RxBuf rx = tagged ? rxFreeTagged : rxFree;
-        if (rx == null) {
-            return new RxBuf(rxSlabs.next(), rxSlabs.registration(), tagged);
-        }
-        if (tagged) {
-            rxFreeTagged = rx.next;
-        } else {
-            rxFree = rx.next;
-        }
-        rx.next = null;
-        return rx;
+        RxBuf rx = (tagged ? rxFreeTagged : rxFree).pollFirst();
+        return rx != null ? rx : new RxBuf(rxSlabs.next(), rxSlabs.registration(), tagged);
     }
 
     void releaseRxBuf(RxBuf rx) {
         rx.conn = null;
         rx.cd = null;
         rx.coreEp = null;
-        if (rx.tagged) {
-            rx.next = rxFreeTagged;
-            rxFreeTagged = rx;
-        } else {
-            rx.next = rxFree;
-            rxFree = rx;
-        }
+        rx.next = null;
+        (rx.tagged ? rxFreeTagged : rxFree).addFirst(rx);
     }
 
     // ---- receive entries and unexpected messages
 
     RecvEntry acquireRecv() {
-        RecvEntry e = recvFree;
-        if (e != null) {
-            recvFree = e.next;
-            e.next = null;
-        } else {
+        RecvEntry e = recvFree.pollFirst();
+        if (e == null) {
             e = new RecvEntry();
         }
         e.clearMessage();
@@ -170,38 +128,22 @@ final class RxmPools {
 
     void releaseRecv(RecvEntry e) {
         if (e.orphan) {
-            return;
+            return; // its connection failed while the core may still complete reads into it: never reused
         }
-        for (int i = 0; i < e.count; i++) {
-            e.iov[i] = null;
-            e.desc[i] = null;
-        }
-        e.context = null;
-        e.conn = null;
-        e.cd = null;
-        e.rndvReq = null;
-        e.parent = null;
-        e.prev = null;
-        e.nextActive = null;
-        e.next = recvFree;
-        recvFree = e;
+        e.forget();
+        e.next = null;
+        recvFree.addFirst(e);
     }
 
     Unexpected acquireUnexpected() {
-        Unexpected u = unexpFree;
-        if (u != null) {
-            unexpFree = u.next;
-            u.next = null;
-        } else {
-            u = new Unexpected();
-        }
-        return u;
+        Unexpected u = unexpFree.pollFirst();
+        return u != null ? u : new Unexpected();
     }
 
     void releaseUnexpected(Unexpected u) {
         u.clear();
-        u.next = unexpFree;
-        unexpFree = u;
+        u.next = null;
+        unexpFree.addFirst(u);
     }
 
     // ---- core registrations

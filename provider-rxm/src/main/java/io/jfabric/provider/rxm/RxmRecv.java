@@ -335,19 +335,9 @@ final class RxmRecv {
 
     /** The connection of {@code cd} went down: receives landing from it fail, its partial messages go. */
     void connectionLost(ConnData cd, int errno) {
-        for (RecvEntry re = cd.activeRecv; re != null; ) {
-            RecvEntry next = re.nextActive;
-            re.orphan = true;
-            fail(re, errno, false);
-            re = next;
-        }
+        failOrphaned(cd.activeRecv, errno);
         cd.activeRecv = null;
-        for (RecvEntry re = cd.rndvWait; re != null; ) {
-            RecvEntry next = re.nextActive;
-            re.orphan = true;
-            fail(re, errno, false);
-            re = next;
-        }
+        failOrphaned(cd.rndvWait, errno);
         cd.rndvWait = null;
         for (Unexpected u = cd.activeUnexp; u != null; ) {
             Unexpected next = u.nextActive;
@@ -358,6 +348,19 @@ final class RxmRecv {
         cd.activeUnexp = null;
         dropStaleRendezvous(recvQ, cd);
         dropStaleRendezvous(trecvQ, cd);
+    }
+
+    /**
+     * Fails the receives of a list whose connection went down; they become orphans, never reused, since the
+     * core may still complete reads into them.
+     */
+    private void failOrphaned(RecvEntry head, int errno) {
+        for (RecvEntry re = head; re != null; ) {
+            RecvEntry next = re.nextActive;
+            re.orphan = true;
+            fail(re, errno, false);
+            re = next;
+        }
     }
 
     /**

@@ -130,11 +130,7 @@ final class RxmRendezvous {
         long src = s.cm.srcOf(c);
         RecvEntry t = s.recv.match(tagged, src, tag, size);
         if (t != null) {
-            t.msgTag = tag;
-            t.msgData = data;
-            t.msgHasData = hasData;
-            t.msgSrc = src;
-            t.tagged = tagged;
+            t.describeMessage(tagged, tag, data, hasData, src);
             start(t, rx, c, cd);
             return true;
         }
@@ -144,10 +140,7 @@ final class RxmRendezvous {
 
     /** A receive meets a rendezvous request that arrived first. */
     void deliverUnexpected(RecvEntry t, Unexpected u) {
-        t.msgTag = u.tag;
-        t.msgData = u.data;
-        t.msgHasData = u.hasData;
-        t.msgSrc = u.src;
+        t.describeMessage(u.tagged, u.tag, u.data, u.hasData, u.src);
         if (u.generation != u.cd.generation || u.conn.ep() == null) {
             s.recv.fail(t, Errno.ECONNRESET, true);
             s.recv.releaseUnexpected(u);
@@ -173,13 +166,8 @@ final class RxmRendezvous {
     }
 
     private void start(RecvEntry t, RxBuf rx, RxmConnection<Endpoint> c, ConnData cd) {
-        MemorySegment p = rx.mem;
         t.rndvReq = rx;
-        t.msgId = RxmPacket.msgId(p);
-        t.msgSize = RxmPacket.size(p);
-        t.conn = c;
-        t.cd = cd;
-        t.generation = cd.generation;
+        t.beginMessage(RxmPacket.msgId(rx.mem), RxmPacket.size(rx.mem), c, cd);
         t.readIov = 0;
         t.readOffset = 0;
         t.pendingReads = 0;
@@ -260,15 +248,15 @@ final class RxmRendezvous {
 
     private void finishRecv(RecvEntry t) {
         ConnData cd = t.cd;
-        RecvEntry prev = null;
-        for (RecvEntry x = cd.activeRecv; x != null; prev = x, x = x.nextActive) {
-            if (x == t) {
-                if (prev == null) {
-                    cd.activeRecv = x.nextActive;
-                } else {
-                    prev.nextActive = x.nextActive;
-                }
-                break;
+        if (cd.activeRecv == t) {
+            cd.activeRecv = t.nextActive;
+        } else {
+            RecvEntry x = cd.activeRecv;
+            while (x != null && x.nextActive != t) {
+                x = x.nextActive;
+            }
+            if (x != null) {
+                x.nextActive = t.nextActive;
             }
         }
         if (t.error == 0 || t.error == Errno.ETRUNC) {

@@ -9,6 +9,9 @@ import io.jfabric.provider.rxm.conn.RxmConnection;
  * the peer's headerless tagged messages. Also keeps the bound on buffers held by unexpected messages.
  */
 final class RxmRxBuffers {
+    /** Receive buffers of each kind a new connection starts with over a TCP core. */
+    static final int RX_INITIAL = 2;
+
     private final RxmShared s;
     /** Buffers held by unexpected messages, bounded by the unexpected limit. */
     int unexpBuffers;

@@ -173,16 +173,8 @@ final class RxmSar {
     /** The receive {@code t} takes the message {@code msgId}: later segments find it on the connection. */
     private static void begin(RecvEntry t, RxmConnection<Endpoint> c, ConnData cd, long msgId, long size,
                               boolean tagged, long tag, long data, boolean hasData, long src) {
-        t.msgId = msgId;
-        t.msgSize = size;
-        t.msgTag = tag;
-        t.msgData = data;
-        t.msgHasData = hasData;
-        t.msgSrc = src;
-        t.tagged = tagged;
-        t.conn = c;
-        t.cd = cd;
-        t.generation = cd.generation;
+        t.describeMessage(tagged, tag, data, hasData, src);
+        t.beginMessage(msgId, size, c, cd);
         t.nextActive = cd.activeRecv;
         cd.activeRecv = t;
     }

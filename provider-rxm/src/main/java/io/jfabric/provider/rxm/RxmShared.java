@@ -27,16 +27,14 @@ import io.jfabric.util.FabricLog;
  */
 final class RxmShared {
     private static final System.Logger LOG = FabricLog.logger("ofi_rxm");
-    /** Receive buffers of each kind a new connection starts with over a TCP core (see {@link RxmRxBuffers}). */
-    static final int RX_INITIAL = 2;
-    /** Capacity of the core EQ: connection events of this many peers may be queued before rxm reads them. */
-    static final int CORE_EQ_SIZE = 16384;
-
     final RxmDomain domain;
+    /** The application's info, copied at open. */
     final FabricInfo info;
     final RxmParams params;
+    /** The domain's lock: every data-path call and every progress pass holds it. */
     final Object lock;
     final long caps;
+    /** The CQs and counters bound, and the reporting through them. */
     final EndpointBindings bindings = new EndpointBindings("ofi_rxm endpoint");
 
     // ---- settings fixed at open
@@ -53,7 +51,7 @@ final class RxmShared {
     final long cmIntervalNanos;
     /** The most receive buffers of each kind one connection keeps posted (msg_rx_size, bounded). */
     final int rxTarget;
-    /** What a new connection starts with: {@link #RX_INITIAL} over a TCP core, {@link #rxTarget} otherwise. */
+    /** What a new connection starts with: {@link RxmRxBuffers#RX_INITIAL} over a TCP core, {@link #rxTarget} otherwise. */
     final int rxInitial;
     /**
      * Whether the core needs a registration for every local buffer (FI_MR_LOCAL, verbs): then each bounce
@@ -114,7 +112,7 @@ final class RxmShared {
         // TCP socket does); over verbs a missing receive is an RNR NAK and a retry timer per message, so a
         // connection there posts its whole msg_rx_size at once, as libfabric's rxm does
         boolean coreBuffers = core.epAttr != null && core.epAttr.protocol == io.jfabric.Protocol.SOCK_TCP;
-        rxInitial = coreBuffers ? Math.min(RX_INITIAL, rxTarget) : rxTarget;
+        rxInitial = coreBuffers ? Math.min(RxmRxBuffers.RX_INITIAL, rxTarget) : rxTarget;
 
         EventQueue eq = null;
         CompletionQueue cq = null;
@@ -123,7 +121,7 @@ final class RxmShared {
             // one CONNREQ or CONNECTED per peer may be queued at once: room for a crowd (the queue holds only
             // what is queued, so the size costs nothing until used)
             EqAttr eqAttr = EqAttr.defaults();
-            eqAttr.size = CORE_EQ_SIZE;
+            eqAttr.size = 16384; // connection events of this many peers may wait for rxm to read them
             eq = domain.fabric.core.openEq(eqAttr);
             cq = domain.core.openCq(CqAttr.of(CqFormat.TAGGED, 16384));
             FabricInfo pepInfo = core.copy();

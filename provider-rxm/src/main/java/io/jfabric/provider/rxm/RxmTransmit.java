@@ -24,29 +24,65 @@ final class RxmTransmit {
     private final EndpointBindings bindings;
     /** The core msg of an RMA with several ranges, or with remote CQ data over several buffers. */
     private final RmaMsg coreRmaMsg = new RmaMsg(0);
+    /** Why {@link #connected} gave no connection (a negative errno); only read right after it returns null. */
+    private int refusal;
 
     RxmTransmit(RxmShared s) {
         this.s = s;
         this.bindings = s.bindings;
     }
 
+    /**
+     * The connection to {@code peer} once it is up (rxm_get_conn), or null with the errno to return in
+     * {@link #refusal}: EOPBADSTATE before enable or after close, EINVAL for an address not in the AV,
+     * EAGAIN while connecting, or the errno of a connect that failed.
+     */
+    private RxmConnection<Endpoint> connected(long peer, boolean tagged) {
+        if (!s.enabled || s.closed) {
+            refusal = -Errno.EOPBADSTATE;
+            return null;
+        }
+        RxmConnection<Endpoint> c = s.cm.connFor(peer);
+        if (c == null) {
+            refusal = -Errno.EINVAL;
+            return null;
+        }
+        int rc = s.cm.ready(c, RxmCm.data(c), tagged);
+        if (rc != 0) {
+            refusal = rc;
+            return null;
+        }
+        return c;
+    }
+
+    /**
+     * A pool op for request {@code r}, reporting with {@code cqFlags}: a success entry unless it is an
+     * inject or selective completion leaves it out. Null when every op is in flight (then progress runs,
+     * so the caller's retry finds some back).
+     */
+    private TxOp newOp(OpRequest r, long cqFlags, boolean inject) {
+        TxOp op = s.pools.acquireTxOp();
+        if (op == null) {
+            s.progress.run();
+            return null;
+        }
+        op.context = r.context;
+        op.cqFlags = cqFlags;
+        op.report = !inject && bindings.txWantsCompletion(r.flags);
+        return op;
+    }
+
     /** rxm_send_common: one send or tagged send, of any protocol. */
     int send(boolean tagged, OpRequest r) {
-        if (!s.enabled || s.closed) {
-            return -Errno.EOPBADSTATE;
-        }
         if (r.count > RndvHeader.IOV_LIMIT) {
             return -Errno.EINVAL;
         }
-        RxmConnection<Endpoint> c = s.cm.connFor(r.peer);
+        RxmConnection<Endpoint> c = connected(r.peer, tagged);
         if (c == null) {
-            return -Errno.EINVAL;
+            return refusal;
         }
         ConnData cd = RxmCm.data(c);
-        int rc = s.cm.ready(c, cd, tagged);
-        if (rc != 0) {
-            return rc;
-        }
+        int rc;
         if (!cd.deferred.isEmpty()) {
             s.progress.run();
             if (!cd.deferred.isEmpty() || !c.isConnected()) {
@@ -59,14 +95,10 @@ final class RxmTransmit {
             return -Errno.EMSGSIZE;
         }
         int proto = s.selector.select(tagged, len, r.count);
-        TxOp op = s.pools.acquireTxOp();
+        TxOp op = newOp(r, OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG), inject);
         if (op == null) {
-            s.progress.run();
             return -Errno.EAGAIN;
         }
-        op.context = r.context;
-        op.cqFlags = OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG);
-        op.report = !inject && bindings.txWantsCompletion(r.flags);
         op.op = tagged ? RxmPacket.OP_TAGGED : RxmPacket.OP_MSG;
         op.proto = proto;
         op.tag = r.tag;
@@ -95,26 +127,16 @@ final class RxmTransmit {
 
     /** rxm_ep_rma_common: an RMA read or write, posted on the peer's core endpoint with the op as context. */
     int rma(boolean write, OpRequest r) {
-        if (!s.enabled || s.closed) {
-            return -Errno.EOPBADSTATE;
-        }
-        RxmConnection<Endpoint> c = s.cm.connFor(r.peer);
+        RxmConnection<Endpoint> c = connected(r.peer, false);
         if (c == null) {
-            return -Errno.EINVAL;
+            return refusal;
         }
         ConnData cd = RxmCm.data(c);
-        int rc = s.cm.ready(c, cd, false);
-        if (rc != 0) {
-            return rc;
-        }
-        TxOp op = s.pools.acquireTxOp();
+        int rc;
+        TxOp op = newOp(r, OpFlags.RMA | (write ? OpFlags.WRITE : OpFlags.READ), (r.flags & OpFlags.INJECT) != 0);
         if (op == null) {
-            s.progress.run();
             return -Errno.EAGAIN;
         }
-        op.context = r.context;
-        op.cqFlags = OpFlags.RMA | (write ? OpFlags.WRITE : OpFlags.READ);
-        op.report = (r.flags & OpFlags.INJECT) == 0 && bindings.txWantsCompletion(r.flags);
         op.proto = -1;
         op.conn = c;
         op.cd = cd;
@@ -139,12 +161,12 @@ final class RxmTransmit {
                     : core.readv(r.iov, r.desc, r.count, 0, remote.addr, remote.key, op);
         } else {
             RmaMsg m = coreRmaMsg;
-            m.iov = r.iov;
+            m.iov = r.iov; // the caller's arrays, borrowed for the call: the core copies what it keeps
             m.desc = r.desc;
             m.iovCount = r.count;
             m.rmaIov = r.rmaIov;
             m.rmaIovCount = r.rmaCount;
-            m.addr = 0;
+            m.addr = 0; // the core endpoint is connected: no address
             m.data = r.data;
             m.context = op;
             rc = write ? core.writemsg(m, r.flags) : core.readmsg(m, r.flags);

@@ -33,7 +33,6 @@ final class TxBuf implements CoreCompletion, DeferredWork {
     MemorySegment pending;
     int directCount;
     boolean orphan;
-    TxBuf nextFree;
     /** The last header-plus-payload view handed out, kept so a stream of equal sizes slices once. */
     private MemorySegment sized;
 
@@ -44,6 +43,16 @@ final class TxBuf implements CoreCompletion, DeferredWork {
         hdr = mem.asSlice(0, RxmPacket.SIZE);
         rndvPkt = mem.asSlice(0, RxmPacket.SIZE + RndvHeader.SIZE);
         payload = mem.asSlice(RxmPacket.SIZE);
+    }
+
+    /** Back to the pool: drops what the last packet referred to. */
+    void forget() {
+        op = null;
+        recv = null;
+        conn = null;
+        cd = null;
+        pending = null;
+        java.util.Arrays.fill(directIov, null);
     }
 
     /** Bytes of one transmit buffer for {@code bufferSize}. */

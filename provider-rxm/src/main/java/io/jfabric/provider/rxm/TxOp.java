@@ -57,6 +57,26 @@ final class TxOp implements CoreCompletion, DeferredWork {
         this.index = index;
     }
 
+    /** Taken from the pool for a new transmit. */
+    void activate() {
+        state = ACTIVE;
+        pending = error = 0;
+        mrCount = remoteCount = 0;
+        segCount = nextSeg = 0;
+    }
+
+    /** Back to the pool: drops the references to the application's buffers and context. */
+    void free() {
+        state = FREE;
+        context = null;
+        conn = null;
+        cd = null;
+        for (int i = 0; i < iovCount; i++) {
+            iov[i] = null;
+            desc[i] = null;
+        }
+    }
+
     @Override
     public void complete(RxmShared s, CqEntry e) {
         s.transmit.opCoreDone(this, 0);
