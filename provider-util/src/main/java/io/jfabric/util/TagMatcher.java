@@ -24,11 +24,14 @@ import io.jfabric.OpFlags;
  * the provider completes it with ECANCELED.</li>
  * </ul>
  *
- * <p>No allocation per operation: {@link Recv} and {@link Unexpected} nodes come from fixed pools and
- * link into intrusive lists. The unexpected queue is bounded: {@link #addUnexpected} returns null
- * when full, and the provider applies backpressure (stops reading that connection, RNR, or drops with
- * an error, as its protocol allows). Not thread-safe: the provider calls it under the receive
- * context's serialization (its lock, or its progress thread).
+ * <p>No allocation per operation: {@link Recv} and {@link Unexpected} nodes come from pools and link
+ * into intrusive lists. With {@link #TagMatcher(int, int, boolean, long) fixed pools} the unexpected
+ * queue is bounded: {@link #addUnexpected} returns null when full, and the provider applies
+ * backpressure (stops reading that connection, RNR, or drops with an error, as its protocol allows).
+ * With {@link #TagMatcher(boolean, long) growing pools} nothing is refused: the nodes are made as the
+ * receive context warms up and reused after, for a provider that bounds its backlog elsewhere (rxm
+ * bounds the receive buffers unexpected messages hold). Not thread-safe: the provider calls it under
+ * the receive context's serialization (its lock, or its progress thread).
  */
 public final class TagMatcher {
 
@@ -196,8 +199,11 @@ public final class TagMatcher {
     }
 
     private final boolean directed;
+    /** Fixed pools, or null when the matcher grows its nodes on demand (then the free stacks below). */
     private final ObjectPool<Recv> recvPool;
     private final ObjectPool<Unexpected> unexpPool;
+    private final java.util.ArrayDeque<Recv> recvFree;
+    private final java.util.ArrayDeque<Unexpected> unexpFree;
     private final RecvList postedTagged = new RecvList();
     private final RecvList postedMsg = new RecvList();
     private final UnexpList unexpTagged = new UnexpList();
@@ -214,6 +220,24 @@ public final class TagMatcher {
         this.directed = directed;
         this.recvPool = new ObjectPool<>(maxPosted, Recv::new);
         this.unexpPool = new ObjectPool<>(maxUnexpected, Unexpected::new);
+        this.recvFree = null;
+        this.unexpFree = null;
+        this.minMultiRecv = minMultiRecv;
+    }
+
+    /**
+     * A matcher whose nodes grow on demand and are reused once freed: {@link #newRecv} and
+     * {@link #addUnexpected} never answer null, and nothing is made before it is needed.
+     *
+     * @param directed     FI_DIRECTED_RECV: match on source address
+     * @param minMultiRecv FI_OPT_MIN_MULTI_RECV
+     */
+    public TagMatcher(boolean directed, long minMultiRecv) {
+        this.directed = directed;
+        this.recvPool = null;
+        this.unexpPool = null;
+        this.recvFree = new java.util.ArrayDeque<>();
+        this.unexpFree = new java.util.ArrayDeque<>();
         this.minMultiRecv = minMultiRecv;
     }
 
@@ -249,7 +273,7 @@ public final class TagMatcher {
 
     /** A blank receive node, or null when maxPosted are in use (answer the post with -EAGAIN). */
     public Recv newRecv() {
-        Recv r = recvPool.acquire();
+        Recv r = recvPool != null ? recvPool.acquire() : recvFree.isEmpty() ? new Recv() : recvFree.pollFirst();
         if (r != null) {
             r.reset();
         }
@@ -265,7 +289,11 @@ public final class TagMatcher {
             throw new IllegalStateException("free of a receive that is still posted; cancel or match it first");
         }
         r.reset();
-        recvPool.release(r);
+        if (recvPool != null) {
+            recvPool.release(r);
+        } else {
+            recvFree.addFirst(r);
+        }
     }
 
     /** Queues a receive (call {@link #takeUnexpected} first: a matching unexpected message wins). */
@@ -365,7 +393,8 @@ public final class TagMatcher {
      * fields, or null when the unexpected queue is full (apply backpressure).
      */
     public Unexpected addUnexpected(boolean tagged, long tag, long src, long len, long data, long flags) {
-        Unexpected u = unexpPool.acquire();
+        Unexpected u = unexpPool != null ? unexpPool.acquire()
+                : unexpFree.isEmpty() ? new Unexpected() : unexpFree.pollFirst();
         if (u == null) {
             return null;
         }
@@ -460,6 +489,15 @@ public final class TagMatcher {
         return unknown;
     }
 
+    /**
+     * Walks the queued messages of one kind in arrival order, claimed ones included: the first when
+     * {@code after} is null, else the one after it; null at the end. A provider drops the messages of a
+     * connection that went away with it (unlink the current one only after taking its successor).
+     */
+    public Unexpected nextUnexpected(boolean tagged, Unexpected after) {
+        return after == null ? (tagged ? unexpTagged : unexpMsg).head : after.next;
+    }
+
     /** Unlinks a queued message (FI_DISCARD, or consumed by the provider after a peek). */
     public void removeUnexpected(Unexpected u) {
         if (u.linked) {
@@ -485,7 +523,11 @@ public final class TagMatcher {
             throw new IllegalStateException("free of an unexpected message still queued; remove it first");
         }
         u.reset();
-        unexpPool.release(u);
+        if (unexpPool != null) {
+            unexpPool.release(u);
+        } else {
+            unexpFree.addFirst(u);
+        }
     }
 
     public int unexpectedCount() {
@@ -494,13 +536,13 @@ public final class TagMatcher {
 
     /** Room left in the unexpected queue. */
     public int unexpectedRoom() {
-        return unexpPool.available();
+        return unexpPool != null ? unexpPool.available() : Integer.MAX_VALUE;
     }
 
     @Override
     public String toString() {
         return "TagMatcher[posted tagged=" + postedTagged.size + " msg=" + postedMsg.size + ", unexpected tagged="
-                + unexpTagged.size + " msg=" + unexpMsg.size + ", room=" + unexpPool.available()
+                + unexpTagged.size + " msg=" + unexpMsg.size + ", room=" + (unexpPool != null ? unexpPool.available() : "grows")
                 + (directed ? ", directed" : "") + heads(" posted", postedTagged.head) + heads(" queued", unexpTagged.head)
                 + "]";
     }

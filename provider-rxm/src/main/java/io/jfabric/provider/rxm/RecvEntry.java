@@ -6,11 +6,13 @@ import io.jfabric.Endpoint;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.util.TagMatcher;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * A posted receive (libfabric's rxm_recv_entry), and the state of the message landing in it: SAR
+ * A posted receive (libfabric's rxm_recv_entry; the matcher's {@link TagMatcher.Recv} points back at it
+ * through its state), and the state of the message landing in it: SAR
  * reassembly progress or the rendezvous reads. It is the core context of those reads.
  */
 final class RecvEntry implements CoreCompletion, DeferredWork {
@@ -25,12 +27,11 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
     long opFlags;
     boolean tagged;
     boolean multi;
-    /** Multi-receive: bytes of the buffer handed out so far. */
-    long multiUsed;
     /** A multi-receive slice: the buffer it was carved from, and whether it is the slice that releases it. */
     RecvEntry parent;
     boolean releasesParent;
-    boolean queued;
+    /** Its node in the matcher while it is posted (or, for FI_MULTI_RECV, until its buffer is released). */
+    TagMatcher.Recv node;
 
     // ---- the message being received into it
     long msgSize;
@@ -54,8 +55,6 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
     boolean waitingWrDone;
     boolean orphan;
 
-    RecvEntry prev;
-    RecvEntry next;
     RecvEntry nextActive;
 
     void clearMessage() {
@@ -77,8 +76,7 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
         waitingWrDone = false;
         parent = null;
         releasesParent = false;
-        multiUsed = 0;
-        queued = false;
+        node = null;
         nextActive = null;
     }
 
@@ -93,7 +91,7 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
         cd = null;
         rndvReq = null;
         parent = null;
-        prev = null;
+        node = null;
         nextActive = null;
     }
 

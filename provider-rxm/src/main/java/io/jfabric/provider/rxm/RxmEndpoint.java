@@ -192,7 +192,11 @@ final class RxmEndpoint extends UtilEndpoint {
     @Override
     public long getOpt(EndpointOption option) {
         return switch (option) {
-            case MIN_MULTI_RECV -> s.minMultiRecv;
+            case MIN_MULTI_RECV -> {
+                synchronized (lock) {
+                    yield s.recv.minMultiRecv();
+                }
+            }
             case CM_DATA_SIZE -> 0;
             default -> throw new FabricException(Errno.ENOPROTOOPT, option.cName() + " is not supported by ofi_rxm");
         };
@@ -201,8 +205,11 @@ final class RxmEndpoint extends UtilEndpoint {
     @Override
     public void setOpt(EndpointOption option, long value) {
         if (option == EndpointOption.MIN_MULTI_RECV) {
+            if (value < 0) {
+                throw new FabricException(Errno.EINVAL, "FI_OPT_MIN_MULTI_RECV is a size: " + value + " is negative");
+            }
             synchronized (lock) {
-                s.minMultiRecv = value;
+                s.recv.setMinMultiRecv(value);
             }
             return;
         }

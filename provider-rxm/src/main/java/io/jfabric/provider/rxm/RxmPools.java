@@ -131,7 +131,6 @@ final class RxmPools {
             return; // its connection failed while the core may still complete reads into it: never reused
         }
         e.forget();
-        e.next = null;
         recvFree.addFirst(e);
     }
 
@@ -142,7 +141,6 @@ final class RxmPools {
 
     void releaseUnexpected(Unexpected u) {
         u.clear();
-        u.next = null;
         unexpFree.addFirst(u);
     }
 

@@ -8,25 +8,35 @@ import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;
+import io.jfabric.util.TagMatcher;
 
 /**
- * The receive side (libfabric's rxm_recv_queue work in rxm_msg.c, rxm_tagged.c and rxm_cq.c): posted
- * receives and unexpected messages, untagged and tagged; matching an arriving message to a receive (the
- * protocols call {@link #match} and {@link #queueUnexpected}) and a posted receive to an unexpected
- * message; FI_MULTI_RECV slicing; FI_PEEK, FI_CLAIM and FI_DISCARD; cancel; and the receive's completion.
+ * The receive side (libfabric's rxm_recv_queue work in rxm_msg.c, rxm_tagged.c and rxm_cq.c) on
+ * provider-util's {@link TagMatcher}, the one matcher every provider uses: it queues posted receives and
+ * unexpected messages, untagged and tagged, and matches them; this class keeps what rxm adds. An arriving
+ * message is matched to a receive (the protocols call {@link #match} and {@link #queueUnexpected}) and a
+ * posted receive to an unexpected message; FI_MULTI_RECV slices the buffer into one receive per message;
+ * FI_PEEK, FI_CLAIM and FI_DISCARD; cancel; and the receive's completion.
  */
 final class RxmRecv {
     private final RxmShared s;
     private final EndpointBindings bindings;
-    private final RecvQueue recvQ;
-    private final RecvQueue trecvQ;
+    /** Grows with the backlog: rxm bounds what unexpected messages hold by their receive buffers instead. */
+    private final TagMatcher matcher;
 
     RxmRecv(RxmShared s) {
         this.s = s;
         this.bindings = s.bindings;
-        boolean directed = s.directedRecv();
-        recvQ = new RecvQueue(false, directed);
-        trecvQ = new RecvQueue(true, directed);
+        matcher = new TagMatcher(s.directedRecv(), 16384);
+    }
+
+    /** FI_OPT_MIN_MULTI_RECV. */
+    long minMultiRecv() {
+        return matcher.minMultiRecv();
+    }
+
+    void setMinMultiRecv(long bytes) {
+        matcher.setMinMultiRecv(bytes);
     }
 
     // ---- posting
@@ -51,27 +61,43 @@ final class RxmRecv {
         e.ignore = tagged ? r.ignore : 0;
         e.tagged = tagged;
         e.multi = multi;
-        RecvQueue q = tagged ? trecvQ : recvQ;
+        if (multi) {
+            e.node = node(e); // a multi-receive's node counts what its buffer gave out, before it is posted too
+        }
         // no progress here (libfabric's rxm makes none either): a message still in the core is matched when the
         // next CQ read lands it, in order, and a progress pass per receive was a system call on the critical
         // path of every request-reply
         while (true) {
-            Unexpected u = q.findUnexpected(filter, r.tag, e.ignore);
-            if (u == null) {
+            TagMatcher.Unexpected n = matcher.takeUnexpected(tagged, r.tag, e.ignore, filter);
+            if (n == null) {
                 break;
             }
-            q.removeUnexpected(u);
-            RecvEntry target = multi ? carve(q, e, u.size, false) : e;
+            Unexpected u = detach(n);
+            RecvEntry target = multi ? carve(e, u.size) : e;
             deliverUnexpected(target, u);
-            if (!multi || e.iov[0] == null) {
-                return 0;
-            }
-            if (e.capacity - e.multiUsed < s.minMultiRecv) {
-                return 0;
+            if (!multi || e.node == null) {
+                return 0; // taken whole, or a multi-receive buffer used up
             }
         }
-        q.post(e);
+        if (e.node == null) {
+            e.node = node(e);
+        }
+        matcher.post(e.node);
         return 0;
+    }
+
+    /** The matcher's node for receive {@code e}, pointing back at it. */
+    private TagMatcher.Recv node(RecvEntry e) {
+        TagMatcher.Recv n = matcher.newRecv();
+        n.context = e.context;
+        n.tagged = e.tagged;
+        n.tag = e.tag;
+        n.ignore = e.ignore;
+        n.src = e.srcAddr;
+        n.flags = e.opFlags;
+        n.length = e.capacity;
+        n.state = e;
+        return n;
     }
 
     /** A pool entry holding the request's buffers, context and flags. */
@@ -98,14 +124,15 @@ final class RxmRecv {
         Unexpected u;
         if ((flags & OpFlags.PEEK) != 0) {
             s.progress.run();
-            u = trecvQ.findUnexpected(filter, r.tag, r.ignore);
-            if (u == null) {
+            TagMatcher.Unexpected n = matcher.findUnexpected(true, r.tag, r.ignore, filter);
+            if (n == null) {
                 bindings.reportRxUncounted(r.context, OpFlags.RECV | OpFlags.TAGGED, r.tag, Errno.ENOMSG, Errno.ENOMSG);
                 return 0;
             }
+            u = (Unexpected) n.payload;
             long cflags = OpFlags.RECV | OpFlags.TAGGED | (u.hasData ? OpFlags.REMOTE_CQ_DATA : 0);
             if ((flags & OpFlags.DISCARD) != 0) {
-                trecvQ.removeUnexpected(u);
+                detach(n);
                 if (!u.complete) {
                     unlinkActive(u.cd, u);
                 }
@@ -114,16 +141,16 @@ final class RxmRecv {
                 return 0;
             }
             if ((flags & OpFlags.CLAIM) != 0) {
-                u.claimedBy = r.context;
+                matcher.claim(n, r.context);
             }
             bindings.rxCq().writeFrom(r.context, cflags, u.size, 0, u.data, u.tag, u.src);
             return 0;
         }
-        u = trecvQ.findClaimed(r.context);
-        if (u == null) {
+        TagMatcher.Unexpected claimed = matcher.takeClaimed(r.context);
+        if (claimed == null) {
             return -Errno.EINVAL;
         }
-        trecvQ.removeUnexpected(u);
+        u = detach(claimed);
         if ((flags & OpFlags.DISCARD) != 0) {
             if (!u.complete) {
                 unlinkActive(u.cd, u);
@@ -140,16 +167,11 @@ final class RxmRecv {
 
     /** fi_cancel of a posted receive. */
     int cancel(Object context) {
-        RecvQueue q = trecvQ;
-        RecvEntry e = q.findPostedByContext(context);
-        if (e == null) {
-            q = recvQ;
-            e = q.findPostedByContext(context);
-        }
-        if (e == null) {
+        TagMatcher.Recv n = matcher.cancel(context);
+        if (n == null) {
             return -Errno.ENOENT;
         }
-        q.remove(e);
+        RecvEntry e = detach(n);
         reportCanceled(e);
         s.pools.releaseRecv(e);
         return 0;
@@ -157,17 +179,18 @@ final class RxmRecv {
 
     /** Endpoint close: every posted receive completes with ECANCELED. */
     void cancelAll() {
-        cancelPosted(recvQ);
-        cancelPosted(trecvQ);
+        TagMatcher.Recv n;
+        while ((n = matcher.removeFirstPosted()) != null) {
+            reportCanceled(detach(n));
+        }
     }
 
-    private void cancelPosted(RecvQueue q) {
-        for (RecvEntry e = q.postedHead; e != null; ) {
-            RecvEntry n = e.next;
-            q.remove(e);
-            reportCanceled(e);
-            e = n;
-        }
+    /** The receive of an unlinked node, the node back to the matcher. */
+    private RecvEntry detach(TagMatcher.Recv n) {
+        RecvEntry e = (RecvEntry) n.state;
+        e.node = null;
+        matcher.free(n);
+        return e;
     }
 
     private void reportCanceled(RecvEntry e) {
@@ -182,40 +205,32 @@ final class RxmRecv {
      * off its queue (for FI_MULTI_RECV, a slice of it); null when none is posted.
      */
     RecvEntry match(boolean tagged, long src, long tag, long size) {
-        RecvQueue q = tagged ? trecvQ : recvQ;
-        RecvEntry e = q.findPosted(src, tag);
-        if (e == null) {
+        TagMatcher.Recv n = matcher.matchPosted(tagged, tag, src);
+        if (n == null) {
             return null;
         }
-        if (!e.multi) {
-            q.remove(e);
-            return e;
-        }
-        return carve(q, e, size, true);
+        RecvEntry e = (RecvEntry) n.state;
+        return e.multi ? carve(e, size) : detach(n);
     }
 
     /**
-     * A slice of a multi-receive buffer for a message of {@code size} bytes; the buffer leaves the queue once
-     * less than FI_OPT_MIN_MULTI_RECV is left.
+     * A slice of a multi-receive buffer for a message of {@code size} bytes; the buffer leaves the matcher
+     * once less than FI_OPT_MIN_MULTI_RECV is left, and the slice that used it up releases it.
      */
-    private RecvEntry carve(RecvQueue q, RecvEntry parent, long size, boolean queued) {
-        long left = parent.capacity - parent.multiUsed;
-        long take = Math.min(size, left);
+    private RecvEntry carve(RecvEntry parent, long size) {
+        TagMatcher.Recv n = parent.node;
+        long at = matcher.consumeMultiRecv(n, size);
         RecvEntry child = s.pools.acquireRecv();
-        child.iov[0] = parent.iov[0].asSlice(parent.multiUsed, take);
+        child.iov[0] = parent.iov[0].asSlice(at, n.consumed - at);
         child.count = 1;
-        child.capacity = take;
+        child.capacity = n.consumed - at;
         child.context = parent.context;
         child.opFlags = parent.opFlags;
         child.tagged = false;
         child.parent = parent;
-        parent.multiUsed += take;
-        if (parent.capacity - parent.multiUsed < s.minMultiRecv) {
+        if (n.released) {
             child.releasesParent = true;
-            if (queued) {
-                q.remove(parent);
-            }
-            parent.iov[0] = null;
+            detach(n);
         }
         return child;
     }
@@ -240,7 +255,17 @@ final class RxmRecv {
         u.complete = kind != Unexpected.SAR;
         u.buffers = 1;
         s.rxBuffers.unexpBuffers++;
-        (tagged ? trecvQ : recvQ).addUnexpected(u);
+        u.node = matcher.addUnexpected(tagged, tag, src, size, data, hasData ? OpFlags.REMOTE_CQ_DATA : 0);
+        u.node.payload = u;
+        return u;
+    }
+
+    /** The message of a node the matcher no longer queues (or unlinks it now), the node back to the matcher. */
+    private Unexpected detach(TagMatcher.Unexpected n) {
+        Unexpected u = (Unexpected) n.payload;
+        matcher.removeUnexpected(n);
+        matcher.free(n);
+        u.node = null;
         return u;
     }
 
@@ -341,13 +366,15 @@ final class RxmRecv {
         cd.rndvWait = null;
         for (Unexpected u = cd.activeUnexp; u != null; ) {
             Unexpected next = u.nextActive;
-            (u.tagged ? trecvQ : recvQ).removeUnexpected(u);
+            if (u.node != null) {
+                detach(u.node);
+            }
             releaseUnexpected(u);
             u = next;
         }
         cd.activeUnexp = null;
-        dropStaleRendezvous(recvQ, cd);
-        dropStaleRendezvous(trecvQ, cd);
+        dropStaleRendezvous(false, cd);
+        dropStaleRendezvous(true, cd);
     }
 
     /**
@@ -369,20 +396,19 @@ final class RxmRecv {
      * here, not matched later: a receive that took one failed with ECONNRESET for a message nobody lost, and
      * a failed receive reposted took the next stale one (a survivor's whole window failed over and over).
      */
-    private void dropStaleRendezvous(RecvQueue q, ConnData cd) {
-        for (Unexpected u = q.unexpHead; u != null; ) {
-            Unexpected next = u.next;
-            if (u.cd == cd && u.kind == Unexpected.RNDV && u.generation != cd.generation && u.claimedBy == null) {
-                q.removeUnexpected(u);
-                releaseUnexpected(u);
+    private void dropStaleRendezvous(boolean tagged, ConnData cd) {
+        for (TagMatcher.Unexpected n = matcher.nextUnexpected(tagged, null); n != null; ) {
+            TagMatcher.Unexpected next = matcher.nextUnexpected(tagged, n);
+            Unexpected u = (Unexpected) n.payload;
+            if (u.cd == cd && u.kind == Unexpected.RNDV && u.generation != cd.generation && n.claimedBy() == null) {
+                releaseUnexpected(detach(n));
             }
-            u = next;
+            n = next;
         }
     }
 
     @Override
     public String toString() {
-        return "unexpected msg " + recvQ.unexpCount + " tagged " + trecvQ.unexpCount + ", unexpected buffers "
-                + s.rxBuffers.unexpBuffers + "\n  " + recvQ.describe() + "\n  " + trecvQ.describe();
+        return "unexpected buffers " + s.rxBuffers.unexpBuffers + ", " + matcher;
     }
 }

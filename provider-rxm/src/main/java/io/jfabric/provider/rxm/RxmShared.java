@@ -70,7 +70,6 @@ final class RxmShared {
     RxmAv av;
     boolean enabled;
     boolean closed;
-    long minMultiRecv = 16384;
 
     // ---- the parts
     final RxmPools pools;
