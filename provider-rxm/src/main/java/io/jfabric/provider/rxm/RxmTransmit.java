@@ -56,7 +56,7 @@ final class RxmTransmit {
     }
 
     /**
-     * A pool op for request {@code r}, reporting with {@code cqFlags}: a success entry unless it is an
+     * A pool op for request {@code r}, to be reported with {@code cqFlags}: a success entry unless it is an
      * inject or selective completion leaves it out. Null when every op is in flight (then progress runs,
      * so the caller's retry finds some back).
      */
@@ -82,7 +82,6 @@ final class RxmTransmit {
             return refusal;
         }
         ConnData cd = RxmCm.data(c);
-        int rc;
         if (!cd.deferred.isEmpty()) {
             s.progress.run();
             if (!cd.deferred.isEmpty() || !c.isConnected()) {
@@ -113,7 +112,7 @@ final class RxmTransmit {
         op.conn = c;
         op.cd = cd;
         op.generation = cd.generation;
-        rc = switch (proto) {
+        int rc = switch (proto) {
             case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject);
             case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject);
             case ProtocolSelector.SAR -> s.sar.send(op, c, cd);
