@@ -261,10 +261,7 @@ public final class EndpointBindings {
      * WRITE counter according to {@code cqFlags}. Returns 0 or the CQ's negative errno (-EOVERRUN).
      */
     public int reportTx(Object context, long opFlags, long cqFlags, long len) {
-        UtilCounter c = txCounter(cqFlags);
-        if (c != null) {
-            c.increment();
-        }
+        countTx(cqFlags);
         return txWantsCompletion(opFlags) ? txCq.write(context, cqFlags, len, 0, 0, 0) : 0;
     }
 
@@ -275,6 +272,23 @@ public final class EndpointBindings {
             c.incrementError();
         }
         return txCq == null ? -Errno.ENOCQ : txCq.writeError(context, cqFlags, len, 0, 0, 0, olen, err, provErrno, null);
+    }
+
+    /**
+     * A transmit-side error that no posted operation owns (a connect that failed before the provider
+     * accepted any operation for the peer): an error entry with provider detail in {@code errData}, and no
+     * counter, since no counted operation failed.
+     */
+    public int reportTxFailure(Object context, long cqFlags, int err, int provErrno, byte[] errData) {
+        return txCq == null ? -Errno.ENOCQ : txCq.writeError(context, cqFlags, 0, 0, 0, 0, 0, err, provErrno, errData);
+    }
+
+    /** Counts a finished transmit that gets no CQ entry of its own (an inject the core completed). */
+    public void countTx(long cqFlags) {
+        UtilCounter c = txCounter(cqFlags);
+        if (c != null) {
+            c.increment();
+        }
     }
 
     /** A receive completed: CQ entry (with source for readfrom) if wanted, and the RECV counter. */
@@ -304,10 +318,7 @@ public final class EndpointBindings {
 
     /** As {@link #reportTx(Object, long, long, long)} with the completion decided and its slot promised at post. */
     public int reportTx(boolean completion, boolean reserved, Object context, long cqFlags, long len) {
-        UtilCounter c = txCounter(cqFlags);
-        if (c != null) {
-            c.increment();
-        }
+        countTx(cqFlags);
         return completion && txCq != null
                 ? txCq.writeFrom(reserved, context, cqFlags, len, 0, 0, 0, Fabrics.ADDR_NOTAVAIL) : 0;
     }
@@ -348,6 +359,22 @@ public final class EndpointBindings {
     /** The counter of a transmit-side operation: READ, WRITE or SEND by its completion flags. */
     private UtilCounter txCounter(long cqFlags) {
         return (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;
+    }
+
+    /**
+     * A receive got a message larger than its buffers: an ETRUNC error entry with the remote CQ data and
+     * tag of the message, {@code olen} the bytes cut off, and the RECV error count.
+     */
+    public int reportRxTruncated(Object context, long cqFlags, long len, long olen, long data, long tag) {
+        return reportRxError(false, context, cqFlags, len, 0, data, tag, olen, Errno.ETRUNC, Errno.ETRUNC);
+    }
+
+    /**
+     * A receive-side error entry that no counter counts, because no message failed: fi_cancel's ECANCELED,
+     * or the ENOMSG of an FI_PEEK that found nothing (fi_tagged(3)).
+     */
+    public int reportRxUncounted(Object context, long cqFlags, long tag, int err, int provErrno) {
+        return rxCq == null ? -Errno.ENOCQ : rxCq.writeError(context, cqFlags, 0, 0, 0, tag, 0, err, provErrno, null);
     }
 
     /** A peer's RMA hit this endpoint: REMOTE_READ/REMOTE_WRITE counter, and with remote CQ data an rx entry. */

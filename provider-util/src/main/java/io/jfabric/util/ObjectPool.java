@@ -11,9 +11,11 @@ import java.util.function.Supplier;
  * cost a field per object).
  */
 public final class ObjectPool<T> {
-    private final Object[] free;
+    private Object[] free;
     private int top;
     private final int capacity;
+    /** No bound: objects are made whenever none is free, and the free stack grows to hold them all. */
+    private final boolean growing;
     /** Builds the objects not made up front; null when all were. */
     private final Supplier<? extends T> factory;
     /** Objects the capacity still allows beyond those built. */
@@ -31,6 +33,7 @@ public final class ObjectPool<T> {
         }
         this.top = capacity;
         this.factory = null;
+        this.growing = false;
     }
 
     /**
@@ -51,12 +54,33 @@ public final class ObjectPool<T> {
         this.top = prebuilt;
         this.factory = factory;
         this.unbuilt = capacity - prebuilt;
+        this.growing = false;
+    }
+
+    private ObjectPool(Supplier<? extends T> factory) {
+        this.capacity = Integer.MAX_VALUE;
+        this.free = new Object[16];
+        this.factory = factory;
+        this.unbuilt = Integer.MAX_VALUE;
+        this.growing = true;
+    }
+
+    /**
+     * A pool without a bound, for a provider that bounds its backlog elsewhere: {@link #acquire()} never answers
+     * null, objects are made as the pool warms up and reused after, so it stops allocating once it has been as
+     * full as it gets.
+     */
+    public static <T> ObjectPool<T> growing(Supplier<? extends T> factory) {
+        return new ObjectPool<>(factory);
     }
 
     /** An object, or null when all are in use. */
     @SuppressWarnings("unchecked")
     public T acquire() {
         if (top == 0) {
+            if (growing) {
+                return factory.get();
+            }
             if (unbuilt > 0) {
                 unbuilt--;
                 return factory.get();
@@ -72,7 +96,9 @@ public final class ObjectPool<T> {
         if (t == null) {
             return;
         }
-        if (top == capacity) {
+        if (top == free.length && growing) {
+            free = java.util.Arrays.copyOf(free, free.length * 2);
+        } else if (top == capacity) {
             throw new IllegalStateException("pool overflow: an object was released twice or came from elsewhere");
         }
         free[top++] = t;
@@ -80,7 +106,7 @@ public final class ObjectPool<T> {
 
     /** Objects ready to be acquired. */
     public int available() {
-        return top + unbuilt;
+        return growing ? Integer.MAX_VALUE : top + unbuilt;
     }
 
     public int capacity() {

@@ -24,11 +24,14 @@ import io.jfabric.OpFlags;
  * the provider completes it with ECANCELED.</li>
  * </ul>
  *
- * <p>No allocation per operation: {@link Recv} and {@link Unexpected} nodes come from fixed pools and
- * link into intrusive lists. The unexpected queue is bounded: {@link #addUnexpected} returns null
- * when full, and the provider applies backpressure (stops reading that connection, RNR, or drops with
- * an error, as its protocol allows). Not thread-safe: the provider calls it under the receive
- * context's serialization (its lock, or its progress thread).
+ * <p>No allocation per operation: {@link Recv} and {@link Unexpected} nodes come from pools and link
+ * into intrusive lists. With {@link #TagMatcher(int, int, boolean, long) fixed pools} the unexpected
+ * queue is bounded: {@link #addUnexpected} returns null when full, and the provider applies
+ * backpressure (stops reading that connection, RNR, or drops with an error, as its protocol allows).
+ * With {@link #TagMatcher(boolean, long) growing pools} nothing is refused: the nodes are made as the
+ * receive context warms up and reused after, for a provider that bounds its backlog elsewhere (rxm
+ * bounds the receive buffers unexpected messages hold). Not thread-safe: the provider calls it under
+ * the receive context's serialization (its lock, or its progress thread).
  */
 public final class TagMatcher {
 
@@ -211,10 +214,19 @@ public final class TagMatcher {
      * @param minMultiRecv  FI_OPT_MIN_MULTI_RECV (rxm's default is 16384)
      */
     public TagMatcher(int maxPosted, int maxUnexpected, boolean directed, long minMultiRecv) {
-        this.directed = directed;
-        this.recvPool = new ObjectPool<>(maxPosted, Recv::new);
-        this.unexpPool = new ObjectPool<>(maxUnexpected, Unexpected::new);
-        this.minMultiRecv = minMultiRecv;
+        this(new ObjectPool<>(maxPosted, Recv::new), new ObjectPool<>(maxUnexpected, Unexpected::new), directed,
+                minMultiRecv);
+    }
+
+    /**
+     * A matcher whose nodes grow on demand and are reused once freed: {@link #newRecv} and
+     * {@link #addUnexpected} never answer null, and nothing is made before it is needed.
+     *
+     * @param directed     FI_DIRECTED_RECV: match on source address
+     * @param minMultiRecv FI_OPT_MIN_MULTI_RECV
+     */
+    public TagMatcher(boolean directed, long minMultiRecv) {
+        this(ObjectPool.growing(Recv::new), ObjectPool.growing(Unexpected::new), directed, minMultiRecv);
     }
 
     /**
@@ -487,6 +499,15 @@ public final class TagMatcher {
         return unknown;
     }
 
+    /**
+     * Walks the queued messages of one kind in arrival order, claimed ones included: the first when
+     * {@code after} is null, else the one after it; null at the end. A provider drops the messages of a
+     * connection that went away with it (unlink the current one only after taking its successor).
+     */
+    public Unexpected nextUnexpected(boolean tagged, Unexpected after) {
+        return after == null ? (tagged ? unexpTagged : unexpMsg).head : after.next;
+    }
+
     /** Unlinks a queued message (FI_DISCARD, or consumed by the provider after a peek). */
     public void removeUnexpected(Unexpected u) {
         if (u.linked) {
@@ -527,7 +548,7 @@ public final class TagMatcher {
     @Override
     public String toString() {
         return "TagMatcher[posted tagged=" + postedTagged.size + " msg=" + postedMsg.size + ", unexpected tagged="
-                + unexpTagged.size + " msg=" + unexpMsg.size + ", room=" + unexpPool.available()
+                + unexpTagged.size + " msg=" + unexpMsg.size + ", room=" + (unexpPool.available() == Integer.MAX_VALUE ? "grows" : unexpPool.available())
                 + (directed ? ", directed" : "") + heads(" posted", postedTagged.head) + heads(" queued", unexpTagged.head)
                 + "]";
     }

@@ -204,4 +204,36 @@ class TagMatcherTest {
         long bytes = Allocations.bytesDuring(cycle);
         assertTrue(bytes < 1024, "allocated " + bytes);
     }
+
+    @Test
+    void aGrowingMatcherNeverRefusesAndReusesItsNodes() {
+        TagMatcher m = new TagMatcher(false, 0);
+        java.util.List<TagMatcher.Recv> posted = new java.util.ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            posted.add(post(m, "r" + i, true, i, 0, Fabrics.ADDR_UNSPEC));
+        }
+        assertEquals(1000, m.postedCount());
+        for (int i = 0; i < 1000; i++) {
+            assertNotNull(m.addUnexpected(false, 0, 7, 10, 0, 0), "never full");
+        }
+        assertEquals(Integer.MAX_VALUE, m.unexpectedRoom());
+        TagMatcher.Recv r = m.matchPosted(true, 5, 0);
+        assertSame(posted.get(5), r);
+        m.free(r);
+        assertSame(r, m.newRecv(), "a freed node is the next one handed out");
+    }
+
+    @Test
+    void nextUnexpectedWalksOneKindInArrivalOrderClaimedOnesIncluded() {
+        TagMatcher m = new TagMatcher(false, 0);
+        TagMatcher.Unexpected a = m.addUnexpected(true, 1, 0, 10, 0, 0);
+        TagMatcher.Unexpected untagged = m.addUnexpected(false, 0, 0, 10, 0, 0);
+        TagMatcher.Unexpected b = m.addUnexpected(true, 2, 0, 10, 0, 0);
+        m.claim(b, "claimer");
+        assertSame(a, m.nextUnexpected(true, null));
+        assertSame(b, m.nextUnexpected(true, a));
+        assertNull(m.nextUnexpected(true, b));
+        assertSame(untagged, m.nextUnexpected(false, null));
+        assertNull(m.nextUnexpected(false, untagged));
+    }
 }

@@ -2,7 +2,6 @@ package io.jfabric.provider.rxm;
 
 import io.jfabric.util.ProgressHook;
 import io.jfabric.util.UtilCompletionQueue;
-import io.jfabric.util.UtilFabricObject;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +42,8 @@ final class BoundEndpoints implements ProgressHook {
         return 0;
     }
 
-    /** Binds {@code ep} once, taking a reference on {@code owner} so that closing it while bound fails (EBUSY). */
-    void bind(RxmEndpoint ep, UtilFabricObject owner) {
+    /** Binds {@code ep} once; the endpoint's bindings hold the reference that keeps the queue open. */
+    void bind(RxmEndpoint ep) {
         synchronized (lock) {
             if (endpoints.contains(ep)) {
                 return;
@@ -52,17 +51,15 @@ final class BoundEndpoints implements ProgressHook {
             endpoints.add(ep);
             snapshot = endpoints.toArray(new RxmEndpoint[0]);
         }
-        owner.acquire();
     }
 
-    /** Unbinds {@code ep} if bound, giving back its reference on {@code owner}. */
-    void unbind(RxmEndpoint ep, UtilFabricObject owner) {
+    /** Unbinds {@code ep} if bound. */
+    void unbind(RxmEndpoint ep) {
         synchronized (lock) {
             if (!endpoints.remove(ep)) {
                 return;
             }
             snapshot = endpoints.toArray(new RxmEndpoint[0]);
         }
-        owner.release();
     }
 }

@@ -11,7 +11,7 @@ import java.util.ArrayDeque;
 final class ConnData {
     int generation;
     /** TxBufs ready to post, TxOps with SAR segments left, RecvEntries with reads or a done packet left. */
-    final ArrayDeque<Object> deferred = new ArrayDeque<>();
+    final ArrayDeque<DeferredWork> deferred = new ArrayDeque<>();
     TxOp inflight;
     RecvEntry activeRecv;
     Unexpected activeUnexp;

@@ -7,6 +7,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.provider.rxm.conn.CoreCm;
 import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.util.Sockaddr;
 
 /**
  * {@link CoreCm} over the core provider (rxm_open_conn, rxm_send_connect, rxm_accept_connreq): each
@@ -14,19 +15,19 @@ import io.jfabric.provider.rxm.conn.RxmConnection;
  * receive buffers preposted before the handshake so nothing the peer sends first is missed.
  */
 final class CoreCmAdapter implements CoreCm<Endpoint> {
-    private final RxmEndpoint ep;
+    private final RxmShared s;
 
-    CoreCmAdapter(RxmEndpoint ep) {
-        this.ep = ep;
+    CoreCmAdapter(RxmShared s) {
+        this.s = s;
     }
 
     @Override
     public Endpoint connect(RxmConnection<Endpoint> conn, byte[] peerAddr, byte[] cmData) {
-        FabricInfo info = ep.domain.coreInfo.copy();
+        FabricInfo info = s.domain.coreInfo.copy();
         info.destAddr = peerAddr.clone();
         // leave from the interface the endpoint listens on (the application's source address), not the one
         // discovery's core info names: a connect from loopback to a peer on another interface fails
-        info.srcAddr = io.jfabric.provider.rxm.conn.SockAddr.withPort(ep.getName(), 0);
+        info.srcAddr = Sockaddr.withPort(s.localAddr, 0);
         info.handle = null;
         Endpoint core = open(conn, info);
         try {
@@ -51,7 +52,7 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
     }
 
     private Endpoint open(RxmConnection<Endpoint> conn, FabricInfo info) {
-        if (ep.dynRbuf()) {
+        if (s.dynRbuf) {
             // the core takes the peer's headerless tagged messages only on endpoints opened with FI_TAGGED
             info = info.copy();
             info.caps |= Caps.TAGGED;
@@ -62,12 +63,12 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
                 info.rxAttr.caps |= Caps.TAGGED;
             }
         }
-        Endpoint core = ep.domain.core.openEndpoint(info, conn);
+        Endpoint core = s.domain.core.openEndpoint(info, conn);
         try {
-            core.bind(ep.coreEq);
-            core.bind(ep.coreCq, BindFlags.TRANSMIT | BindFlags.RECV);
+            core.bind(s.coreEq);
+            core.bind(s.coreCq, BindFlags.TRANSMIT | BindFlags.RECV);
             core.enable();
-            ep.prepostReceives(conn, core);
+            s.rxBuffers.prepost(conn, core);
         } catch (RuntimeException e) {
             closeQuietly(core);
             throw e;
@@ -77,7 +78,7 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
 
     @Override
     public void reject(FabricInfo connreq, byte[] cmData) {
-        ep.pep.reject(connreq.handle, cmData);
+        s.pep.reject(connreq.handle, cmData);
     }
 
     @Override

@@ -8,7 +8,7 @@ import io.jfabric.CqErrEntry;
  * through it, so progress needs no lookup and no allocation.
  */
 interface CoreCompletion {
-    void complete(RxmEndpoint ep, CqEntry e);
+    void complete(RxmShared s, CqEntry e);
 
-    void fail(RxmEndpoint ep, CqErrEntry e);
+    void fail(RxmShared s, CqErrEntry e);
 }

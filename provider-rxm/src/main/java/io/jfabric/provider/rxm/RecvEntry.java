@@ -6,14 +6,16 @@ import io.jfabric.Endpoint;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.util.TagMatcher;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * A posted receive (libfabric's rxm_recv_entry), and the state of the message landing in it: SAR
+ * A posted receive (libfabric's rxm_recv_entry; the matcher's {@link TagMatcher.Recv} points back at it
+ * through its state), and the state of the message landing in it: SAR
  * reassembly progress or the rendezvous reads. It is the core context of those reads.
  */
-final class RecvEntry implements CoreCompletion {
+final class RecvEntry implements CoreCompletion, DeferredWork {
     final MemorySegment[] iov = new MemorySegment[4];
     final MemoryRegion[] desc = new MemoryRegion[4];
     int count;
@@ -25,12 +27,11 @@ final class RecvEntry implements CoreCompletion {
     long opFlags;
     boolean tagged;
     boolean multi;
-    /** Multi-receive: bytes of the buffer handed out so far. */
-    long multiUsed;
     /** A multi-receive slice: the buffer it was carved from, and whether it is the slice that releases it. */
     RecvEntry parent;
     boolean releasesParent;
-    boolean queued;
+    /** Its node in the matcher while it is posted (or, for FI_MULTI_RECV, until its buffer is released). */
+    TagMatcher.Recv node;
 
     // ---- the message being received into it
     long msgSize;
@@ -54,8 +55,6 @@ final class RecvEntry implements CoreCompletion {
     boolean waitingWrDone;
     boolean orphan;
 
-    RecvEntry prev;
-    RecvEntry next;
     RecvEntry nextActive;
 
     void clearMessage() {
@@ -77,36 +76,55 @@ final class RecvEntry implements CoreCompletion {
         waitingWrDone = false;
         parent = null;
         releasesParent = false;
-        multiUsed = 0;
-        queued = false;
+        node = null;
         nextActive = null;
+    }
+
+    /** Back to the pool: drops the references to the application's buffers, context and connection. */
+    void forget() {
+        for (int i = 0; i < count; i++) {
+            iov[i] = null;
+            desc[i] = null;
+        }
+        context = null;
+        conn = null;
+        cd = null;
+        rndvReq = null;
+        parent = null;
+        node = null;
+        nextActive = null;
+    }
+
+    /** The receive takes message {@code id} of {@code size} bytes arriving over {@code c} (SAR, rendezvous). */
+    void beginMessage(long id, long size, RxmConnection<Endpoint> c, ConnData data) {
+        msgId = id;
+        msgSize = size;
+        conn = c;
+        cd = data;
+        generation = data.generation;
+    }
+
+    /** What the completion reports of the message: its tag, remote CQ data and source. */
+    void describeMessage(boolean isTagged, long t, long d, boolean withData, long src) {
+        tagged = isTagged;
+        msgTag = t;
+        msgData = d;
+        msgHasData = withData;
+        msgSrc = src;
     }
 
     /** Copies {@code len} bytes of {@code src} at {@code srcOff} into this receive's buffers at {@code at}. */
     long copyIn(MemorySegment src, long srcOff, long at, long len) {
-        long done = 0;
-        long skip = at;
-        for (int i = 0; i < count && done < len; i++) {
-            long size = iov[i].byteSize();
-            if (skip >= size) {
-                skip -= size;
-                continue;
-            }
-            long n = Math.min(size - skip, len - done);
-            MemorySegment.copy(src, srcOff + done, iov[i], skip, n);
-            done += n;
-            skip = 0;
-        }
-        return done;
+        return IovCursor.scatter(src, srcOff, iov, count, at, len);
     }
 
     @Override
-    public void complete(RxmEndpoint ep, CqEntry e) {
-        ep.rndvReadDone(this, 0);
+    public void complete(RxmShared s, CqEntry e) {
+        s.rndv.readDone(this, 0);
     }
 
     @Override
-    public void fail(RxmEndpoint ep, CqErrEntry e) {
-        ep.rndvReadDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    public void fail(RxmShared s, CqErrEntry e) {
+        s.rndv.readDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
     }
 }

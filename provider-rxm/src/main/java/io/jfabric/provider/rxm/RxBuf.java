@@ -31,7 +31,7 @@ final class RxBuf implements CoreCompletion {
     long coreTag;
     long coreData;
     boolean orphan;
-    /** Kept past its completion and counted in its connection's held buffers (see RxmEndpoint#hold). */
+    /** Kept past its completion and counted in its connection's held buffers (see RxmRxBuffers#hold). */
     boolean held;
     RxBuf next;
 
@@ -58,16 +58,16 @@ final class RxBuf implements CoreCompletion {
     }
 
     @Override
-    public void complete(RxmEndpoint ep, CqEntry e) {
+    public void complete(RxmShared s, CqEntry e) {
         len = e.len;
         coreFlags = e.flags;
         coreTag = e.tag;
         coreData = e.data;
-        ep.received(this);
+        s.progress.received(this);
     }
 
     @Override
-    public void fail(RxmEndpoint ep, CqErrEntry e) {
-        ep.receiveFailed(this, e.err);
+    public void fail(RxmShared s, CqErrEntry e) {
+        orphan = true; // its core endpoint was closed or broke: the buffer is dropped
     }
 }

@@ -8,10 +8,8 @@ import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
-import io.jfabric.provider.rxm.conn.SockAddr;
+import io.jfabric.util.Sockaddr;
 
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -60,11 +58,11 @@ final class RxmAv implements AddressVector {
 
     /** The fi_addr of {@code addr}, or FI_ADDR_NOTAVAIL; for FI_SOURCE on peers that connected first. */
     long fiAddrOf(byte[] addr) {
-        String k = SockAddr.key(addr);
+        String k = Sockaddr.key(addr);
         synchronized (addrs) {
             for (int i = 0; i < addrs.size(); i++) {
                 byte[] a = addrs.get(i);
-                if (a != null && SockAddr.key(a).equals(k)) {
+                if (a != null && Sockaddr.key(a).equals(k)) {
                     return i;
                 }
             }
@@ -84,7 +82,7 @@ final class RxmAv implements AddressVector {
                 byte[] a = in[i];
                 long fi = Fabrics.ADDR_NOTAVAIL;
                 int err = 0;
-                if (io.jfabric.util.Sockaddr.validate(a) != null) { // family, length and port, not just length
+                if (Sockaddr.validate(a) != null) { // family, length and port, not just length
                     err = Errno.EINVAL;
                 } else {
                     fi = addrs.size();
@@ -111,29 +109,12 @@ final class RxmAv implements AddressVector {
     public int insertSvc(String node, String service, long[] fiAddrOut, long flags, Object context) {
         byte[] a;
         try {
-            a = sockaddr(InetAddress.getByName(node), Integer.parseInt(service));
+            a = Sockaddr.of(InetAddress.getByName(node), Integer.parseInt(service));
         } catch (UnknownHostException | NumberFormatException e) {
             throw new FabricException(Errno.EINVAL, "cannot resolve " + node + ":" + service
                     + "; give a host name or IP address and a numeric port");
         }
         return insert(new byte[][] {a}, fiAddrOut, flags, context);
-    }
-
-    /** The raw sockaddr_in / sockaddr_in6 bytes of {@code ip:port}, family in host (little-endian) order. */
-    static byte[] sockaddr(InetAddress ip, int port) {
-        if (ip instanceof Inet4Address) {
-            byte[] a = new byte[SockAddr.IN_SIZE];
-            a[0] = 2;
-            System.arraycopy(ip.getAddress(), 0, a, 4, 4);
-            return SockAddr.withPort(a, port);
-        }
-        if (ip instanceof Inet6Address) {
-            byte[] a = new byte[SockAddr.IN6_SIZE];
-            a[0] = 10;
-            System.arraycopy(ip.getAddress(), 0, a, 8, 16);
-            return SockAddr.withPort(a, port);
-        }
-        throw new FabricException(Errno.EINVAL, "unsupported address " + ip);
     }
 
     @Override
@@ -166,7 +147,7 @@ final class RxmAv implements AddressVector {
         if (addr == null) {
             return "(null)";
         }
-        return (SockAddr.isIn6(addr) ? "fi_sockaddr_in6://" : "fi_sockaddr_in://") + SockAddr.toString(addr);
+        return Sockaddr.straddr(addr);
     }
 
     synchronized void bindEndpoint() {

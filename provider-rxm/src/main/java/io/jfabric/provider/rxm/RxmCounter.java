@@ -23,11 +23,11 @@ final class RxmCounter extends UtilCounter {
     }
 
     void attach(RxmEndpoint ep) {
-        bound.bind(ep, this);
+        bound.bind(ep);
     }
 
     void detach(RxmEndpoint ep) {
-        bound.unbind(ep, this);
+        bound.unbind(ep);
     }
 
     @Override

@@ -26,21 +26,11 @@ final class RxmCq extends UtilCompletionQueue {
     }
 
     void attach(RxmEndpoint ep) {
-        bound.bind(ep, this);
+        bound.bind(ep);
     }
 
     void detach(RxmEndpoint ep) {
-        bound.unbind(ep, this);
-    }
-
-    /** An error completion; {@code err} positive, {@code olen} the bytes cut off (ETRUNC). */
-    void error(Object context, long flags, long len, long olen, int err, long tag, long data) {
-        writeError(context, flags, len, 0, data, tag, olen, err, -err, null);
-    }
-
-    /** An error completion with provider detail in err_data (the peer's address for connection failures). */
-    void error(Object context, long flags, int err, byte[] errData) {
-        writeError(context, flags, 0, 0, 0, 0, 0, err, -err, errData);
+        bound.unbind(ep);
     }
 
     @Override

@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * native memory. Carries eager packets, SAR segments, rendezvous requests and control packets. Its
  * fixed-size views are made once so the data path slices nothing for them.
  */
-final class TxBuf implements CoreCompletion {
+final class TxBuf implements CoreCompletion, DeferredWork {
     final MemorySegment mem;
     /** Its core registration when the core needs FI_MR_LOCAL (the desc of every core post), else null. */
     io.jfabric.MemoryRegion mr;
@@ -33,7 +33,6 @@ final class TxBuf implements CoreCompletion {
     MemorySegment pending;
     int directCount;
     boolean orphan;
-    TxBuf nextFree;
     /** The last header-plus-payload view handed out, kept so a stream of equal sizes slices once. */
     private MemorySegment sized;
 
@@ -44,6 +43,16 @@ final class TxBuf implements CoreCompletion {
         hdr = mem.asSlice(0, RxmPacket.SIZE);
         rndvPkt = mem.asSlice(0, RxmPacket.SIZE + RndvHeader.SIZE);
         payload = mem.asSlice(RxmPacket.SIZE);
+    }
+
+    /** Back to the pool: drops what the last packet referred to. */
+    void forget() {
+        op = null;
+        recv = null;
+        conn = null;
+        cd = null;
+        pending = null;
+        java.util.Arrays.fill(directIov, null);
     }
 
     /** Bytes of one transmit buffer for {@code bufferSize}. */
@@ -66,12 +75,12 @@ final class TxBuf implements CoreCompletion {
     }
 
     @Override
-    public void complete(RxmEndpoint ep, CqEntry e) {
-        ep.txBufDone(this, 0);
+    public void complete(RxmShared s, CqEntry e) {
+        s.transmit.bufDone(this, 0);
     }
 
     @Override
-    public void fail(RxmEndpoint ep, CqErrEntry e) {
-        ep.txBufDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    public void fail(RxmShared s, CqErrEntry e) {
+        s.transmit.bufDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
     }
 }

@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * Its pool index is the msg_id the peer echoes in rndv_rd_done / rndv_wr_data. It is the core
  * context of sends that carry no rxm buffer (headerless tagged sends, RMA).
  */
-final class TxOp implements CoreCompletion {
+final class TxOp implements CoreCompletion, DeferredWork {
     static final int FREE = 0;
     static final int ACTIVE = 1;
     static final int WAIT_RD_DONE = 2;
@@ -57,13 +57,33 @@ final class TxOp implements CoreCompletion {
         this.index = index;
     }
 
-    @Override
-    public void complete(RxmEndpoint ep, CqEntry e) {
-        ep.txOpCoreDone(this, 0);
+    /** Taken from the pool for a new transmit. */
+    void activate() {
+        state = ACTIVE;
+        pending = error = 0;
+        mrCount = remoteCount = 0;
+        segCount = nextSeg = 0;
+    }
+
+    /** Back to the pool: drops the references to the application's buffers and context. */
+    void free() {
+        state = FREE;
+        context = null;
+        conn = null;
+        cd = null;
+        for (int i = 0; i < iovCount; i++) {
+            iov[i] = null;
+            desc[i] = null;
+        }
     }
 
     @Override
-    public void fail(RxmEndpoint ep, CqErrEntry e) {
-        ep.txOpCoreDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
+    public void complete(RxmShared s, CqEntry e) {
+        s.transmit.opCoreDone(this, 0);
+    }
+
+    @Override
+    public void fail(RxmShared s, CqErrEntry e) {
+        s.transmit.opCoreDone(this, e.err == 0 ? io.jfabric.Errno.EIO : e.err);
     }
 }

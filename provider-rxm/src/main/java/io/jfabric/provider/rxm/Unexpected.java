@@ -2,9 +2,11 @@ package io.jfabric.provider.rxm;
 
 import io.jfabric.Endpoint;
 import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.util.TagMatcher;
 
 /**
- * A message that arrived before a matching receive (libfabric's rxm_unexp_msg): it keeps the receive
+ * A message that arrived before a matching receive (libfabric's rxm_unexp_msg; the matcher queues it as
+ * a {@link TagMatcher.Unexpected} whose payload is this): it keeps the receive
  * buffer(s) it arrived in until a receive, a claim or a discard takes it. SAR messages keep every
  * segment; rendezvous messages keep the request.
  */
@@ -32,10 +34,8 @@ final class Unexpected {
     RxBuf segTail;
     boolean complete;
     int buffers;
-    /** FI_CLAIM: the context that peeked and claimed it, else null. */
-    Object claimedBy;
-    Unexpected prev;
-    Unexpected next;
+    /** Its node in the matcher while it is queued (the node's payload points back here), else null. */
+    TagMatcher.Unexpected node;
     Unexpected nextActive;
 
     void clear() {
@@ -43,7 +43,7 @@ final class Unexpected {
         segHead = segTail = null;
         conn = null;
         cd = null;
-        claimedBy = null;
+        node = null;
         complete = false;
         buffers = 0;
         nextActive = null;

@@ -4,6 +4,7 @@ import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.provider.rxm.wire.CmData;
+import io.jfabric.util.Sockaddr;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -111,7 +112,7 @@ public final class ConnectionManager<E> {
             default:
                 break;
         }
-        byte[] data = CmData.Connect.local(SockAddr.port(localAddr), eagerLimit, rxSize,
+        byte[] data = CmData.Connect.local(Sockaddr.port(localAddr), eagerLimit, rxSize,
                 CmData.connId(pid, c.peer.index)).encode();
         try {
             c.ep = core.connect(c, c.peer.addr, data);
@@ -132,11 +133,11 @@ public final class ConnectionManager<E> {
         String bad = req == null ? "no rxm connect data" : req.mismatch(eagerLimit);
         if (bad != null || connreq.destAddr == null) {
             LOG.log(System.Logger.Level.WARNING, "refusing connection from {0}: {1}",
-                    SockAddr.toString(connreq.destAddr), bad == null ? "no source address" : bad);
+                    Sockaddr.straddr(connreq.destAddr), bad == null ? "no source address" : bad);
             reject(connreq, CmData.REJECT_ECONNREFUSED);
             return;
         }
-        byte[] peerAddr = SockAddr.withPort(connreq.destAddr, req.port());
+        byte[] peerAddr = Sockaddr.withPort(connreq.destAddr, req.port());
         Peer peer = peers.getOrAdd(peerAddr);
         RxmConnection<E> c = connection(peer);
         long reqPid = CmData.peerPid(req.clientConnId());
@@ -144,7 +145,7 @@ public final class ConnectionManager<E> {
             case IDLE:
                 break;
             case CONNECTING: {
-                int cmp = SockAddr.compare(peerAddr, localAddr);
+                int cmp = Sockaddr.compare(peerAddr, localAddr);
                 if (cmp < 0) {
                     LOG.log(System.Logger.Level.DEBUG, "simultaneous connect with {0}: ours wins", peer);
                     reject(connreq, CmData.REJECT_EALREADY);

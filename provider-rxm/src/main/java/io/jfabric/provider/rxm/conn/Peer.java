@@ -1,6 +1,7 @@
 package io.jfabric.provider.rxm.conn;
 
 import io.jfabric.Fabrics;
+import io.jfabric.util.Sockaddr;
 
 /**
  * One remote rxm endpoint, named by its listening address: libfabric's {@code util_peer_addr}. Peers that
@@ -32,7 +33,7 @@ public final class Peer {
 
     @Override
     public String toString() {
-        return "peer#" + index + "(" + SockAddr.toString(addr) + (fiAddr == Fabrics.ADDR_NOTAVAIL ? "" : ", fi_addr "
+        return "peer#" + index + "(" + Sockaddr.straddr(addr) + (fiAddr == Fabrics.ADDR_NOTAVAIL ? "" : ", fi_addr "
                 + fiAddr) + ")";
     }
 }

@@ -1,5 +1,6 @@
 package io.jfabric.provider.rxm.conn;
 
+import io.jfabric.util.Sockaddr;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +16,7 @@ public final class PeerTable {
 
     /** The peer at {@code addr}, created if new. */
     public Peer getOrAdd(byte[] addr) {
-        String k = SockAddr.key(addr);
+        String k = Sockaddr.key(addr);
         Peer p = byAddr.get(k);
         if (p == null) {
             p = new Peer(byIndex.size(), addr.clone());

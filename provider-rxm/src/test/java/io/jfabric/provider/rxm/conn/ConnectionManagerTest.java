@@ -4,6 +4,7 @@ import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.provider.rxm.wire.CmData;
+import io.jfabric.util.Sockaddr;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -49,7 +50,7 @@ class ConnectionManagerTest {
                 failConnects--;
                 throw new FabricException(Errno.ENETUNREACH, "no route");
             }
-            Ep e = new Ep("connect " + SockAddr.toString(peerAddr), cmData);
+            Ep e = new Ep("connect " + Sockaddr.straddr(peerAddr), cmData);
             eps.add(e);
             return e;
         }
@@ -95,12 +96,12 @@ class ConnectionManagerTest {
 
     static FabricInfo connreq(byte[] from, int ephemeralPort) {
         FabricInfo i = new FabricInfo();
-        i.destAddr = SockAddr.withPort(from, ephemeralPort);
+        i.destAddr = Sockaddr.withPort(from, ephemeralPort);
         return i;
     }
 
     static byte[] connectData(byte[] from, long pid, int index) {
-        return CmData.Connect.local(SockAddr.port(from), 16384, 4096, CmData.connId(pid, index)).encode();
+        return CmData.Connect.local(Sockaddr.port(from), 16384, 4096, CmData.connId(pid, index)).encode();
     }
 
     static byte[] acceptData(long pid, int index) {
@@ -266,14 +267,5 @@ class ConnectionManagerTest {
         m.onConnected(ep, acceptData(200, 1));
         assertEquals(ConnState.IDLE, c.state(), "events for a closed core endpoint change nothing");
         assertEquals(2, events.log.size());
-    }
-
-    @Test
-    void addressCompareMatchesOfiAddrCmp() {
-        assertTrue(SockAddr.compare(LOW, HIGH) < 0);
-        assertTrue(SockAddr.compare(addr(127, 0, 0, 1, 0x0100), addr(127, 0, 0, 1, 0x00FF)) > 0,
-                "ports compare in network byte order");
-        assertTrue(SockAddr.compare(addr(200, 0, 0, 1, 1), addr(10, 0, 0, 1, 1)) > 0, "unsigned bytes");
-        assertEquals(0, SockAddr.compare(LOW, LOW.clone()));
     }
 }

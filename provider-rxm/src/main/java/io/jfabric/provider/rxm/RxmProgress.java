@@ -1,0 +1,264 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Endpoint;
+import io.jfabric.EqEntry;
+import io.jfabric.EqErrEntry;
+import io.jfabric.EqEvent;
+import io.jfabric.Errno;
+import io.jfabric.OpFlags;
+import io.jfabric.provider.rxm.conn.ConnectionManager;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.provider.rxm.wire.RndvHeader;
+import io.jfabric.provider.rxm.wire.RxmPacket;
+import io.jfabric.util.FabricLog;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What moves an rxm endpoint (libfabric's rxm_ep_progress and rxm_handle_comp): reads the core CQ and hands
+ * each completion to the object that was its context, dispatches each arriving packet to its protocol by
+ * its control type, polls the core EQ for connection events (every CM progress interval, or always while a
+ * connection is being set up), posts deferred work and tops up receive buffers. CQ and counter reads call
+ * {@link #run} under the domain lock.
+ */
+final class RxmProgress {
+    private static final System.Logger LOG = FabricLog.logger("ofi_rxm");
+    private static final int BATCH = 32;
+    private static final long REMOTE_WRITE_DATA = OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA;
+
+    private final RxmShared s;
+    private final CqEntry[] coreEntries = CqEntry.array(BATCH);
+    private final CqErrEntry coreErr = new CqErrEntry();
+    private final EqEntry eqEntry = new EqEntry();
+    private final EqErrEntry eqErr = new EqErrEntry();
+    private long lastCmPoll;
+    private boolean inProgress;
+
+    RxmProgress(RxmShared s) {
+        this.s = s;
+    }
+
+    /** fi_enable: the CM interval counts from here. */
+    void start() {
+        lastCmPoll = System.nanoTime();
+    }
+
+    /** Drives the core CQ, the core EQ and the deferred queues; called by CQ reads under the domain lock. */
+    void run() {
+        if (s.closed || inProgress) {
+            return;
+        }
+        inProgress = true;
+        try {
+            drainCoreCq(s.params.cqEqFairness());
+            long now = System.nanoTime();
+            if (s.cm.manager.settingUp() > 0 || now - lastCmPoll >= s.cmIntervalNanos) {
+                lastCmPoll = now;
+                pollEq();
+            }
+            if (s.cm.hasDeferred()) {
+                s.cm.flushDeferred();
+            }
+            if (s.rxBuffers.topUpDue()) {
+                s.rxBuffers.topUp();
+            }
+        } finally {
+            inProgress = false;
+        }
+    }
+
+    // ---- core CQ
+
+    /** Reads up to {@code max} core completions (and every error completion) and dispatches them. */
+    private void drainCoreCq(int max) {
+        int reads = 0;
+        int n;
+        while ((n = s.coreCq.read(coreEntries, BATCH)) > 0) {
+            for (int i = 0; i < n; i++) {
+                CqEntry e = coreEntries[i];
+                Object ctx = e.context;
+                e.context = null;
+                if (ctx instanceof CoreCompletion cc) {
+                    cc.complete(s, e);
+                } else if ((e.flags & REMOTE_WRITE_DATA) == REMOTE_WRITE_DATA) {
+                    remoteWriteWithData(e.len, e.data);
+                }
+            }
+            reads += n;
+            if (n < BATCH || reads >= max) {
+                break;
+            }
+        }
+        if (n == -Errno.EAVAIL) {
+            while (s.coreCq.readError(coreErr, 0) == 1) {
+                Object ctx = coreErr.context;
+                coreErr.context = null;
+                if (ctx instanceof CoreCompletion cc) {
+                    cc.fail(s, coreErr);
+                }
+            }
+        }
+    }
+
+    /**
+     * A peer's fi_writedata landed through a core endpoint: the core reports it with no context of ours, and
+     * the application sees it on rxm's receive CQ (as libfabric's rxm_handle_remote_write does). The core
+     * completion does not say which connection it came from, so the source is FI_ADDR_NOTAVAIL.
+     */
+    private void remoteWriteWithData(long len, long data) {
+        s.bindings.reportRemote(OpFlags.RMA | OpFlags.REMOTE_WRITE, len, data, true);
+    }
+
+    /** A core receive completed into {@code rx}: the packet goes to its protocol by its control type. */
+    void received(RxBuf rx) {
+        if (rx.orphan) {
+            return;
+        }
+        RxmConnection<Endpoint> c = rx.conn;
+        ConnData cd = rx.cd;
+        if (c == null || rx.generation != cd.generation || rx.coreEp != c.ep()) {
+            rx.orphan = true;
+            return;
+        }
+        s.rxBuffers.consumed(rx, cd);
+        if ((rx.coreFlags & OpFlags.REMOTE_WRITE) != 0) {
+            // a core that delivers remote CQ data into a posted receive (verbs, FI_RX_CQ_DATA): the peer's
+            // writedata consumed this buffer without filling it; report the data and put the buffer back
+            if ((rx.coreFlags & OpFlags.REMOTE_CQ_DATA) != 0) {
+                remoteWriteWithData(0, rx.coreData);
+            }
+            s.rxBuffers.repost(rx);
+            return;
+        }
+        boolean keep;
+        if (rx.tagged || (rx.coreFlags & OpFlags.TAGGED) != 0) {
+            // libfabric 1.13-1.17 dyn_rbuf: a core tagged message without rxm's header is an eager tagged send
+            keep = s.eager.arrived(rx, c, cd, 0, rx.len, true, rx.coreTag, rx.coreData,
+                    (rx.coreFlags & OpFlags.REMOTE_CQ_DATA) != 0);
+        } else {
+            MemorySegment p = rx.mem;
+            if (rx.len < RxmPacket.SIZE || RxmPacket.ctrlVersion(p) != 4 || RxmPacket.opVersion(p) != 2) {
+                s.cm.protocolError(c, "a " + rx.len + "-byte message that is not an rxm packet (ctrl version "
+                        + (rx.len > 0 ? RxmPacket.ctrlVersion(p) : -1) + ")");
+                s.rxBuffers.free(rx);
+                return;
+            }
+            keep = dispatch(rx, c, cd, p);
+            if (c.ep() == null) {
+                // a protocol error closed the connection
+                s.rxBuffers.free(rx);
+                return;
+            }
+        }
+        boolean tagged = rx.tagged;
+        Endpoint core = rx.coreEp;
+        if (!keep) {
+            s.rxBuffers.repost(rx);
+        } else {
+            RxmRxBuffers.hold(rx, cd);
+        }
+        if (c.ep() == core) {
+            s.rxBuffers.fill(c, cd, core, tagged); // a buffer kept for an unexpected message is replaced
+        }
+    }
+
+    /** One rxm packet to its protocol; returns whether the buffer is kept. */
+    private boolean dispatch(RxBuf rx, RxmConnection<Endpoint> c, ConnData cd, MemorySegment p) {
+        return switch (RxmPacket.ctrlType(p)) {
+            case RxmPacket.CTRL_EAGER -> {
+                long size = RxmPacket.size(p);
+                long have = rx.len - RxmPacket.SIZE;
+                if (size != have) {
+                    s.cm.protocolError(c, "an eager packet announcing " + size + " bytes but carrying " + have);
+                    yield false;
+                }
+                yield s.eager.arrived(rx, c, cd, RxmPacket.SIZE, have, RxmPacket.op(p) == RxmPacket.OP_TAGGED,
+                        RxmPacket.tag(p), RxmPacket.data(p), (RxmPacket.flags(p) & RxmPacket.FLAG_REMOTE_CQ_DATA) != 0);
+            }
+            case RxmPacket.CTRL_SEG -> s.sar.arrived(rx, c, cd);
+            case RxmPacket.CTRL_RNDV_REQ -> {
+                if (rx.len < RxmPacket.SIZE + RndvHeader.SIZE || RndvHeader.totalLength(rx.rndvHeader()) < 0) {
+                    s.cm.protocolError(c, "a malformed rendezvous request");
+                    yield false;
+                }
+                yield s.rndv.arrived(rx, c, cd, RxmPacket.size(p), RxmPacket.op(p) == RxmPacket.OP_TAGGED,
+                        RxmPacket.tag(p), RxmPacket.data(p), (RxmPacket.flags(p) & RxmPacket.FLAG_REMOTE_CQ_DATA) != 0);
+            }
+            case RxmPacket.CTRL_RNDV_RD_DONE -> {
+                s.rndv.onRdDone(c, RxmPacket.msgId(p));
+                yield false;
+            }
+            case RxmPacket.CTRL_RNDV_WR_DATA -> {
+                s.rndv.onWrData(rx, c);
+                yield false;
+            }
+            case RxmPacket.CTRL_RNDV_WR_DONE -> {
+                s.rndv.onWrDone(cd, RxmPacket.msgId(p));
+                yield false;
+            }
+            case RxmPacket.CTRL_CREDIT -> false;
+            default -> {
+                LOG.log(System.Logger.Level.WARNING, "dropping unsupported rxm packet {0} from {1}",
+                        RxmPacket.ctrlTypeName(RxmPacket.ctrlType(p)), c.peer());
+                yield false;
+            }
+        };
+    }
+
+    // ---- core EQ
+
+    /**
+     * A core endpoint went down: first take every completion the core queued before it (what the peer sent
+     * just before closing is data, not loss, as libfabric's rxm_close_conn flushes the MSG CQ), then fail
+     * the connection.
+     */
+    private void peerGone(Endpoint e, int errno) {
+        drainCoreCq(Integer.MAX_VALUE);
+        s.cm.manager.onShutdown(e, errno);
+    }
+
+    private void pollEq() {
+        ConnectionManager<Endpoint> cm = s.cm.manager;
+        while (true) {
+            int rc = s.coreEq.read(eqEntry, 0);
+            if (rc >= 0) {
+                switch (rc) {
+                    case EqEvent.CONNREQ -> cm.onConnReq(eqEntry.info, eqEntry.cmData);
+                    case EqEvent.CONNECTED -> {
+                        if (eqEntry.fid instanceof Endpoint e) {
+                            cm.onConnected(e, eqEntry.cmData);
+                        }
+                    }
+                    case EqEvent.SHUTDOWN -> {
+                        if (eqEntry.fid instanceof Endpoint e) {
+                            peerGone(e, 0);
+                        }
+                    }
+                    default -> LOG.log(System.Logger.Level.DEBUG, "ignoring core event {0}", EqEvent.toString(rc));
+                }
+                eqEntry.info = null;
+                eqEntry.cmData = null;
+                eqEntry.fid = null;
+            } else if (rc == -Errno.EAVAIL) {
+                if (s.coreEq.readError(eqErr, 0) < 0) {
+                    return;
+                }
+                if (eqErr.fid instanceof Endpoint e) {
+                    if (eqErr.err == Errno.ECONNREFUSED) {
+                        cm.onRejected(e, eqErr.errData);
+                    } else {
+                        peerGone(e, eqErr.err);
+                    }
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "core EQ error: {0}", eqErr);
+                }
+                eqErr.fid = null;
+                eqErr.errData = null;
+            } else {
+                return;
+            }
+        }
+    }
+}

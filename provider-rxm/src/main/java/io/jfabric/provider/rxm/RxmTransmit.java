@@ -1,0 +1,324 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.Endpoint;
+import io.jfabric.Errno;
+import io.jfabric.MemoryRegion;
+import io.jfabric.OpFlags;
+import io.jfabric.RmaIov;
+import io.jfabric.RmaMsg;
+import io.jfabric.provider.rxm.conn.RxmConnection;
+import io.jfabric.provider.rxm.proto.ProtocolSelector;
+import io.jfabric.provider.rxm.wire.RndvHeader;
+import io.jfabric.provider.rxm.wire.RxmPacket;
+import io.jfabric.util.EndpointBindings;
+import io.jfabric.util.OpRequest;
+
+/**
+ * The one transmit path (libfabric's rxm_send_common and rxm_ep_rma_common): takes a send or an RMA from
+ * the entry points, gets its connection ready, picks the protocol and hands the op to it; posts packets to
+ * the core or defers them; and finishes ops when the core's completions (and the peer's rendezvous
+ * answers) are all in, reporting through the endpoint's bindings.
+ */
+final class RxmTransmit {
+    private final RxmShared s;
+    private final EndpointBindings bindings;
+    /** The core msg of an RMA with several ranges, or with remote CQ data over several buffers. */
+    private final RmaMsg coreRmaMsg = new RmaMsg(0);
+    /** Why {@link #connected} gave no connection (a negative errno); only read right after it returns null. */
+    private int refusal;
+
+    RxmTransmit(RxmShared s) {
+        this.s = s;
+        this.bindings = s.bindings;
+    }
+
+    /**
+     * The connection to {@code peer} once it is up (rxm_get_conn), or null with the errno to return in
+     * {@link #refusal}: EOPBADSTATE before enable or after close, EINVAL for an address not in the AV,
+     * EAGAIN while connecting, or the errno of a connect that failed.
+     */
+    private RxmConnection<Endpoint> connected(long peer, boolean tagged) {
+        if (!s.enabled || s.closed) {
+            refusal = -Errno.EOPBADSTATE;
+            return null;
+        }
+        RxmConnection<Endpoint> c = s.cm.connFor(peer);
+        if (c == null) {
+            refusal = -Errno.EINVAL;
+            return null;
+        }
+        int rc = s.cm.ready(c, RxmCm.data(c), tagged);
+        if (rc != 0) {
+            refusal = rc;
+            return null;
+        }
+        return c;
+    }
+
+    /**
+     * A pool op for request {@code r}, to be reported with {@code cqFlags}: a success entry unless it is an
+     * inject or selective completion leaves it out. Null when every op is in flight (then progress runs,
+     * so the caller's retry finds some back).
+     */
+    private TxOp newOp(OpRequest r, long cqFlags, boolean inject) {
+        TxOp op = s.pools.acquireTxOp();
+        if (op == null) {
+            s.progress.run();
+            return null;
+        }
+        op.context = r.context;
+        op.cqFlags = cqFlags;
+        op.report = !inject && bindings.txWantsCompletion(r.flags);
+        return op;
+    }
+
+    /** rxm_send_common: one send or tagged send, of any protocol. */
+    int send(boolean tagged, OpRequest r) {
+        if (r.count > RndvHeader.IOV_LIMIT) {
+            return -Errno.EINVAL;
+        }
+        RxmConnection<Endpoint> c = connected(r.peer, tagged);
+        if (c == null) {
+            return refusal;
+        }
+        ConnData cd = RxmCm.data(c);
+        if (!cd.deferred.isEmpty()) {
+            s.progress.run();
+            if (!cd.deferred.isEmpty() || !c.isConnected()) {
+                return -Errno.EAGAIN;
+            }
+        }
+        long len = r.length();
+        boolean inject = (r.flags & OpFlags.INJECT) != 0;
+        if (inject && len > s.injectSize) {
+            return -Errno.EMSGSIZE;
+        }
+        int proto = s.selector.select(tagged, len, r.count);
+        TxOp op = newOp(r, OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG), inject);
+        if (op == null) {
+            return -Errno.EAGAIN;
+        }
+        op.op = tagged ? RxmPacket.OP_TAGGED : RxmPacket.OP_MSG;
+        op.proto = proto;
+        op.tag = r.tag;
+        op.data = r.data;
+        op.pktFlags = (r.flags & OpFlags.REMOTE_CQ_DATA) != 0 ? RxmPacket.FLAG_REMOTE_CQ_DATA : 0;
+        op.length = len;
+        op.iovCount = r.count;
+        for (int i = 0; i < r.count; i++) {
+            op.iov[i] = r.iov[i];
+            op.desc[i] = r.desc == null ? null : r.desc[i];
+        }
+        op.conn = c;
+        op.cd = cd;
+        op.generation = cd.generation;
+        int rc = switch (proto) {
+            case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject);
+            case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject);
+            case ProtocolSelector.SAR -> s.sar.send(op, c, cd);
+            default -> s.rndv.send(op, c, cd);
+        };
+        if (rc == -Errno.EAGAIN) {
+            s.progress.run();
+        }
+        return rc;
+    }
+
+    /** rxm_ep_rma_common: an RMA read or write, posted on the peer's core endpoint with the op as context. */
+    int rma(boolean write, OpRequest r) {
+        RxmConnection<Endpoint> c = connected(r.peer, false);
+        if (c == null) {
+            return refusal;
+        }
+        ConnData cd = RxmCm.data(c);
+        int rc;
+        TxOp op = newOp(r, OpFlags.RMA | (write ? OpFlags.WRITE : OpFlags.READ), (r.flags & OpFlags.INJECT) != 0);
+        if (op == null) {
+            return -Errno.EAGAIN;
+        }
+        op.proto = -1;
+        op.conn = c;
+        op.cd = cd;
+        op.generation = cd.generation;
+        op.iovCount = 0;
+        Endpoint core = c.ep();
+        boolean hasData = (r.flags & OpFlags.REMOTE_CQ_DATA) != 0;
+        MemoryRegion desc0 = r.desc == null || r.count == 0 ? null : r.desc[0];
+        RmaIov remote = r.rmaCount == 1 ? r.rmaIov[0] : null;
+        if (write && (r.flags & OpFlags.INJECT) != 0 && remote != null && r.count == 1) {
+            rc = hasData ? core.injectWritedata(r.iov[0], r.data, 0, remote.addr, remote.key)
+                    : core.injectWrite(r.iov[0], 0, remote.addr, remote.key);
+            s.pools.releaseTxOp(op);
+            return rc;
+        }
+        if (remote != null && r.count == 1) {
+            rc = !write ? core.read(r.iov[0], desc0, 0, remote.addr, remote.key, op)
+                    : hasData ? core.writedata(r.iov[0], desc0, r.data, 0, remote.addr, remote.key, op)
+                    : core.write(r.iov[0], desc0, 0, remote.addr, remote.key, op);
+        } else if (remote != null && !hasData) {
+            rc = write ? core.writev(r.iov, r.desc, r.count, 0, remote.addr, remote.key, op)
+                    : core.readv(r.iov, r.desc, r.count, 0, remote.addr, remote.key, op);
+        } else {
+            RmaMsg m = coreRmaMsg;
+            m.iov = r.iov; // the caller's arrays, borrowed for the call: the core copies what it keeps
+            m.desc = r.desc;
+            m.iovCount = r.count;
+            m.rmaIov = r.rmaIov;
+            m.rmaIovCount = r.rmaCount;
+            m.addr = 0; // the core endpoint is connected: no address
+            m.data = r.data;
+            m.context = op;
+            rc = write ? core.writemsg(m, r.flags) : core.readmsg(m, r.flags);
+            m.iov = null;
+            m.desc = null;
+            m.rmaIov = null;
+            m.context = null;
+        }
+        if (rc != 0) {
+            s.pools.releaseTxOp(op);
+            if (rc == -Errno.EAGAIN) {
+                s.progress.run();
+            }
+            return rc;
+        }
+        op.pending = 1;
+        cd.link(op);
+        return 0;
+    }
+
+    // ---- packets
+
+    /** Posts a prepared packet on its connection's core endpoint. */
+    int post(TxBuf tb) {
+        Endpoint core = tb.conn.ep();
+        if (core == null || tb.generation != tb.cd.generation) {
+            return -Errno.ECONNRESET;
+        }
+        return tb.directCount > 0 ? core.sendv(tb.directIov, null, tb.directCount, 0, tb)
+                : core.send(tb.pending, tb.mr, 0, tb);
+    }
+
+    /** Posts now, or queues behind what is already deferred on the connection; never fails with EAGAIN. */
+    void postOrDefer(TxBuf tb) {
+        ConnData cd = tb.cd;
+        if (cd.deferred.isEmpty()) {
+            int rc = post(tb);
+            if (rc == 0) {
+                return;
+            }
+            if (rc != -Errno.EAGAIN) {
+                bufDone(tb, -rc);
+                return;
+            }
+        }
+        s.cm.defer(tb.conn, cd, tb);
+    }
+
+    /** A deferred packet's next try: false while the core still says EAGAIN. */
+    boolean retry(TxBuf tb) {
+        int rc = post(tb);
+        if (rc == -Errno.EAGAIN) {
+            return false;
+        }
+        if (rc < 0) {
+            bufDone(tb, -rc);
+        }
+        return true;
+    }
+
+    /** A header-only control packet (rendezvous done, write data) for message {@code msgId}. */
+    void sendCtrl(RxmConnection<Endpoint> c, ConnData cd, int type, long msgId) {
+        TxBuf tb = s.pools.acquireTxBuf();
+        RxmPacket.write(tb.hdr, type, c.remoteIndex(), msgId, 0, 0, 0, 0, 0);
+        tb.pending = tb.hdr;
+        tb.conn = c;
+        tb.cd = cd;
+        tb.generation = cd.generation;
+        postOrDefer(tb);
+    }
+
+    // ---- completion
+
+    /** A core completion of one of the op's own posts (headerless tagged send, RMA, rendezvous write). */
+    void opCoreDone(TxOp op, int err) {
+        if (op.state == TxOp.ORPHAN || op.state == TxOp.FREE) {
+            return;
+        }
+        step(op, err);
+    }
+
+    /** A core completion of a transmit buffer. */
+    void bufDone(TxBuf tb, int err) {
+        if (tb.orphan) {
+            return;
+        }
+        TxOp op = tb.op;
+        s.pools.releaseTxBuf(tb);
+        if (op == null || op.state == TxOp.ORPHAN || op.state == TxOp.FREE) {
+            return;
+        }
+        step(op, err);
+    }
+
+    /** One of the op's outstanding events happened; the op finishes with its last one. */
+    void step(TxOp op, int err) {
+        op.pending--;
+        if (err != 0 && op.error == 0) {
+            op.error = err;
+        }
+        if (op.pending > 0) {
+            return;
+        }
+        if (op.proto == ProtocolSelector.SAR && op.nextSeg < op.segCount && op.error == 0) {
+            return;
+        }
+        if (op.state == TxOp.WRITING && op.error == 0) {
+            sendCtrl(op.conn, op.cd, RxmPacket.CTRL_RNDV_WR_DONE, op.index);
+        }
+        if (op.error != 0 && op.proto == ProtocolSelector.SAR) {
+            op.cd.deferred.remove(op);
+        }
+        finish(op);
+    }
+
+    /**
+     * Reports a finished op and frees it. A success entry has len 0: fi_cq(3) gives len a meaning only for
+     * receives and for remote-CQ-data writes at the target, and libfabric's rxm reports 0 too.
+     */
+    void finish(TxOp op) {
+        op.cd.unlink(op);
+        RxmPools.closeMrs(op.mrs, op.mrCount);
+        op.mrCount = 0;
+        if (op.error != 0) {
+            bindings.reportTxError(op.context, op.cqFlags, 0, 0, op.error, op.error);
+        } else if (op.report) {
+            // op.report already applied selective completion at post time; FI_COMPLETION says so again here
+            bindings.reportTx(op.context, OpFlags.COMPLETION, op.cqFlags, 0);
+        } else {
+            bindings.countTx(op.cqFlags);
+        }
+        s.pools.releaseTxOp(op);
+    }
+
+    /** An op whose connection failed: reported, and its pool slot gets a fresh TxOp so late completions are harmless. */
+    void fail(TxOp op, int errno) {
+        RxmPools.closeMrs(op.mrs, op.mrCount);
+        op.mrCount = 0;
+        if (op.state != TxOp.ORPHAN) {
+            bindings.reportTxError(op.context, op.cqFlags, 0, 0, errno, errno);
+        }
+        op.state = TxOp.ORPHAN;
+        op.context = null;
+        s.pools.replaceOrphan(op);
+    }
+
+    /** The connection of {@code cd} went down: every op in flight on it fails with {@code errno}. */
+    void connectionLost(ConnData cd, int errno) {
+        for (TxOp op = cd.inflight; op != null; ) {
+            TxOp next = op.next;
+            fail(op, errno);
+            op = next;
+        }
+        cd.inflight = null;
+    }
+}
