@@ -7,9 +7,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One data-path operation, as any of the 27 entry points describes it, in named fields: what
- * {@link UtilEndpoint} hands its provider. A request belongs to the thread that posts, so posting needs no
- * lock and allocates nothing once the thread has posted once. It is valid only during the provider's hook:
- * the provider copies what it keeps (libfabric's entry points likewise own nothing the caller passed but
+ * {@link UtilEndpoint} hands its provider. A request belongs to one endpoint and the thread that posts, so
+ * posting needs no lock and allocates nothing once the thread has posted once. It is valid only during the
+ * provider's hook: the provider copies what it keeps (libfabric's entry points likewise own nothing the caller passed but
  * the buffers).
  */
 public final class OpRequest {

@@ -17,11 +17,16 @@ import java.lang.foreign.MemorySegment;
  * funnel their entry points into one generic send or receive. A provider without RMA leaves the RMA hooks
  * alone and its RMA calls answer -FI_ENOSYS.
  *
- * <p>The request is the posting thread's own (see {@link OpRequest}), so this layer takes no lock and
- * allocates nothing once warm; the provider applies the locking its threading level needs.
+ * <p>The request is the posting thread's own for this endpoint (see {@link OpRequest}), so this layer takes
+ * no lock and allocates nothing once warm; the provider applies the locking its threading level needs.
  */
 public abstract class UtilEndpoint implements Endpoint {
-    private static final ThreadLocal<OpRequest> REQUESTS = ThreadLocal.withInitial(
+    /**
+     * The posting thread's request for this endpoint. Per endpoint, not per thread alone: a hook may post to
+     * another endpoint on the same thread (ofi_rxm posts to its core endpoint inside its own send), and that
+     * inner post must not overwrite the outer request.
+     */
+    private final ThreadLocal<OpRequest> requests = ThreadLocal.withInitial(
             () -> new OpRequest(Thread.currentThread()));
 
     /** The request of the thread that posted last: one compare instead of a thread-local lookup per call. */
@@ -57,7 +62,7 @@ public abstract class UtilEndpoint implements Endpoint {
         OpRequest r = lastRequest;
         Thread me = Thread.currentThread();
         if (r.owner != me) {
-            r = REQUESTS.get();
+            r = requests.get();
             lastRequest = r;
         }
         return r;

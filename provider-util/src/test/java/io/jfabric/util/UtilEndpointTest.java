@@ -281,6 +281,24 @@ class UtilEndpointTest {
         assertNull(seenHere.get().context, "a finished post keeps no reference to what the caller passed");
     }
 
+    @Test
+    void aHookThatPostsToAnotherEndpointLeavesItsOwnRequestIntact() {
+        Recording core = new Recording();
+        AtomicReference<String> seenAfterInnerPost = new AtomicReference<>();
+        UtilEndpoint layered = new MessagesOnly() {
+            @Override
+            protected int postSend(OpRequest op) {
+                // as ofi_rxm does: a send through the layered endpoint posts to its core on the same thread
+                core.send(buf, null, 99, "inner");
+                seenAfterInnerPost.set(op.context + "@" + op.peer + "/" + op.length());
+                return 0;
+            }
+        };
+        assertEquals(0, layered.sendv(two, twoDesc, 2, 5, "outer"));
+        assertEquals("outer@5/42", seenAfterInnerPost.get());
+        assertSeen(core, "send", 99, 0, 0, TX_DEFAULT, 1, 100, "inner");
+    }
+
     private static void assertSeen(Recording ep, String hook, long peer, long tag, long data, long flags, int count,
                                    long length, Object context) {
         assertEquals(hook, ep.hook);
