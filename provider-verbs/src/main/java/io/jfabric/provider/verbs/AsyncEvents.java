@@ -2,10 +2,10 @@ package io.jfabric.provider.verbs;
 
 import io.jfabric.Errno;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.ibv_async_event;
-import io.jfabric.provider.verbs.ffi.ibv_context;
+import io.jfabric.provider.verbs.ffi.generated.ibv_async_event;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context;
 import io.jfabric.provider.verbs.ffi.poll_h;
-import io.jfabric.provider.verbs.ffi.pollfd;
+import io.jfabric.provider.verbs.ffi.generated.pollfd;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 import io.jfabric.util.FabricLog;
 

@@ -7,12 +7,12 @@ import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.ibv_comp_channel;
-import io.jfabric.provider.verbs.ffi.ibv_context;
-import io.jfabric.provider.verbs.ffi.ibv_context_ops;
-import io.jfabric.provider.verbs.ffi.ibv_wc;
+import io.jfabric.provider.verbs.ffi.generated.ibv_comp_channel;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context_ops;
+import io.jfabric.provider.verbs.ffi.generated.ibv_wc;
 import io.jfabric.provider.verbs.ffi.poll_h;
-import io.jfabric.provider.verbs.ffi.pollfd;
+import io.jfabric.provider.verbs.ffi.generated.pollfd;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.Arena;

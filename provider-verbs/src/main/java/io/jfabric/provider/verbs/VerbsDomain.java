@@ -15,8 +15,8 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.ibv_context;
-import io.jfabric.provider.verbs.ffi.ibv_mr;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context;
+import io.jfabric.provider.verbs.ffi.generated.ibv_mr;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.Arena;

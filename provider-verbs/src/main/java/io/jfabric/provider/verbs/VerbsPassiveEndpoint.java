@@ -8,7 +8,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.PassiveEndpoint;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.rdma_cm_id;
+import io.jfabric.provider.verbs.ffi.generated.rdma_cm_id;
 import io.jfabric.provider.verbs.ffi.rdma_cma_h;
 
 import java.lang.foreign.Arena;
