@@ -10,11 +10,11 @@ import java.lang.foreign.MemorySegment;
  */
 final class ConnRequest {
     private final MemorySegment id;
-    private final VerbsEventQueue eq;
+    private final VerbsEq eq;
     private final VerbsPassiveEndpoint pep;
     private boolean taken;
 
-    ConnRequest(MemorySegment id, VerbsEventQueue eq, VerbsPassiveEndpoint pep) {
+    ConnRequest(MemorySegment id, VerbsEq eq, VerbsPassiveEndpoint pep) {
         this.id = id;
         this.eq = eq;
         this.pep = pep;
@@ -24,7 +24,7 @@ final class ConnRequest {
         return id;
     }
 
-    VerbsEventQueue eq() {
+    VerbsEq eq() {
         return eq;
     }
 

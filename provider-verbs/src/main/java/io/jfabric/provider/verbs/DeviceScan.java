@@ -1,5 +1,7 @@
 package io.jfabric.provider.verbs;
 
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
+import io.jfabric.util.Sockaddr;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
 import io.jfabric.provider.verbs.ffi.generated.ibv_context;
 import io.jfabric.provider.verbs.ffi.generated.ibv_device_attr;
@@ -159,7 +161,7 @@ final class DeviceScan {
                     }
                     MemorySegment id = rdma_cm_id.reinterpret(idOut.get(ValueLayout.ADDRESS, 0));
                     try {
-                        MemorySegment sa = Sockaddr.toNative(Sockaddr.of(ia.getAddress(), 0), arena);
+                        MemorySegment sa = NativeSockaddr.toNative(Sockaddr.of(ia.getAddress(), 0), arena);
                         if (rdma_cma_h.rdma_bind_addr(err, id, sa) == 0
                                 && rdma_cm_id.verbs(id).address() == ctx.address()) {
                             out.add(new VerbsDevice.Address(ia.getAddress(), ia.getNetworkPrefixLength(), nif.getName()));

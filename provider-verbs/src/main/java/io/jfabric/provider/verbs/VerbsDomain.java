@@ -98,7 +98,7 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
     @Override
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen("open a CQ on");
-        return new VerbsCompletionQueue(this, attr == null ? new CqAttr() : attr);
+        return new VerbsCq(this, attr == null ? new CqAttr() : attr);
     }
 
     @Override

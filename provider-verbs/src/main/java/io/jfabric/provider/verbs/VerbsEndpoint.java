@@ -1,5 +1,7 @@
 package io.jfabric.provider.verbs;
 
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
+import io.jfabric.util.Sockaddr;
 import io.jfabric.AddressVector;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
@@ -76,9 +78,9 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     private MemorySegment id;
     private final ConnRequest request;
-    private volatile VerbsEventQueue eq;
-    private VerbsCompletionQueue txCq;
-    private VerbsCompletionQueue rxCq;
+    private volatile VerbsEq eq;
+    private VerbsCq txCq;
+    private VerbsCq rxCq;
     private boolean selective;
     private byte[] name;
     private byte[] peer;
@@ -157,7 +159,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     @Override
     public void bind(CompletionQueue cq, long flags) {
-        if (!(cq instanceof VerbsCompletionQueue vcq) || vcq.domain() != domain) {
+        if (!(cq instanceof VerbsCq vcq) || vcq.domain() != domain) {
             throw new FabricException(Errno.EINVAL, "bind a CQ opened on this endpoint's verbs domain");
         }
         if (qp != null) {
@@ -185,7 +187,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     @Override
     public synchronized void bind(EventQueue queue) {
-        if (!(queue instanceof VerbsEventQueue veq)) {
+        if (!(queue instanceof VerbsEq veq)) {
             throw new FabricException(Errno.EINVAL, "bind an EQ opened on the verbs fabric");
         }
         if (eq != null) {
@@ -202,15 +204,15 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
                     rdma_cma_h.RDMA_PS_TCP), errno, "rdma_create_id");
             id = rdma_cm_id.reinterpret(out.get(ValueLayout.ADDRESS, 0));
             byte[] src = name != null ? name : Sockaddr.of(domain.device().addresses().getFirst().ip(), 0);
-            Sockaddr.check(src, "source address");
-            if (rdma_cma_h.rdma_bind_addr(errno, id, Sockaddr.toNative(src, arena)) != 0) {
+            Native.checkSockaddr(src, "source address");
+            if (rdma_cma_h.rdma_bind_addr(errno, id, NativeSockaddr.toNative(src, arena)) != 0) {
                 int e = NativeLibrary.errno(errno);
                 rdma_cma_h.rdma_destroy_id(errno, id);
                 id = null;
-                throw new FabricException(e, "rdma_bind_addr to " + Sockaddr.toString(src) + " failed: "
+                throw new FabricException(e, "rdma_bind_addr to " + Sockaddr.straddr(src) + " failed: "
                         + Native.strerror(e) + "; use an address of the device's network interface");
             }
-            name = Sockaddr.fromNative(rdma_cm_id.route_addr_src_addr(id));
+            name = NativeSockaddr.fromNative(rdma_cm_id.route_addr_src_addr(id));
         }
         veq.register(id, this);
         eq = veq;
@@ -269,7 +271,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     @Override
     public synchronized void connect(byte[] addr, byte[] data) {
-        Sockaddr.check(addr, "connect address");
+        Native.checkSockaddr(addr, "connect address");
         if (request != null) {
             throw new FabricException(Errno.EINVAL, "this endpoint was opened from a CONNREQ: accept() it instead");
         }
@@ -278,13 +280,13 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
         }
         enable();
         peer = addr.clone();
-        int n = VerbsEventQueue.encodePrivateData(data, privateData);
+        int n = VerbsEq.encodePrivateData(data, privateData);
         fillConnParam(n);
         state = CONNECTING;
-        MemorySegment dst = Sockaddr.toNative(addr, arena);
+        MemorySegment dst = NativeSockaddr.toNative(addr, arena);
         if (rdma_cma_h.rdma_resolve_addr(errno, id, MemorySegment.NULL, dst, RESOLVE_TIMEOUT_MS) != 0) {
             state = ENABLED;
-            Native.checkCm(-1, errno, "rdma_resolve_addr to " + Sockaddr.toString(addr));
+            Native.checkCm(-1, errno, "rdma_resolve_addr to " + Sockaddr.straddr(addr));
         }
     }
 
@@ -307,7 +309,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             throw new FabricException(Errno.EISCONN, "accept() may be called once per endpoint");
         }
         enable();
-        fillConnParam(VerbsEventQueue.encodePrivateData(data, privateData));
+        fillConnParam(VerbsEq.encodePrivateData(data, privateData));
         state = CONNECTING;
         Native.checkCm(rdma_cma_h.rdma_accept(errno, id, connParam), errno, "rdma_accept");
         // rdma_accept has moved the QP to RTS; the peer may send before ESTABLISHED reaches us
@@ -393,7 +395,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
             case rdma_cma_h.RDMA_CM_EVENT_ESTABLISHED -> {
                 setRnrTimer();
                 state = CONNECTED;
-                byte[] p = Sockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(id));
+                byte[] p = NativeSockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(id));
                 if (p != null) {
                     peer = p;
                 }
@@ -423,7 +425,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     /** A device async event that hit this endpoint (from the device's watcher thread). */
     void asyncError(int err, int eventType, byte[] text) {
-        VerbsEventQueue q = eq;
+        VerbsEq q = eq;
         if (q != null && state != CLOSED) {
             q.postError(this, userContext, 0, err, eventType, text);
         }
@@ -441,7 +443,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     @Override
     public void setName(byte[] addr) {
-        Sockaddr.check(addr, "address");
+        Native.checkSockaddr(addr, "address");
         if (id != null) {
             throw new FabricException(Errno.EOPBADSTATE, "setName() must come before the EQ is bound");
         }
@@ -747,11 +749,11 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
     // ---- completions --------------------------------------------------------------------------
 
     /** Translates one work completion of this endpoint's QP into {@code cq}'s ring. */
-    void completed(MemorySegment wc, VerbsCompletionQueue cq) {
+    void completed(MemorySegment wc, VerbsCq cq) {
         long wrId = ibv_wc.wr_id(wc);
         boolean isRecv = (wrId & RX_BIT) != 0;
         TxRing ring = isRecv ? rx : tx;
-        VerbsCompletionQueue owner = isRecv ? rxCq : txCq;
+        VerbsCq owner = isRecv ? rxCq : txCq;
         int slot = (int) (wrId & ~RX_BIT);
         if (!ring.outstanding(slot)) {
             return; // already retired (synthesized on close)
@@ -797,7 +799,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
     }
 
     /** Completes everything still posted with ECANCELED (after the QP is gone, nothing else will). */
-    private void cancelOutstanding(TxRing ring, VerbsCompletionQueue cq) {
+    private void cancelOutstanding(TxRing ring, VerbsCq cq) {
         while (ring.count > 0) {
             int slot = ring.tail;
             if (cq.room() > 0) {
@@ -859,7 +861,7 @@ final class VerbsEndpoint implements Endpoint, CmEventListener {
 
     @Override
     public String toString() {
-        return "VerbsEndpoint[qp=" + qpNum + ", " + Sockaddr.toString(name) + " -> " + Sockaddr.toString(peer)
+        return "VerbsEndpoint[qp=" + qpNum + ", " + Sockaddr.straddr(name) + " -> " + Sockaddr.straddr(peer)
                 + ", state=" + state + ", tx=" + tx.count + "/" + txSize + ", rx=" + rx.count + "/" + rxSize + "]";
     }
 }

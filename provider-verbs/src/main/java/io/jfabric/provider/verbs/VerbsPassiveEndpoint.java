@@ -1,5 +1,7 @@
 package io.jfabric.provider.verbs;
 
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
+import io.jfabric.util.Sockaddr;
 import io.jfabric.EqEntry;
 import io.jfabric.EqEvent;
 import io.jfabric.Errno;
@@ -29,7 +31,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
     private final MemorySegment errno = NativeLibrary.allocateCaptureState(arena);
     private byte[] name;
     private MemorySegment id;
-    private VerbsEventQueue eq;
+    private VerbsEq eq;
     private boolean listening;
     private boolean closed;
 
@@ -42,7 +44,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
 
     @Override
     public synchronized void bind(EventQueue queue) {
-        if (!(queue instanceof VerbsEventQueue veq)) {
+        if (!(queue instanceof VerbsEq veq)) {
             throw new FabricException(Errno.EINVAL, "bind an EQ opened on the verbs fabric");
         }
         if (eq != null) {
@@ -64,10 +66,10 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         if (listening) {
             return;
         }
-        Native.checkCm(rdma_cma_h.rdma_bind_addr(errno, id, Sockaddr.toNative(name, arena)), errno,
-                "rdma_bind_addr to " + Sockaddr.toString(name) + " (is the port free, and the address on an RDMA device?)");
+        Native.checkCm(rdma_cma_h.rdma_bind_addr(errno, id, NativeSockaddr.toNative(name, arena)), errno,
+                "rdma_bind_addr to " + Sockaddr.straddr(name) + " (is the port free, and the address on an RDMA device?)");
         Native.checkCm(rdma_cma_h.rdma_listen(errno, id, BACKLOG), errno, "rdma_listen");
-        byte[] bound = Sockaddr.fromNative(rdma_cm_id.route_addr_src_addr(id));
+        byte[] bound = NativeSockaddr.fromNative(rdma_cm_id.route_addr_src_addr(id));
         if (bound != null) {
             name = bound;
         }
@@ -82,8 +84,8 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         MemorySegment nid = rdma_cm_id.reinterpret(newId);
         FabricInfo ci = info.copy();
         ci.handle = new ConnRequest(nid, eq, this);
-        ci.srcAddr = Sockaddr.fromNative(rdma_cm_id.route_addr_src_addr(nid));
-        ci.destAddr = Sockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(nid));
+        ci.srcAddr = NativeSockaddr.fromNative(rdma_cm_id.route_addr_src_addr(nid));
+        ci.destAddr = NativeSockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(nid));
         VerbsDevice dev = deviceOf(rdma_cm_id.verbs(nid));
         if (dev != null) {
             ci.providerData = dev;
@@ -115,7 +117,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment pd = a.allocate(VerbsInfos.CM_DATA_SIZE + 1);
-            int n = VerbsEventQueue.encodePrivateData(data, pd);
+            int n = VerbsEq.encodePrivateData(data, pd);
             MemorySegment err = NativeLibrary.allocateCaptureState(a);
             int rc = rdma_cma_h.rdma_reject(err, cr.id(), pd, (byte) n);
             rdma_cma_h.rdma_destroy_id(err, cr.id());
@@ -132,7 +134,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
 
     @Override
     public synchronized void setName(byte[] addr) {
-        Sockaddr.check(addr, "address");
+        Native.checkSockaddr(addr, "address");
         if (listening) {
             throw new FabricException(Errno.EOPBADSTATE, "setName() must come before listen()");
         }

@@ -1,5 +1,6 @@
 package io.jfabric.provider.verbs;
 
+import io.jfabric.util.Sockaddr;
 import io.jfabric.Access;
 import io.jfabric.BindFlags;
 import io.jfabric.Caps;
@@ -56,7 +57,7 @@ final class TwoProcessCheck {
         hints.domainAttr.mrMode = MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY;
         InetAddress want = InetAddress.getByName(ip);
         for (FabricInfo i : new VerbsProvider().getInfo(Fabrics.API_VERSION, null, null, 0, hints)) {
-            if (Sockaddr.inet(i.srcAddr).equals(want)) {
+            if (Sockaddr.toInet(i.srcAddr).getAddress().equals(want)) {
                 return i;
             }
         }

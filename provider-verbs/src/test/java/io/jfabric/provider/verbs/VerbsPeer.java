@@ -1,5 +1,6 @@
 package io.jfabric.provider.verbs;
 
+import io.jfabric.util.Sockaddr;
 import io.jfabric.Access;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;

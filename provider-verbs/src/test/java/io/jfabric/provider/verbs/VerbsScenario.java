@@ -1,5 +1,6 @@
 package io.jfabric.provider.verbs;
 
+import io.jfabric.util.Sockaddr;
 import io.jfabric.Access;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
@@ -78,7 +79,7 @@ final class VerbsScenario {
     private static FabricInfo infoFor(List<FabricInfo> infos, String ip) throws Exception {
         InetAddress want = InetAddress.getByName(ip);
         for (FabricInfo i : infos) {
-            if (Sockaddr.inet(i.srcAddr).equals(want)) {
+            if (Sockaddr.toInet(i.srcAddr).getAddress().equals(want)) {
                 return i;
             }
         }
@@ -130,7 +131,7 @@ final class VerbsScenario {
         hints.caps = io.jfabric.Caps.MSG | io.jfabric.Caps.RMA;
         List<FabricInfo> infos = new VerbsProvider().getInfo(Fabrics.API_VERSION, null, null, 0, hints);
         log.accept("infos: " + infos.stream().map(i -> i.domainAttr.name + " " + i.fabricAttr.name + " "
-                + Sockaddr.toString(i.srcAddr)).toList());
+                + Sockaddr.straddr(i.srcAddr)).toList());
         FabricInfo cInfo = infoFor(infos, clientIp);
         FabricInfo sInfo = infoFor(infos, serverIp);
         check(!cInfo.domainAttr.name.equals(sInfo.domainAttr.name), "client and server are on different devices ("
@@ -170,7 +171,7 @@ final class VerbsScenario {
             pep.bind(eq);
             pep.listen();
             byte[] serverAddr = pep.getName();
-            check(Sockaddr.port(serverAddr) != 0, "listening on " + Sockaddr.toString(serverAddr));
+            check(Sockaddr.port(serverAddr) != 0, "listening on " + Sockaddr.straddr(serverAddr));
 
             // --- a reject carries its data back ---
             Endpoint rejected = cDom.openEndpoint(cInfo, "rejected-ep");
@@ -232,7 +233,7 @@ final class VerbsScenario {
             }
             check(clientUp && serverUp, "CONNECTED on both sides");
             check("welcome".equals(cmDataSeen), "client's CONNECTED carries the accept data 'welcome' (" + cmDataSeen + ")");
-            check(Arrays.equals(client.getPeer(), serverAddr), "client's peer is " + Sockaddr.toString(client.getPeer()));
+            check(Arrays.equals(client.getPeer(), serverAddr), "client's peer is " + Sockaddr.straddr(client.getPeer()));
 
             // --- send/recv with verification ---
             MemorySegment msg = cBuf.asSlice(8192, 4096);

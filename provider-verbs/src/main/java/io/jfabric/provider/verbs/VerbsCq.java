@@ -28,7 +28,7 @@ import io.jfabric.util.UtilFabricObject;
  * except on the error path. Blocking reads arm the CQ ({@code ibv_req_notify_cq}) and sleep in
  * poll(2) on the channel's fd. Threading is the domain's (FI_THREAD_DOMAIN): no locks.
  */
-final class VerbsCompletionQueue extends UtilFabricObject implements CompletionQueue {
+final class VerbsCq extends UtilFabricObject implements CompletionQueue {
     static final int DEFAULT_SIZE = 1024;
     private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("verbs");
     private static final int BATCH = 32;
@@ -64,7 +64,7 @@ final class VerbsCompletionQueue extends UtilFabricObject implements CompletionQ
     private boolean armed;
     private volatile boolean signaled;
 
-    VerbsCompletionQueue(VerbsDomain domain, CqAttr attr) {
+    VerbsCq(VerbsDomain domain, CqAttr attr) {
         super("verbs CQ");
         this.domain = domain;
         this.attr = attr;

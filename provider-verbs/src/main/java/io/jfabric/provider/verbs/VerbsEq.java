@@ -24,18 +24,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * posts CONNREQ / CONNECTED / SHUTDOWN or error entries here. Blocking reads sleep in poll(2) on the
  * fd (in slices of {@value #BLOCK_SLICE_MS} ms, so a wakeup or a close is seen within one slice).
  */
-final class VerbsEventQueue extends UtilEventQueue {
+final class VerbsEq extends UtilEventQueue {
     private static final System.Logger LOG = FabricLog.logger("verbs");
     private static final int BLOCK_SLICE_MS = 50;
 
     private final VerbsFabric fabric;
     private final CmChannel channel;
 
-    VerbsEventQueue(VerbsFabric fabric, EqAttr attr) {
+    VerbsEq(VerbsFabric fabric, EqAttr attr) {
         this(fabric, attr == null ? EqAttr.defaults() : attr, new CmChannel());
     }
 
-    private VerbsEventQueue(VerbsFabric fabric, EqAttr attr, CmChannel channel) {
+    private VerbsEq(VerbsFabric fabric, EqAttr attr, CmChannel channel) {
         super(attr, channel);
         this.fabric = fabric;
         this.channel = channel;
