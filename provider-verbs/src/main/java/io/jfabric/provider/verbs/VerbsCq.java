@@ -24,7 +24,7 @@ import io.jfabric.util.UtilFabricObject;
 /**
  * Mirrors libfabric's verbs CQ: an {@code ibv_cq} with a completion channel. Reads poll the ibv_cq in
  * batches into a preallocated {@code ibv_wc} array and translate each work completion, through the
- * endpoint that posted it, into a slot of a preallocated ring; nothing is allocated per completion
+ * queue pair that posted it, into a slot of a preallocated ring; nothing is allocated per completion
  * except on the error path. Blocking reads arm the CQ ({@code ibv_req_notify_cq}) and sleep in
  * poll(2) on the channel's fd. Threading is the domain's (FI_THREAD_DOMAIN): no locks.
  */
@@ -55,12 +55,14 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
     private final long[] data;
     private final int[] err;
     private final int[] provErrno;
+    /** Whether the entry's prov_errno is an ibv_wc_status (its text becomes err_data) rather than an errno. */
+    private final boolean[] wcStatus;
     private int head;
     private int count;
 
-    private VerbsEndpoint[] endpoints = new VerbsEndpoint[4];
-    private int endpointCount;
-    private VerbsEndpoint lastEndpoint;
+    private VerbsQp[] qps = new VerbsQp[4];
+    private int qpCount;
+    private VerbsQp lastQp;
     private boolean armed;
     private volatile boolean signaled;
 
@@ -76,6 +78,7 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
         data = new long[capacity];
         err = new int[capacity];
         provErrno = new int[capacity];
+        wcStatus = new boolean[capacity];
         MemorySegment context = domain.context();
         channel = ibv_comp_channel.reinterpret(Native.checkPtr(verbs_h.ibv_create_comp_channel(errno, context), errno,
                 "ibv_create_comp_channel"));
@@ -150,40 +153,40 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
         boundDepth -= depth;
     }
 
-    void register(VerbsEndpoint ep) {
-        for (int i = 0; i < endpointCount; i++) {
-            if (endpoints[i] == ep) {
+    void register(VerbsQp qp) {
+        for (int i = 0; i < qpCount; i++) {
+            if (qps[i] == qp) {
                 return;
             }
         }
-        if (endpointCount == endpoints.length) {
-            endpoints = java.util.Arrays.copyOf(endpoints, endpointCount * 2);
+        if (qpCount == qps.length) {
+            qps = java.util.Arrays.copyOf(qps, qpCount * 2);
         }
-        endpoints[endpointCount++] = ep;
+        qps[qpCount++] = qp;
     }
 
-    void unregister(VerbsEndpoint ep) {
-        for (int i = 0; i < endpointCount; i++) {
-            if (endpoints[i] == ep) {
-                endpoints[i] = endpoints[--endpointCount];
-                endpoints[endpointCount] = null;
+    void unregister(VerbsQp qp) {
+        for (int i = 0; i < qpCount; i++) {
+            if (qps[i] == qp) {
+                qps[i] = qps[--qpCount];
+                qps[qpCount] = null;
                 break;
             }
         }
-        if (lastEndpoint == ep) {
-            lastEndpoint = null;
+        if (lastQp == qp) {
+            lastQp = null;
         }
     }
 
-    private VerbsEndpoint endpointOf(int qpNum) {
-        VerbsEndpoint last = lastEndpoint;
+    private VerbsQp qpOf(int qpNum) {
+        VerbsQp last = lastQp;
         if (last != null && last.qpNum() == qpNum) {
             return last;
         }
-        for (int i = 0; i < endpointCount; i++) {
-            if (endpoints[i].qpNum() == qpNum) {
-                lastEndpoint = endpoints[i];
-                return endpoints[i];
+        for (int i = 0; i < qpCount; i++) {
+            if (qps[i].qpNum() == qpNum) {
+                lastQp = qps[i];
+                return qps[i];
             }
         }
         return null;
@@ -203,9 +206,9 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
             }
             for (int i = 0; i < n; i++) {
                 MemorySegment wc = ibv_wc.asSlice(wcs, i);
-                VerbsEndpoint ep = endpointOf(ibv_wc.qp_num(wc));
-                if (ep != null) {
-                    ep.completed(wc, this);
+                VerbsQp qp = qpOf(ibv_wc.qp_num(wc));
+                if (qp != null) {
+                    qp.completed(wc, this);
                 }
             }
             if (n < want) {
@@ -214,7 +217,7 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
         }
     }
 
-    /** Room left in the ring (endpoints synthesizing completions on close check it). */
+    /** Room left in the ring (qps synthesizing completions on close check it). */
     int room() {
         return capacity - count;
     }
@@ -230,14 +233,25 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
         count++;
     }
 
-    void pushError(Object context, long opFlags, long length, int errnum, int status) {
+    /** A work completion that failed: prov_errno is its ibv_wc_status. */
+    void pushWcError(Object context, long opFlags, long length, int errnum, int status) {
+        pushError(context, opFlags, length, errnum, status, true);
+    }
+
+    /** An operation that failed without a work completion (cancelled on close): prov_errno is the errno. */
+    void pushErrnoError(Object context, long opFlags, long length, int errnum) {
+        pushError(context, opFlags, length, errnum, errnum, false);
+    }
+
+    private void pushError(Object context, long opFlags, long length, int errnum, int prov, boolean isWcStatus) {
         int i = (head + count) % capacity;
         ctx[i] = context;
         flags[i] = opFlags;
         len[i] = length;
         data[i] = 0;
         err[i] = errnum;
-        provErrno[i] = status;
+        provErrno[i] = prov;
+        wcStatus[i] = isWcStatus;
         count++;
     }
 
@@ -282,7 +296,7 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
     public int readFrom(CqEntry[] entries, int n) {
         int r = read(entries, n);
         for (int i = 0; i < r; i++) {
-            entries[i].srcAddr = io.jfabric.Fabrics.ADDR_NOTAVAIL; // connected endpoints have no fi_addr
+            entries[i].srcAddr = io.jfabric.Fabrics.ADDR_NOTAVAIL; // connected qps have no fi_addr
         }
         return r;
     }
@@ -294,7 +308,7 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
             return -Errno.EAGAIN;
         }
         entry.setError(ctx[head], flags[head], len[head], 0, err[head], provErrno[head]);
-        entry.errData = provErrno[head] > 0 ? WcStatus.text(provErrno[head]).getBytes(StandardCharsets.UTF_8) : null;
+        entry.errData = wcStatus[head] ? WcStatus.text(provErrno[head]).getBytes(StandardCharsets.UTF_8) : null;
         ctx[head] = null;
         head = (head + 1) % capacity;
         count--;
@@ -352,7 +366,8 @@ final class VerbsCq extends UtilFabricObject implements CompletionQueue {
 
     @Override
     public String strerror(int status, byte[] errData) {
-        return status > 0 ? WcStatus.text(status) : Errno.strerror(status);
+        // readError gives a work completion's status text as err_data; without it prov_errno is an errno
+        return errData != null ? WcStatus.text(status) : Errno.strerror(status);
     }
 
     @Override

@@ -1,41 +1,24 @@
 package io.jfabric.provider.verbs;
 
 import io.jfabric.EqAttr;
-import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.poll_h;
-import io.jfabric.provider.verbs.ffi.generated.pollfd;
-import io.jfabric.provider.verbs.ffi.generated.rdma_cm_event;
-import io.jfabric.provider.verbs.ffi.rdma_cma_h;
-import io.jfabric.provider.verbs.ffi.generated.rdma_event_channel;
-import io.jfabric.util.FabricLog;
-import io.jfabric.util.ProgressHook;
 import io.jfabric.util.UtilEventQueue;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Mirrors libfabric's verbs EQ: provider-util's EQ plus an rdma_cm event channel. Its progress hook
- * polls the channel's fd and hands each rdma_cm event to the endpoint that owns the cm_id, which
- * posts CONNREQ / CONNECTED / SHUTDOWN or error entries here. Blocking reads sleep in poll(2) on the
- * fd (in slices of {@value #BLOCK_SLICE_MS} ms, so a wakeup or a close is seen within one slice).
+ * Mirrors libfabric's verbs EQ: provider-util's EQ plus an rdma_cm event channel ({@link VerbsCmChannel}),
+ * whose reading is the EQ's progress. The endpoints and passive endpoints that own the channel's cm_ids post
+ * CONNREQ / CONNECTED / SHUTDOWN or error entries here.
  */
 final class VerbsEq extends UtilEventQueue {
-    private static final System.Logger LOG = FabricLog.logger("verbs");
-    private static final int BLOCK_SLICE_MS = 50;
-
     private final VerbsFabric fabric;
-    private final CmChannel channel;
+    private final VerbsCmChannel channel;
 
     VerbsEq(VerbsFabric fabric, EqAttr attr) {
-        this(fabric, attr == null ? EqAttr.defaults() : attr, new CmChannel());
+        this(fabric, attr == null ? EqAttr.defaults() : attr, new VerbsCmChannel());
     }
 
-    private VerbsEq(VerbsFabric fabric, EqAttr attr, CmChannel channel) {
+    private VerbsEq(VerbsFabric fabric, EqAttr attr, VerbsCmChannel channel) {
         super(attr, channel);
         this.fabric = fabric;
         this.channel = channel;
@@ -43,29 +26,19 @@ final class VerbsEq extends UtilEventQueue {
     }
 
     MemorySegment channel() {
-        return channel.channel;
+        return channel.handle();
     }
 
     /** Routes the events of {@code id} to {@code l}; the EQ cannot close while ids are registered. */
-    void register(MemorySegment id, CmEventListener l) {
+    void register(MemorySegment id, VerbsCmChannel.Listener l) {
         acquire();
-        channel.listeners.put(id.address(), l);
+        channel.register(id, l);
     }
 
     void unregister(MemorySegment id) {
-        if (channel.listeners.remove(id.address()) != null) {
+        if (channel.unregister(id)) {
             release();
         }
-    }
-
-    /** Writes {@code data} behind a one-byte length into {@code dst}; returns the bytes used. */
-    static int encodePrivateData(byte[] data, MemorySegment dst) {
-        int n = data == null ? 0 : Math.min(data.length, VerbsInfos.CM_DATA_SIZE);
-        dst.set(ValueLayout.JAVA_BYTE, 0, (byte) n);
-        if (n > 0) {
-            MemorySegment.copy(data, 0, dst, ValueLayout.JAVA_BYTE, 1, n);
-        }
-        return n + 1;
     }
 
     @Override
@@ -73,134 +46,5 @@ final class VerbsEq extends UtilEventQueue {
         super.doClose();
         channel.close();
         fabric.release();
-    }
-
-    /** The rdma_cm event channel and the progress that reads it. */
-    private static final class CmChannel implements ProgressHook {
-        final Arena arena = Arena.ofShared();
-        final MemorySegment errno = NativeLibrary.allocateCaptureState(arena);
-        final MemorySegment channel;
-        final MemorySegment pollFd;
-        final MemorySegment eventOut;
-        final Map<Long, CmEventListener> listeners = new ConcurrentHashMap<>();
-        final ReentrantLock lock = new ReentrantLock();
-        volatile boolean woken;
-        boolean closed;
-
-        CmChannel() {
-            channel = rdma_event_channel.reinterpret(Native.checkPtr(rdma_cma_h.rdma_create_event_channel(errno),
-                    errno, "rdma_create_event_channel (is rdma_ucm loaded and /dev/infiniband/rdma_cm accessible?)"));
-            pollFd = pollfd.allocate(arena);
-            pollfd.fd(pollFd, rdma_event_channel.fd(channel));
-            pollfd.events(pollFd, (short) poll_h.POLLIN);
-            eventOut = arena.allocate(ValueLayout.ADDRESS);
-        }
-
-        @Override
-        public int progress() {
-            if (!lock.tryLock()) {
-                return 0; // another thread is reading the channel
-            }
-            try {
-                int handled = 0;
-                while (!closed && readable(0)) {
-                    if (rdma_cma_h.rdma_get_cm_event(errno, channel, eventOut) != 0) {
-                        LOG.log(System.Logger.Level.WARNING, "rdma_get_cm_event failed: "
-                                + Native.strerror(NativeLibrary.errno(errno)));
-                        break;
-                    }
-                    dispatch(rdma_cm_event.reinterpret(eventOut.get(ValueLayout.ADDRESS, 0)));
-                    handled++;
-                }
-                return handled;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        private boolean readable(int timeoutMs) {
-            pollfd.revents(pollFd, (short) 0);
-            return poll_h.poll(errno, pollFd, 1, timeoutMs) > 0 && (pollfd.revents(pollFd) & poll_h.POLLIN) != 0;
-        }
-
-        @Override
-        public boolean canBlock() {
-            return true;
-        }
-
-        @Override
-        public void block(long nanos) {
-            woken = false;
-            long deadline = System.nanoTime() + nanos;
-            while (!woken && !closed) {
-                long ms = Math.min(BLOCK_SLICE_MS, Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
-                if (lock.tryLock()) {
-                    try {
-                        if (closed || readable((int) ms)) {
-                            return;
-                        }
-                    } finally {
-                        lock.unlock();
-                    }
-                } else {
-                    java.util.concurrent.locks.LockSupport.parkNanos(ms * 1_000_000L);
-                }
-                if (System.nanoTime() >= deadline) {
-                    return;
-                }
-            }
-        }
-
-        @Override
-        public void wakeup() {
-            woken = true;
-        }
-
-        private void dispatch(MemorySegment ev) {
-            int type = rdma_cm_event.event(ev);
-            int status = rdma_cm_event.status(ev);
-            MemorySegment id = rdma_cm_event.id(ev);
-            MemorySegment listenId = rdma_cm_event.listen_id(ev);
-            byte[] data = privateData(ev);
-            // ack at once: the private data is copied, and rdma_destroy_id waits for unacked events
-            rdma_cma_h.rdma_ack_cm_event(errno, ev);
-            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-                LOG.log(System.Logger.Level.DEBUG, "rdma_cm event " + NativeLibrary.string(
-                        rdma_cma_h.rdma_event_str(errno, type)) + " status " + status + " id 0x"
-                        + Long.toHexString(id.address()));
-            }
-            boolean request = type == rdma_cma_h.RDMA_CM_EVENT_CONNECT_REQUEST;
-            CmEventListener l = listeners.get(request ? listenId.address() : id.address());
-            if (l != null) {
-                l.onCmEvent(type, status, id, data);
-            } else if (request) {
-                // the listener is gone: refuse, so the peer is not left waiting
-                rdma_cma_h.rdma_reject(errno, id, MemorySegment.NULL, (byte) 0);
-                rdma_cma_h.rdma_destroy_id(errno, id);
-            }
-        }
-
-        /** The user part of the event's private data: byte 0 holds its length, as libfabric's verbs sends it. */
-        private static byte[] privateData(MemorySegment ev) {
-            MemorySegment p = rdma_cm_event.param_conn_private_data(ev);
-            int len = Byte.toUnsignedInt(rdma_cm_event.param_conn_private_data_len(ev));
-            if (Native.isNull(p) || len == 0) {
-                return null;
-            }
-            MemorySegment d = p.reinterpret(len);
-            int n = Math.min(Byte.toUnsignedInt(d.get(ValueLayout.JAVA_BYTE, 0)), len - 1);
-            return n == 0 ? null : d.asSlice(1, n).toArray(ValueLayout.JAVA_BYTE);
-        }
-
-        void close() {
-            lock.lock();
-            try {
-                closed = true;
-                rdma_cma_h.rdma_destroy_event_channel(errno, channel);
-            } finally {
-                lock.unlock();
-            }
-            arena.close();
-        }
     }
 }

@@ -22,7 +22,7 @@ import java.lang.foreign.ValueLayout;
  * a CONNREQ on the bound EQ whose info carries the request as {@code handle}; the application opens an
  * endpoint from that info and accepts, or rejects here. Private data: up to 55 bytes each way.
  */
-final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
+final class VerbsPassiveEndpoint implements PassiveEndpoint, VerbsCmChannel.Listener {
     private static final int BACKLOG = 128;
 
     private final VerbsFabric fabric;
@@ -83,7 +83,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         }
         MemorySegment nid = rdma_cm_id.reinterpret(newId);
         FabricInfo ci = info.copy();
-        ci.handle = new ConnRequest(nid, eq, this);
+        ci.handle = new VerbsCmRequest(nid, eq, this);
         ci.srcAddr = NativeSockaddr.fromNative(rdma_cm_id.route_addr_src_addr(nid));
         ci.destAddr = NativeSockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(nid));
         VerbsDevice dev = deviceOf(rdma_cm_id.verbs(nid));
@@ -106,7 +106,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
 
     @Override
     public void reject(Object handle, byte[] data) {
-        if (!(handle instanceof ConnRequest cr) || cr.pep() != this) {
+        if (!(handle instanceof VerbsCmRequest cr) || cr.pep() != this) {
             throw new FabricException(Errno.EINVAL, "reject() takes the handle of a CONNREQ this passive endpoint raised");
         }
         if (!cr.take()) {
@@ -117,7 +117,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment pd = a.allocate(VerbsInfos.CM_DATA_SIZE + 1);
-            int n = VerbsEq.encodePrivateData(data, pd);
+            int n = VerbsCm.encodePrivateData(data, pd);
             MemorySegment err = NativeLibrary.allocateCaptureState(a);
             int rc = rdma_cma_h.rdma_reject(err, cr.id(), pd, (byte) n);
             rdma_cma_h.rdma_destroy_id(err, cr.id());

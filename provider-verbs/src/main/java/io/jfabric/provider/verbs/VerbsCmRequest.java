@@ -8,13 +8,13 @@ import java.lang.foreign.MemorySegment;
  * closes); a reject destroys it. Either happens once: a reject after an endpoint took the id, or a second
  * reject, is refused instead of handing librdmacm a destroyed id.
  */
-final class ConnRequest {
+final class VerbsCmRequest {
     private final MemorySegment id;
     private final VerbsEq eq;
     private final VerbsPassiveEndpoint pep;
     private boolean taken;
 
-    ConnRequest(MemorySegment id, VerbsEq eq, VerbsPassiveEndpoint pep) {
+    VerbsCmRequest(MemorySegment id, VerbsEq eq, VerbsPassiveEndpoint pep) {
         this.id = id;
         this.eq = eq;
         this.pep = pep;
@@ -43,6 +43,6 @@ final class ConnRequest {
 
     @Override
     public String toString() {
-        return "ConnRequest[id=0x" + Long.toHexString(id.address()) + (taken ? ", taken" : "") + "]";
+        return "VerbsCmRequest[id=0x" + Long.toHexString(id.address()) + (taken ? ", taken" : "") + "]";
     }
 }
