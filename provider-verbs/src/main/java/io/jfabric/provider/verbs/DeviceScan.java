@@ -1,14 +1,14 @@
 package io.jfabric.provider.verbs;
 
-import io.jfabric.provider.verbs.ffi.NativeSockaddr;
-import io.jfabric.util.Sockaddr;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
 import io.jfabric.provider.verbs.ffi.generated.ibv_context;
 import io.jfabric.provider.verbs.ffi.generated.ibv_device_attr;
 import io.jfabric.provider.verbs.ffi.generated.ibv_port_attr;
 import io.jfabric.provider.verbs.ffi.generated.rdma_cm_id;
 import io.jfabric.provider.verbs.ffi.rdma_cma_h;
 import io.jfabric.provider.verbs.ffi.verbs_h;
+import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,6 +1,5 @@
 package io.jfabric.provider.verbs;
 
-import io.jfabric.util.Sockaddr;
 import io.jfabric.AddressFormat;
 import io.jfabric.Caps;
 import io.jfabric.EndpointType;
@@ -13,6 +12,7 @@ import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
 import io.jfabric.Threading;
+import io.jfabric.util.Sockaddr;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,7 +1,5 @@
 package io.jfabric.provider.verbs;
 
-import io.jfabric.provider.verbs.ffi.NativeSockaddr;
-import io.jfabric.util.Sockaddr;
 import io.jfabric.EqEntry;
 import io.jfabric.EqEvent;
 import io.jfabric.Errno;
@@ -10,8 +8,10 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.PassiveEndpoint;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
 import io.jfabric.provider.verbs.ffi.generated.rdma_cm_id;
 import io.jfabric.provider.verbs.ffi.rdma_cma_h;
+import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

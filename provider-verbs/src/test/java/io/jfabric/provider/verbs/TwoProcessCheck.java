@@ -1,6 +1,5 @@
 package io.jfabric.provider.verbs;
 
-import io.jfabric.util.Sockaddr;
 import io.jfabric.Access;
 import io.jfabric.BindFlags;
 import io.jfabric.Caps;
@@ -24,6 +23,7 @@ import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Mode;
 import io.jfabric.MrMode;
+import io.jfabric.util.Sockaddr;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -7,11 +7,11 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.Mode;
 import io.jfabric.MrMode;
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
+import io.jfabric.util.Sockaddr;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import io.jfabric.provider.verbs.ffi.NativeSockaddr;
-import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
