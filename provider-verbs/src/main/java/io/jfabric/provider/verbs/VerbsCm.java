@@ -1,6 +1,5 @@
 package io.jfabric.provider.verbs;
 
-import io.jfabric.Endpoint;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
@@ -35,10 +34,9 @@ final class VerbsCm implements VerbsCmChannel.Listener {
     private static final int FAILED = 5;
     private static final int CLOSED = 6;
 
-    private final Endpoint fid;
+    private final VerbsEndpoint fid;
     private final Object userContext;
     private final VerbsDomain domain;
-    private final VerbsQp qp;
     private final Arena arena;
     private final MemorySegment errno;
     private final MemorySegment connParam;
@@ -54,15 +52,14 @@ final class VerbsCm implements VerbsCmChannel.Listener {
     private boolean localShutdown;
 
     /**
-     * @param fid the endpoint, as EQ entries name it
+     * @param fid the endpoint, as EQ entries name it; told when the connection is established
      * @param handle the info's handle: a CONNREQ's {@link VerbsCmRequest}, or null
      */
-    VerbsCm(Endpoint fid, Object userContext, VerbsDomain domain, VerbsQp qp, Arena arena, MemorySegment errno,
+    VerbsCm(VerbsEndpoint fid, Object userContext, VerbsDomain domain, Arena arena, MemorySegment errno,
             Object handle, byte[] srcAddr, byte[] destAddr, String domainName) {
         this.fid = fid;
         this.userContext = userContext;
         this.domain = domain;
-        this.qp = qp;
         this.arena = arena;
         this.errno = errno;
         connParam = rdma_conn_param.allocate(arena);
@@ -172,7 +169,7 @@ final class VerbsCm implements VerbsCmChannel.Listener {
         state = CONNECTING;
         Native.checkCm(rdma_cma_h.rdma_accept(errno, id, connParam), errno, "rdma_accept");
         // rdma_accept has moved the QP to RTS; the peer may send before ESTABLISHED reaches us
-        qp.setRnrTimer();
+        fid.inRts();
     }
 
     private void fillConnParam(int privateLen) {
@@ -244,7 +241,7 @@ final class VerbsCm implements VerbsCmChannel.Listener {
                 }
             }
             case rdma_cma_h.RDMA_CM_EVENT_ESTABLISHED -> {
-                qp.setRnrTimer();
+                fid.inRts();
                 state = CONNECTED;
                 byte[] p = NativeSockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(id));
                 if (p != null) {

@@ -54,16 +54,16 @@ final class VerbsEndpoint extends UtilEndpoint {
                 : info.txAttr.injectSize;
         defaultTxFlags = info.txAttr == null ? 0 : info.txAttr.opFlags;
         defaultRxFlags = info.rxAttr == null ? 0 : info.rxAttr.opFlags;
-        qp = new VerbsQp(arena, txSize, rxSize, iovLimit, rxIovLimit, inject);
         try {
-            cm = new VerbsCm(this, userContext, domain, qp, arena, errno, info.handle, info.srcAddr, info.destAddr,
+            cm = new VerbsCm(this, userContext, domain, arena, errno, info.handle, info.srcAddr, info.destAddr,
                     info.domainAttr == null ? null : info.domainAttr.name);
         } catch (FabricException e) {
             arena.close();
             throw e;
         }
-        msg = new VerbsMsg(cm, qp);
-        rma = new VerbsRma(cm, qp);
+        qp = new VerbsQp(cm, arena, txSize, rxSize, iovLimit, rxIovLimit, inject);
+        msg = new VerbsMsg(qp);
+        rma = new VerbsRma(qp);
         domain.acquire();
     }
 
@@ -155,6 +155,11 @@ final class VerbsEndpoint extends UtilEndpoint {
     @Override
     public synchronized void shutdown(long flags) {
         cm.shutdown();
+    }
+
+    /** The QP reached RTS (accepted, or ESTABLISHED): the moment to tune it. */
+    void inRts() {
+        qp.setRnrTimer();
     }
 
     @Override

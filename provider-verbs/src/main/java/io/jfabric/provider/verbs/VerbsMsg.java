@@ -9,33 +9,18 @@ import io.jfabric.util.OpRequest;
  * data forms, the data in imm_data), a receive one receive work request. Verbs has no tagged messages.
  */
 final class VerbsMsg {
-    private static final long SEND_FLAGS = OpFlags.SEND | OpFlags.MSG;
-
-    private final VerbsCm cm;
     private final VerbsQp qp;
 
-    VerbsMsg(VerbsCm cm, VerbsQp qp) {
-        this.cm = cm;
+    VerbsMsg(VerbsQp qp) {
         this.qp = qp;
     }
 
     int send(OpRequest op) {
-        int rc = qp.fillSend(op);
-        if (rc == 0) {
-            rc = cm.txReady();
-        }
-        if (rc != 0) {
-            return rc;
-        }
         int opcode = (op.flags & OpFlags.REMOTE_CQ_DATA) != 0 ? verbs_h.IBV_WR_SEND_WITH_IMM : verbs_h.IBV_WR_SEND;
-        return qp.postSend(opcode, op.data, 0, 0, op.context, op.flags, SEND_FLAGS);
+        return qp.send(op, opcode, 0, 0, op.flags, OpFlags.SEND | OpFlags.MSG);
     }
 
     int recv(OpRequest op) {
-        int rc = qp.fillRecv(op);
-        if (rc == 0) {
-            rc = cm.rxReady();
-        }
-        return rc != 0 ? rc : qp.postRecv(op.context);
+        return qp.recv(op);
     }
 }

@@ -28,8 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  * An endpoint's RC queue pair: its creation on the rdma_cm id, the preallocated {@code ibv_send_wr}/
  * {@code ibv_recv_wr} and scatter/gather lists that every post fills, posting through the ops-table pointers
  * (read once when the QP is created), and the translation of its work completions into the bound CQs.
- * A post is two steps, {@link #fillSend}/{@link #fillRecv} then {@link #postSend}/{@link #postRecv}, so that
- * the caller checks the connection state between them, in the order the errors have always come.
+ * {@link #send} and {@link #recv} check the request's buffers, then the connection's state, then post.
  */
 final class VerbsQp {
     private static final System.Logger LOG = FabricLog.logger("verbs");
@@ -37,6 +36,7 @@ final class VerbsQp {
     private static final long RX_BIT = 1L << 62;
     private static final int CLOSE_DRAIN_MS = 500;
 
+    private final VerbsCm cm;
     final int txSize;
     final int rxSize;
     private final int iovLimit;
@@ -65,7 +65,9 @@ final class VerbsQp {
     private int filledSges;
     private long filledLength;
 
-    VerbsQp(Arena arena, int txSize, int rxSize, int iovLimit, int rxIovLimit, long injectSize) {
+    /** @param cm the connection, whose state says whether a post may go out now */
+    VerbsQp(VerbsCm cm, Arena arena, int txSize, int rxSize, int iovLimit, int rxIovLimit, long injectSize) {
+        this.cm = cm;
         this.txSize = txSize;
         this.rxSize = rxSize;
         this.iovLimit = iovLimit;
@@ -125,8 +127,26 @@ final class VerbsQp {
 
     // ---- posting ------------------------------------------------------------------------------
 
+    /** Posts {@code op}'s buffers as one send-queue work request of {@code opcode}; 0 or a negative errno. */
+    int send(OpRequest op, int opcode, long raddr, long rkey, long opFlags, long compFlags) {
+        int rc = fillSend(op);
+        if (rc == 0) {
+            rc = cm.txReady();
+        }
+        return rc != 0 ? rc : postSend(opcode, op.data, raddr, rkey, op.context, opFlags, compFlags);
+    }
+
+    /** Posts {@code op}'s buffers as one receive work request; 0 or a negative errno. */
+    int recv(OpRequest op) {
+        int rc = fillRecv(op);
+        if (rc == 0) {
+            rc = cm.rxReady();
+        }
+        return rc != 0 ? rc : postRecv(op.context);
+    }
+
     /** Fills the send SGE list from {@code op}; 0, or a negative errno (ENOTCONN before enable, EINVAL). */
-    int fillSend(OpRequest op) {
+    private int fillSend(OpRequest op) {
         if (qp == null) {
             return -Errno.ENOTCONN;
         }
@@ -134,7 +154,7 @@ final class VerbsQp {
     }
 
     /** Fills the receive SGE list from {@code op}; receives may be posted once enabled, before connect/accept. */
-    int fillRecv(OpRequest op) {
+    private int fillRecv(OpRequest op) {
         if (qp == null) {
             return -Errno.EOPBADSTATE;
         }
@@ -186,7 +206,7 @@ final class VerbsQp {
     }
 
     /** Posts the filled send SGEs as one work request of {@code opcode}; 0 or a negative errno. */
-    int postSend(int opcode, long data, long raddr, long rkey, Object ctx, long opFlags, long compFlags) {
+    private int postSend(int opcode, long data, long raddr, long rkey, Object ctx, long opFlags, long compFlags) {
         if (tx.full()) {
             return -Errno.EAGAIN;
         }
@@ -230,7 +250,7 @@ final class VerbsQp {
     }
 
     /** Posts the filled receive SGEs as one receive work request; 0 or a negative errno. */
-    int postRecv(Object context) {
+    private int postRecv(Object context) {
         if (rx.full() || !rxCq.takeCredit()) {
             return -Errno.EAGAIN;
         }

@@ -11,39 +11,28 @@ import io.jfabric.util.OpRequest;
  * (RDMA_WRITE_WITH_IMM for writedata) against one remote range, as libfabric's verbs (rma_iov_limit 1).
  */
 final class VerbsRma {
-    private static final long WRITE_FLAGS = OpFlags.RMA | OpFlags.WRITE;
-    private static final long READ_FLAGS = OpFlags.RMA | OpFlags.READ;
-
-    private final VerbsCm cm;
     private final VerbsQp qp;
 
-    VerbsRma(VerbsCm cm, VerbsQp qp) {
-        this.cm = cm;
+    VerbsRma(VerbsQp qp) {
         this.qp = qp;
     }
 
     int read(OpRequest op) {
         // a read cannot be injected: its data comes back into the caller's buffer
-        return post(op, verbs_h.IBV_WR_RDMA_READ, op.flags & ~OpFlags.INJECT, READ_FLAGS);
+        return post(op, verbs_h.IBV_WR_RDMA_READ, op.flags & ~OpFlags.INJECT, OpFlags.RMA | OpFlags.READ);
     }
 
     int write(OpRequest op) {
         boolean data = (op.flags & OpFlags.REMOTE_CQ_DATA) != 0;
-        return post(op, data ? verbs_h.IBV_WR_RDMA_WRITE_WITH_IMM : verbs_h.IBV_WR_RDMA_WRITE, op.flags, WRITE_FLAGS);
+        return post(op, data ? verbs_h.IBV_WR_RDMA_WRITE_WITH_IMM : verbs_h.IBV_WR_RDMA_WRITE, op.flags,
+                OpFlags.RMA | OpFlags.WRITE);
     }
 
     private int post(OpRequest op, int opcode, long opFlags, long compFlags) {
         if (op.rmaCount != 1) {
             return -Errno.EINVAL; // rma_iov_limit is 1, as libfabric's verbs
         }
-        int rc = qp.fillSend(op);
-        if (rc == 0) {
-            rc = cm.txReady();
-        }
-        if (rc != 0) {
-            return rc;
-        }
         RmaIov remote = op.rmaIov[0];
-        return qp.postSend(opcode, op.data, remote.addr, remote.key, op.context, opFlags, compFlags);
+        return qp.send(op, opcode, remote.addr, remote.key, opFlags, compFlags);
     }
 }
