@@ -7,6 +7,7 @@ module io.jfabric.provider.verbs {
     requires io.jfabric.util;
 
     exports io.jfabric.provider.verbs.ffi;
+    exports io.jfabric.provider.verbs.ffi.generated;
 
     provides io.jfabric.spi.FabricProvider with io.jfabric.provider.verbs.VerbsProvider;
 }

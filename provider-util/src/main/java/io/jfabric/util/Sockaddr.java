@@ -160,7 +160,14 @@ public final class Sockaddr {
         }
     }
 
-    private static String validateShape(byte[] a) {
+    /**
+     * Null when {@code a} has the family and size of a sockaddr_in/in6, else the reason. Unlike {@link #validate}
+     * it takes port 0, as a source address to bind may have it.
+     */
+    public static String validateShape(byte[] a) {
+        if (a == null) {
+            return "address is null";
+        }
         int fam = family(a);
         if (fam == AF_INET && a.length == IN_LEN || fam == AF_INET6 && a.length == IN6_LEN) {
             return null;

@@ -2,10 +2,10 @@ package io.jfabric.provider.verbs;
 
 import io.jfabric.Errno;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.ibv_async_event;
-import io.jfabric.provider.verbs.ffi.ibv_context;
+import io.jfabric.provider.verbs.ffi.generated.ibv_async_event;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context;
 import io.jfabric.provider.verbs.ffi.poll_h;
-import io.jfabric.provider.verbs.ffi.pollfd;
+import io.jfabric.provider.verbs.ffi.generated.pollfd;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 import io.jfabric.util.FabricLog;
 
@@ -27,8 +27,8 @@ final class AsyncEvents {
     private static final Map<Long, AsyncEvents> BY_CONTEXT = new ConcurrentHashMap<>();
 
     private final VerbsDevice device;
-    /** Endpoints of this device by QP address, for QP events. */
-    private final Map<Long, VerbsEndpoint> endpoints = new ConcurrentHashMap<>();
+    /** The connections of this device's endpoints by QP address, for QP events. */
+    private final Map<Long, VerbsCm> endpoints = new ConcurrentHashMap<>();
 
     private AsyncEvents(VerbsDevice device) {
         this.device = device;
@@ -42,7 +42,7 @@ final class AsyncEvents {
         return BY_CONTEXT.computeIfAbsent(device.context().address(), a -> new AsyncEvents(device));
     }
 
-    void add(MemorySegment qp, VerbsEndpoint ep) {
+    void add(MemorySegment qp, VerbsCm ep) {
         endpoints.put(qp.address(), ep);
     }
 
@@ -84,7 +84,7 @@ final class AsyncEvents {
         byte[] data = text == null ? null : text.getBytes(StandardCharsets.UTF_8);
         switch (type) {
             case verbs_h.IBV_EVENT_QP_FATAL, verbs_h.IBV_EVENT_QP_REQ_ERR, verbs_h.IBV_EVENT_QP_ACCESS_ERR -> {
-                VerbsEndpoint ep = endpoints.get(element);
+                VerbsCm ep = endpoints.get(element);
                 LOG.log(System.Logger.Level.WARNING, device.name() + ": " + text + " on " + ep);
                 if (ep != null) {
                     ep.asyncError(Errno.EIO, type, data);
@@ -94,7 +94,7 @@ final class AsyncEvents {
                 // element holds the port number for port events; every endpoint of the device is affected
                 LOG.log(System.Logger.Level.WARNING, device.name() + ": " + text);
                 int err = type == verbs_h.IBV_EVENT_PORT_ERR ? Errno.ENETDOWN : Errno.ENODEV;
-                for (VerbsEndpoint ep : endpoints.values()) {
+                for (VerbsCm ep : endpoints.values()) {
                     ep.asyncError(err, type, data);
                 }
             }

@@ -1,12 +1,14 @@
 package io.jfabric.provider.verbs;
 
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.ibv_context;
-import io.jfabric.provider.verbs.ffi.ibv_device_attr;
-import io.jfabric.provider.verbs.ffi.ibv_port_attr;
-import io.jfabric.provider.verbs.ffi.rdma_cm_id;
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context;
+import io.jfabric.provider.verbs.ffi.generated.ibv_device_attr;
+import io.jfabric.provider.verbs.ffi.generated.ibv_port_attr;
+import io.jfabric.provider.verbs.ffi.generated.rdma_cm_id;
 import io.jfabric.provider.verbs.ffi.rdma_cma_h;
 import io.jfabric.provider.verbs.ffi.verbs_h;
+import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -159,7 +161,7 @@ final class DeviceScan {
                     }
                     MemorySegment id = rdma_cm_id.reinterpret(idOut.get(ValueLayout.ADDRESS, 0));
                     try {
-                        MemorySegment sa = Sockaddr.toNative(Sockaddr.of(ia.getAddress(), 0), arena);
+                        MemorySegment sa = NativeSockaddr.toNative(Sockaddr.of(ia.getAddress(), 0), arena);
                         if (rdma_cma_h.rdma_bind_addr(err, id, sa) == 0
                                 && rdma_cm_id.verbs(id).address() == ctx.address()) {
                             out.add(new VerbsDevice.Address(ia.getAddress(), ia.getNetworkPrefixLength(), nif.getName()));

@@ -3,6 +3,7 @@ package io.jfabric.provider.verbs;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.MemorySegment;
 
@@ -38,6 +39,15 @@ final class Native {
             throw new FabricException(err == 0 ? Errno.ENOMEM : err, what + " failed: " + strerror(err));
         }
         return p;
+    }
+
+    /** Throws EINVAL unless {@code sa} is a sockaddr_in or sockaddr_in6 (any port: 0 binds an ephemeral one). */
+    static void checkSockaddr(byte[] sa, String what) {
+        String why = Sockaddr.validateShape(sa);
+        if (why != null) {
+            throw new FabricException(Errno.EINVAL, what + " is not a sockaddr_in or sockaddr_in6 (FI_SOCKADDR_IN/IN6): "
+                    + why);
+        }
     }
 
     /** The Linux errno's text (libfabric's numbers equal Linux's below 256). */

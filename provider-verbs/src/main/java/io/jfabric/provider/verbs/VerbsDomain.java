@@ -15,8 +15,8 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.ibv_context;
-import io.jfabric.provider.verbs.ffi.ibv_mr;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context;
+import io.jfabric.provider.verbs.ffi.generated.ibv_mr;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.Arena;
@@ -98,7 +98,7 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
     @Override
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen("open a CQ on");
-        return new VerbsCompletionQueue(this, attr == null ? new CqAttr() : attr);
+        return new VerbsCq(this, attr == null ? new CqAttr() : attr);
     }
 
     @Override

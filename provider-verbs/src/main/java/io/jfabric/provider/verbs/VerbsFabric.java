@@ -47,7 +47,7 @@ final class VerbsFabric extends UtilFabricObject implements Fabric {
     @Override
     public EventQueue openEq(EqAttr attr) {
         checkOpen("open an EQ on");
-        return new VerbsEventQueue(this, attr);
+        return new VerbsEq(this, attr);
     }
 
     @Override

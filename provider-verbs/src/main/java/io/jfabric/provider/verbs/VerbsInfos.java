@@ -12,6 +12,7 @@ import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
 import io.jfabric.Threading;
+import io.jfabric.util.Sockaddr;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -73,7 +74,8 @@ final class VerbsInfos {
         i.caps = CAPS;
         i.mode = 0;
         i.srcAddr = Sockaddr.of(a.ip(), 0);
-        i.addrFormat = Sockaddr.format(i.srcAddr);
+        i.addrFormat = Sockaddr.family(i.srcAddr) == Sockaddr.AF_INET ? AddressFormat.SOCKADDR_IN
+                : AddressFormat.SOCKADDR_IN6;
         i.nicName = d.name();
         i.providerData = d;
         long order = MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAW | MsgOrder.SAS;
@@ -151,11 +153,11 @@ final class VerbsInfos {
                 continue;
             }
             FabricInfo c = i.copy();
-            InetAddress mine = Sockaddr.inet(c.srcAddr);
+            InetAddress mine = Sockaddr.toInet(c.srcAddr).getAddress();
             byte[] hintSrc = hints == null ? null : hints.srcAddr;
             byte[] hintDst = hints == null ? null : hints.destAddr;
             if (hintSrc != null) {
-                if (!Sockaddr.inet(hintSrc).equals(mine)) {
+                if (!Sockaddr.toInet(hintSrc).getAddress().equals(mine)) {
                     continue;
                 }
                 c.srcAddr = hintSrc.clone();
@@ -174,7 +176,7 @@ final class VerbsInfos {
                 c.destAddr = Sockaddr.of(nodeAddr, port);
             }
             if (hintDst != null) {
-                if (Sockaddr.inet(hintDst).getAddress().length != mine.getAddress().length) {
+                if (Sockaddr.toInet(hintDst).getAddress().getAddress().length != mine.getAddress().length) {
                     continue;
                 }
                 c.destAddr = hintDst.clone();

@@ -1,7 +1,7 @@
 package io.jfabric.provider.verbs;
 
 import io.jfabric.MemoryRegion;
-import io.jfabric.provider.verbs.ffi.ibv_mr;
+import io.jfabric.provider.verbs.ffi.generated.ibv_mr;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.MemorySegment;

@@ -8,8 +8,10 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.PassiveEndpoint;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
-import io.jfabric.provider.verbs.ffi.rdma_cm_id;
+import io.jfabric.provider.verbs.ffi.NativeSockaddr;
+import io.jfabric.provider.verbs.ffi.generated.rdma_cm_id;
 import io.jfabric.provider.verbs.ffi.rdma_cma_h;
+import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +22,7 @@ import java.lang.foreign.ValueLayout;
  * a CONNREQ on the bound EQ whose info carries the request as {@code handle}; the application opens an
  * endpoint from that info and accepts, or rejects here. Private data: up to 55 bytes each way.
  */
-final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
+final class VerbsPassiveEndpoint implements PassiveEndpoint, VerbsCmChannel.Listener {
     private static final int BACKLOG = 128;
 
     private final VerbsFabric fabric;
@@ -29,7 +31,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
     private final MemorySegment errno = NativeLibrary.allocateCaptureState(arena);
     private byte[] name;
     private MemorySegment id;
-    private VerbsEventQueue eq;
+    private VerbsEq eq;
     private boolean listening;
     private boolean closed;
 
@@ -42,7 +44,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
 
     @Override
     public synchronized void bind(EventQueue queue) {
-        if (!(queue instanceof VerbsEventQueue veq)) {
+        if (!(queue instanceof VerbsEq veq)) {
             throw new FabricException(Errno.EINVAL, "bind an EQ opened on the verbs fabric");
         }
         if (eq != null) {
@@ -64,10 +66,10 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         if (listening) {
             return;
         }
-        Native.checkCm(rdma_cma_h.rdma_bind_addr(errno, id, Sockaddr.toNative(name, arena)), errno,
-                "rdma_bind_addr to " + Sockaddr.toString(name) + " (is the port free, and the address on an RDMA device?)");
+        Native.checkCm(rdma_cma_h.rdma_bind_addr(errno, id, NativeSockaddr.toNative(name, arena)), errno,
+                "rdma_bind_addr to " + Sockaddr.straddr(name) + " (is the port free, and the address on an RDMA device?)");
         Native.checkCm(rdma_cma_h.rdma_listen(errno, id, BACKLOG), errno, "rdma_listen");
-        byte[] bound = Sockaddr.fromNative(rdma_cm_id.route_addr_src_addr(id));
+        byte[] bound = NativeSockaddr.fromNative(rdma_cm_id.route_addr_src_addr(id));
         if (bound != null) {
             name = bound;
         }
@@ -81,9 +83,9 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         }
         MemorySegment nid = rdma_cm_id.reinterpret(newId);
         FabricInfo ci = info.copy();
-        ci.handle = new ConnRequest(nid, eq, this);
-        ci.srcAddr = Sockaddr.fromNative(rdma_cm_id.route_addr_src_addr(nid));
-        ci.destAddr = Sockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(nid));
+        ci.handle = new VerbsCmRequest(nid, eq, this);
+        ci.srcAddr = NativeSockaddr.fromNative(rdma_cm_id.route_addr_src_addr(nid));
+        ci.destAddr = NativeSockaddr.fromNative(rdma_cm_id.route_addr_dst_addr(nid));
         VerbsDevice dev = deviceOf(rdma_cm_id.verbs(nid));
         if (dev != null) {
             ci.providerData = dev;
@@ -104,7 +106,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
 
     @Override
     public void reject(Object handle, byte[] data) {
-        if (!(handle instanceof ConnRequest cr) || cr.pep() != this) {
+        if (!(handle instanceof VerbsCmRequest cr) || cr.pep() != this) {
             throw new FabricException(Errno.EINVAL, "reject() takes the handle of a CONNREQ this passive endpoint raised");
         }
         if (!cr.take()) {
@@ -115,7 +117,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment pd = a.allocate(VerbsInfos.CM_DATA_SIZE + 1);
-            int n = VerbsEventQueue.encodePrivateData(data, pd);
+            int n = VerbsCm.encodePrivateData(data, pd);
             MemorySegment err = NativeLibrary.allocateCaptureState(a);
             int rc = rdma_cma_h.rdma_reject(err, cr.id(), pd, (byte) n);
             rdma_cma_h.rdma_destroy_id(err, cr.id());
@@ -132,7 +134,7 @@ final class VerbsPassiveEndpoint implements PassiveEndpoint, CmEventListener {
 
     @Override
     public synchronized void setName(byte[] addr) {
-        Sockaddr.check(addr, "address");
+        Native.checkSockaddr(addr, "address");
         if (listening) {
             throw new FabricException(Errno.EOPBADSTATE, "setName() must come before listen()");
         }

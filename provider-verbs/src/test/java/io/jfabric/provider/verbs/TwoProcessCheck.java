@@ -23,6 +23,7 @@ import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Mode;
 import io.jfabric.MrMode;
+import io.jfabric.util.Sockaddr;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -56,7 +57,7 @@ final class TwoProcessCheck {
         hints.domainAttr.mrMode = MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY;
         InetAddress want = InetAddress.getByName(ip);
         for (FabricInfo i : new VerbsProvider().getInfo(Fabrics.API_VERSION, null, null, 0, hints)) {
-            if (Sockaddr.inet(i.srcAddr).equals(want)) {
+            if (Sockaddr.toInet(i.srcAddr).getAddress().equals(want)) {
                 return i;
             }
         }

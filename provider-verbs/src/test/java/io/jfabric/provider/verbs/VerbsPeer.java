@@ -19,6 +19,7 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
 import io.jfabric.PassiveEndpoint;
+import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -23,6 +23,7 @@ import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.OpFlags;
 import io.jfabric.PassiveEndpoint;
+import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -78,7 +79,7 @@ final class VerbsScenario {
     private static FabricInfo infoFor(List<FabricInfo> infos, String ip) throws Exception {
         InetAddress want = InetAddress.getByName(ip);
         for (FabricInfo i : infos) {
-            if (Sockaddr.inet(i.srcAddr).equals(want)) {
+            if (Sockaddr.toInet(i.srcAddr).getAddress().equals(want)) {
                 return i;
             }
         }
@@ -130,7 +131,7 @@ final class VerbsScenario {
         hints.caps = io.jfabric.Caps.MSG | io.jfabric.Caps.RMA;
         List<FabricInfo> infos = new VerbsProvider().getInfo(Fabrics.API_VERSION, null, null, 0, hints);
         log.accept("infos: " + infos.stream().map(i -> i.domainAttr.name + " " + i.fabricAttr.name + " "
-                + Sockaddr.toString(i.srcAddr)).toList());
+                + Sockaddr.straddr(i.srcAddr)).toList());
         FabricInfo cInfo = infoFor(infos, clientIp);
         FabricInfo sInfo = infoFor(infos, serverIp);
         check(!cInfo.domainAttr.name.equals(sInfo.domainAttr.name), "client and server are on different devices ("
@@ -170,7 +171,7 @@ final class VerbsScenario {
             pep.bind(eq);
             pep.listen();
             byte[] serverAddr = pep.getName();
-            check(Sockaddr.port(serverAddr) != 0, "listening on " + Sockaddr.toString(serverAddr));
+            check(Sockaddr.port(serverAddr) != 0, "listening on " + Sockaddr.straddr(serverAddr));
 
             // --- a reject carries its data back ---
             Endpoint rejected = cDom.openEndpoint(cInfo, "rejected-ep");
@@ -195,6 +196,14 @@ final class VerbsScenario {
             Arrays.fill(cm55, (byte) 'c');
             Endpoint client = cDom.openEndpoint(cInfo, "client-ep");
             client.bind(cCq, BindFlags.TRANSMIT | BindFlags.RECV);
+            CompletionQueue secondCq = cDom.openCq(new CqAttr());
+            try {
+                client.bind(secondCq, BindFlags.TRANSMIT);
+                check(false, "a second transmit CQ is refused");
+            } catch (FabricException e) {
+                check(e.errno() == Errno.EINVAL, "a second transmit CQ is refused with EINVAL: " + e.getMessage());
+            }
+            secondCq.close();
             client.bind(eq);
             client.enable();
             MemorySegment cBuf = arena.allocate(SIZE, 4096);
@@ -232,15 +241,15 @@ final class VerbsScenario {
             }
             check(clientUp && serverUp, "CONNECTED on both sides");
             check("welcome".equals(cmDataSeen), "client's CONNECTED carries the accept data 'welcome' (" + cmDataSeen + ")");
-            check(Arrays.equals(client.getPeer(), serverAddr), "client's peer is " + Sockaddr.toString(client.getPeer()));
+            check(Arrays.equals(client.getPeer(), serverAddr), "client's peer is " + Sockaddr.straddr(client.getPeer()));
 
             // --- send/recv with verification ---
             MemorySegment msg = cBuf.asSlice(8192, 4096);
             MemorySegment.copy(pattern(arena, 4096, 7), 0, msg, 0, 4096);
             check(client.send(msg, cMr, 0, "c-send-1") == 0, "client posts a 4 KiB send");
             rc = cqWait(cCq, ce, cerr);
-            check(rc == 1 && "c-send-1".equals(ce[0].context) && (ce[0].flags & OpFlags.SEND) != 0,
-                    "send completion with its context (" + rc + ", " + ce[0] + ")");
+            check(rc == 1 && "c-send-1".equals(ce[0].context) && (ce[0].flags & OpFlags.SEND) != 0 && ce[0].len == 0,
+                    "send completion with its context and len 0, as fi_cq(3) (" + rc + ", " + ce[0] + ")");
             rc = cqWait(sCq, ce, cerr);
             check(rc == 1 && "s-recv-0".equals(ce[0].context) && ce[0].len == 4096 && (ce[0].flags & OpFlags.RECV) != 0
                     && samePattern(sBuf, 0, 4096, 7), "server receives 4096 verified bytes (" + rc + ", " + ce[0] + ")");
@@ -278,8 +287,8 @@ final class VerbsScenario {
             MemorySegment.copy(pattern(arena, 8192, 42), 0, src, 0, 8192);
             check(client.write(src, cMr, 0, target.address(), sMr.key(), "c-write") == 0, "client posts an 8 KiB RMA write");
             rc = cqWait(cCq, ce, cerr);
-            check(rc == 1 && "c-write".equals(ce[0].context) && (ce[0].flags & OpFlags.WRITE) != 0,
-                    "RMA write completes (" + rc + ", " + ce[0] + ")");
+            check(rc == 1 && "c-write".equals(ce[0].context) && (ce[0].flags & OpFlags.WRITE) != 0 && ce[0].len == 0,
+                    "RMA write completes with len 0 (" + rc + ", " + ce[0] + ")");
             check(samePattern(target, 0, 8192, 42), "RMA write landed in the server's memory");
             check(client.writedata(src.asSlice(0, 512), cMr, 77, 0, target.address() + 8192 - 512, sMr.key(),
                     "c-writedata") == 0, "client posts writedata");
@@ -291,11 +300,18 @@ final class VerbsScenario {
             back.fill((byte) 0);
             check(client.read(back, cMr, 0, target.address(), sMr.key(), "c-read") == 0, "client posts an 8 KiB RMA read");
             rc = cqWait(cCq, ce, cerr);
-            check(rc == 1 && "c-read".equals(ce[0].context) && (ce[0].flags & OpFlags.READ) != 0
+            check(rc == 1 && "c-read".equals(ce[0].context) && (ce[0].flags & OpFlags.READ) != 0 && ce[0].len == 0
                     && samePattern(back, 0, 8192 - 512, 42), "RMA read brings the data back (" + ce[0] + ")");
 
             // --- bad input is refused on the data path and loses nothing ---
             check(client.inject(cBuf.asSlice(0, 4096), 0) == -Errno.EMSGSIZE, "inject beyond inject_size is -EMSGSIZE");
+            int iovLimit = (int) cInfo.txAttr.iovLimit;
+            MemorySegment[] tooMany = new MemorySegment[iovLimit + 1];
+            MemoryRegion[] tooManyMr = new MemoryRegion[iovLimit + 1];
+            Arrays.fill(tooMany, msg.asSlice(0, 8));
+            Arrays.fill(tooManyMr, cMr);
+            check(client.sendv(tooMany, tooManyMr, iovLimit + 1, 0, "too-many") == -Errno.EINVAL,
+                    "sendv of iov_limit + 1 (" + (iovLimit + 1) + ") buffers is -EINVAL");
             check(client.send(MemorySegment.ofArray(new byte[8]), cMr, 0, "heap") == -Errno.EINVAL,
                     "a send from a heap segment is -EINVAL");
             check(client.send(arena.allocate(64), cMr, 0, "outside") == -Errno.EINVAL,
@@ -309,17 +325,17 @@ final class VerbsScenario {
             check(client.write(src.asSlice(0, 64), cMr, 0, target.address(), (sMr.key() ^ 0x5a5a00L) & 0xffffffffL,
                     "c-badkey") == 0, "client posts an RMA write with a wrong rkey");
             rc = cqWait(cCq, ce, cerr);
-            check(rc == -Errno.EAVAIL && "c-badkey".equals(cerr.context) && cerr.err == Errno.EACCES,
+            check(rc == -Errno.EAVAIL && "c-badkey".equals(cerr.context) && cerr.err == Errno.EACCES && cerr.provErrno != 0,
                     "bad rkey gives an EACCES error completion (" + rc + ", " + cerr + ", "
                             + (cerr.errData == null ? "" : str(cerr.errData)) + ")");
             int flushed = 0;
             for (int n = 0; n < 2; n++) {
                 rc = cqWait(cCq, ce, cerr);
-                if (rc == -Errno.EAVAIL && cerr.err == Errno.ECANCELED) {
+                if (rc == -Errno.EAVAIL && cerr.err == Errno.ECANCELED && cerr.provErrno != 0) {
                     flushed++;
                 }
             }
-            check(flushed == 2, "both posted client receives are flushed with ECANCELED (" + flushed + ")");
+            check(flushed == 2, "both posted client receives are flushed with ECANCELED and a prov_errno (" + flushed + ")");
 
             // --- shutdown: the server learns of it, and its posted receives are flushed ---
             for (int i = 0; i < 3; i++) {
