@@ -123,7 +123,8 @@ class ProviderShapeTest {
         Set<String> modules = new TreeSet<>();
         try (Stream<Path> children = Files.list(root())) {
             children.filter(d -> d.getFileName().toString().startsWith("provider-")
-                            && !d.getFileName().toString().equals("provider-util"))
+                            && !d.getFileName().toString().equals("provider-util")
+                            && Files.isRegularFile(d.resolve("pom.xml")))
                     .forEach(d -> modules.add(d.getFileName().toString()));
         }
         Set<String> covered = new TreeSet<>();

@@ -5,8 +5,6 @@ import io.jfabric.Caps;
 import io.jfabric.Endpoint;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
-import io.jfabric.provider.rxm.conn.CoreCm;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.util.Sockaddr;
 
 /**

@@ -5,7 +5,6 @@ import io.jfabric.CqErrEntry;
 import io.jfabric.Endpoint;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.util.TagMatcher;
 
 import java.lang.foreign.MemorySegment;

@@ -3,7 +3,6 @@ package io.jfabric.provider.rxm;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Endpoint;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 

@@ -4,11 +4,6 @@ import io.jfabric.Endpoint;
 import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
-import io.jfabric.provider.rxm.conn.ConnState;
-import io.jfabric.provider.rxm.conn.ConnectionListener;
-import io.jfabric.provider.rxm.conn.ConnectionManager;
-import io.jfabric.provider.rxm.conn.PeerTable;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.util.FabricLog;
 
 import java.util.ArrayList;

@@ -3,7 +3,6 @@ package io.jfabric.provider.rxm;
 import io.jfabric.Endpoint;
 import io.jfabric.OpFlags;
 import io.jfabric.TaggedMsg;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 
 import java.lang.foreign.MemorySegment;

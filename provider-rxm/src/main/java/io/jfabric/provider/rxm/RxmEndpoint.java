@@ -10,7 +10,6 @@ import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
-import io.jfabric.provider.rxm.conn.ConnState;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
 import io.jfabric.util.Sockaddr;

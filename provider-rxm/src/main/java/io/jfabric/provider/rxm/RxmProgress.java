@@ -8,8 +8,6 @@ import io.jfabric.EqErrEntry;
 import io.jfabric.EqEvent;
 import io.jfabric.Errno;
 import io.jfabric.OpFlags;
-import io.jfabric.provider.rxm.conn.ConnectionManager;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.FabricLog;

@@ -4,7 +4,6 @@ import io.jfabric.Endpoint;
 import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;

@@ -4,7 +4,6 @@ import io.jfabric.Access;
 import io.jfabric.Endpoint;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.FabricLog;

@@ -1,7 +1,6 @@
 package io.jfabric.provider.rxm;
 
 import io.jfabric.Endpoint;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 
 /**
  * Receive-buffer posting (libfabric's rxm_prepost_recv and rxm_repost_rx): keeps each connection's core

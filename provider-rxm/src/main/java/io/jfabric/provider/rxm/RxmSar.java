@@ -2,7 +2,6 @@ package io.jfabric.provider.rxm;
 
 import io.jfabric.Endpoint;
 import io.jfabric.Errno;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.FabricLog;
 

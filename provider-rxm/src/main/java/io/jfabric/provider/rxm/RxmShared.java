@@ -11,7 +11,6 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MrMode;
 import io.jfabric.PassiveEndpoint;
-import io.jfabric.provider.rxm.proto.ProtocolSelector;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.FabricLog;

@@ -6,8 +6,6 @@ import io.jfabric.MemoryRegion;
 import io.jfabric.OpFlags;
 import io.jfabric.RmaIov;
 import io.jfabric.RmaMsg;
-import io.jfabric.provider.rxm.conn.RxmConnection;
-import io.jfabric.provider.rxm.proto.ProtocolSelector;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.EndpointBindings;

@@ -4,7 +4,6 @@ import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Endpoint;
 import io.jfabric.MemoryRegion;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 
 import java.lang.foreign.MemorySegment;
 

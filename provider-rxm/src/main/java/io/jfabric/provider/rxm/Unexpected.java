@@ -1,7 +1,6 @@
 package io.jfabric.provider.rxm;
 
 import io.jfabric.Endpoint;
-import io.jfabric.provider.rxm.conn.RxmConnection;
 import io.jfabric.util.TagMatcher;
 
 /**

@@ -1,4 +1,4 @@
-package io.jfabric.provider.rxm.conn;
+package io.jfabric.provider.rxm;
 
 /**
  * One on-demand connection from a local rxm endpoint to a {@link Peer}: libfabric's {@code struct rxm_conn}.

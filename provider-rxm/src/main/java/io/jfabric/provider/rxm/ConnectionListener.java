@@ -1,4 +1,4 @@
-package io.jfabric.provider.rxm.conn;
+package io.jfabric.provider.rxm;
 
 /**
  * What the endpoint hears from {@link ConnectionManager}: a connection came up (flush its deferred

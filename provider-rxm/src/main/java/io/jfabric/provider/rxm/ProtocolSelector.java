@@ -1,4 +1,4 @@
-package io.jfabric.provider.rxm.proto;
+package io.jfabric.provider.rxm;
 
 /**
  * Chooses how one send crosses the wire, as libfabric's {@code rxm_send_common} does: up to the eager

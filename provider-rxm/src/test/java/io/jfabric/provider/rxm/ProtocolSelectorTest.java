@@ -1,10 +1,9 @@
-package io.jfabric.provider.rxm.proto;
+package io.jfabric.provider.rxm;
 
-import io.jfabric.provider.rxm.RxmParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import static io.jfabric.provider.rxm.proto.ProtocolSelector.*;
+import static io.jfabric.provider.rxm.ProtocolSelector.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 @Timeout(10)

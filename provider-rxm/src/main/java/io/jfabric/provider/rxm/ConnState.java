@@ -1,4 +1,4 @@
-package io.jfabric.provider.rxm.conn;
+package io.jfabric.provider.rxm;
 
 /** libfabric's {@code enum rxm_cm_state}: where one on-demand connection stands. */
 public enum ConnState {

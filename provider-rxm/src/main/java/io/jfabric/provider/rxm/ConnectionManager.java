@@ -1,4 +1,4 @@
-package io.jfabric.provider.rxm.conn;
+package io.jfabric.provider.rxm;
 
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
