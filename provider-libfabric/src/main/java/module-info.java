@@ -5,6 +5,7 @@
  */
 module io.jfabric.provider.libfabric {
     requires io.jfabric;
+    requires io.jfabric.util;
 
     exports io.jfabric.provider.libfabric.ffi;
     exports io.jfabric.provider.libfabric.ffi.generated;

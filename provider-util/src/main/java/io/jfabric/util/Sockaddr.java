@@ -13,32 +13,14 @@ import java.net.UnknownHostException;
  * Linux {@code struct sockaddr_in} (16 bytes) and {@code struct sockaddr_in6} (28 bytes) as byte
  * arrays, the representation FabricInfo and AV addresses use for FI_SOCKADDR_IN/IN6: sa_family in
  * host order (little-endian on every Linux target jfabric supports), port and address in network
- * order. {@link #CODEC} validates, prints ({@code fi_sockaddr_in://a.b.c.d:port},
- * {@code fi_sockaddr_in6://[addr]:port}, as libfabric's {@code ofi_straddr}) and resolves them.
+ * order. {@link #validate} checks them, {@link #straddr} prints them ({@code fi_sockaddr_in://a.b.c.d:port},
+ * {@code fi_sockaddr_in6://[addr]:port}, as libfabric's {@code ofi_straddr}) and {@link #resolve} resolves them.
  */
 public final class Sockaddr {
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
     public static final int IN_LEN = 16;
     public static final int IN6_LEN = 28;
-
-    /** Codec for sockaddr_in / sockaddr_in6 addresses. */
-    public static final AddressCodec CODEC = new AddressCodec() {
-        @Override
-        public String validate(byte[] addr) {
-            return Sockaddr.validate(addr);
-        }
-
-        @Override
-        public String straddr(byte[] addr) {
-            return Sockaddr.straddr(addr);
-        }
-
-        @Override
-        public byte[] resolve(String node, String service) {
-            return Sockaddr.resolve(node, service);
-        }
-    };
 
     private Sockaddr() {
     }
@@ -221,24 +203,6 @@ public final class Sockaddr {
         String left = String.join(":", java.util.Arrays.copyOfRange(parts, 0, bestStart));
         String right = String.join(":", java.util.Arrays.copyOfRange(parts, bestStart + bestLen, parts.length));
         return left + "::" + right;
-    }
-
-    /** Resolves node (name or literal) and service (a port number). */
-    public static byte[] resolve(String node, String service) {
-        if (service == null) {
-            throw new FabricException(Errno.EINVAL, "insertsvc needs a service (port number)");
-        }
-        int port;
-        try {
-            port = Integer.parseInt(service.trim());
-        } catch (NumberFormatException e) {
-            throw new FabricException(Errno.EINVAL, "service '" + service + "' is not a port number");
-        }
-        try {
-            return of(InetAddress.getByName(node), port);
-        } catch (UnknownHostException e) {
-            throw new FabricException(Errno.ENODATA, "cannot resolve node '" + node + "'", e);
-        }
     }
 
     static String hex(byte[] a) {

@@ -33,7 +33,7 @@ import java.util.Set;
 public final class LibfabricProvider implements FabricProvider {
     static final String NAME = "libfabric";
     static final int MIN_VERSION = Fabrics.version(1, 17);
-    private static final System.Logger LOG = System.getLogger("jfabric.libfabric");
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("libfabric");
 
     static final ProviderParameter CONTEXT_SLOTS = new ProviderParameter(NAME, "context_slots", "int", "16384",
             "Native fi_context2 slots per domain, i.e. operations that may be outstanding at once across its "
