@@ -77,9 +77,28 @@ class ConsumerProjectTest {
         assertFalse(out.contains("WARNING"), "no warnings with the README's flag:\n" + out);
     }
 
+    /**
+     * An application that lets only tcp's module call native code: tcp;ofi_rxm still carries the example, and shm,
+     * verbs and the bridge, which the filter excludes, are never asked to make a native call (before, discovery
+     * probed every provider at start-up).
+     */
+    @Test
+    void onlyTcpMayCallNativeCodeAndTheExampleStillRuns() throws Exception {
+        Path project = consumer("modulepath", true);
+        List<String> cmd = new ArrayList<>(List.of(java(), "--enable-native-access=io.jfabric.provider.tcp",
+                "--illegal-native-access=deny", "-Djfabric.provider=tcp;ofi_rxm", "-p",
+                "target/classes:target/dependency", "-m", "hello/hello.Hello"));
+        String out = run(project, cmd, 120);
+        assertTrue(out.contains("received: hello, fabric"), out);
+        assertFalse(out.contains("WARNING") || out.contains("IllegalCallerException"), out);
+    }
+
     /** A project of its own, as a user writes it from the README: the BOM imported, jfabric-all, the example. */
     private static Path consumer(String name, boolean modular) throws Exception {
         Path dir = work.resolve(name);
+        if (Files.isDirectory(dir.resolve("target/dependency"))) {
+            return dir; // built by an earlier test of this run
+        }
         Path src = dir.resolve("src/main/java");
         String example = example();
         if (modular) {

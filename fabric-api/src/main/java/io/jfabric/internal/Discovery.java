@@ -19,7 +19,9 @@ import java.util.function.Supplier;
 /**
  * libfabric's {@code fi_getinfo} (src/fabric.c) for {@link io.jfabric.Fabrics}: providers found once
  * with ServiceLoader, kept in libfabric's default order; a provider that fails to load or reports an
- * {@link FabricProvider#unavailableReason() unavailable reason} is left out with the reason kept.
+ * {@link FabricProvider#unavailableReason() unavailable reason} is left out with the reason kept. A provider
+ * is asked for that reason only when a call first needs it ({@link ProbedProvider}), so one that the filter
+ * or the hints exclude makes no native call.
  * Each call applies the FI_PROVIDER filter (the {@code jfabric.provider} system property wins over
  * the environment variable), the hints' prov_name layering rules, layers every utility provider over
  * each eligible core, and explains, provider by provider, why nothing matched.
@@ -30,44 +32,36 @@ public final class Discovery {
     private static final System.Logger LOG = System.getLogger("jfabric.core");
     private static volatile Discovery instance;
 
-    private final List<FabricProvider> usable = new ArrayList<>();
-    private final List<ProviderStatus> statuses = new ArrayList<>();
+    /** Every provider that loaded, in libfabric's order, probed on first need. */
+    private final List<ProbedProvider> found = new ArrayList<>();
+    /** The providers that failed to load, named by class. */
+    private final List<ProviderStatus> loadFailures = new ArrayList<>();
+    /** The names of both, in that order. */
+    private final List<String> names = new ArrayList<>();
 
     /** One ServiceLoader entry: the class name (for messages when it fails) and how to make it. */
     record Candidate(String className, Supplier<? extends FabricProvider> factory) {
     }
 
     Discovery(List<Candidate> candidates) {
-        List<FabricProvider> found = new ArrayList<>();
-        List<ProviderStatus> failed = new ArrayList<>();
+        List<FabricProvider> loaded = new ArrayList<>();
         for (Candidate c : candidates) {
-            FabricProvider p;
             try {
-                p = c.factory().get();
+                loaded.add(c.factory().get());
             } catch (Throwable t) {
                 LOG.log(System.Logger.Level.WARNING, "provider {0} failed to load: {1}", c.className(), t);
-                failed.add(new ProviderStatus(c.className(), 0, false, "failed to load: " + describe(t)));
-                continue;
+                loadFailures.add(new ProviderStatus(c.className(), 0, false, "failed to load: " + describe(t)));
             }
-            found.add(p);
         }
-        found.sort(Comparator.comparingInt((FabricProvider p) -> ProviderNames.rank(p.name()))
+        loaded.sort(Comparator.comparingInt((FabricProvider p) -> ProviderNames.rank(p.name()))
                 .thenComparing(FabricProvider::name));
-        for (FabricProvider p : found) {
-            String reason;
-            try {
-                reason = p.unavailableReason();
-            } catch (Throwable t) {
-                reason = "availability probe failed: " + describe(t);
-            }
-            statuses.add(new ProviderStatus(p.name(), p.version(), p.isUtility(), reason));
-            if (reason == null) {
-                usable.add(p);
-            } else {
-                LOG.log(System.Logger.Level.DEBUG, "provider {0} unavailable: {1}", p.name(), reason);
-            }
+        for (FabricProvider p : loaded) {
+            found.add(new ProbedProvider(p));
+            names.add(p.name());
         }
-        statuses.addAll(failed);
+        for (ProviderStatus s : loadFailures) {
+            names.add(s.name());
+        }
     }
 
     /** Providers from ServiceLoader (module path or META-INF/services). */
@@ -113,14 +107,53 @@ public final class Discovery {
         return d;
     }
 
-    /** Every provider found, available or not, in libfabric's order; load failures last. */
+    /** Every provider found, available or not, in libfabric's order; load failures last. Probes them all. */
     public List<ProviderStatus> providers() {
-        return List.copyOf(statuses);
+        List<ProviderStatus> all = new ArrayList<>();
+        for (ProbedProvider e : found) {
+            all.add(e.status());
+        }
+        all.addAll(loadFailures);
+        return all;
     }
 
-    /** The usable providers, in libfabric's order (for parameter listings). */
+    /** The usable providers, in libfabric's order (for parameter listings). Probes them all. */
     public List<FabricProvider> usableProviders() {
-        return List.copyOf(usable);
+        List<FabricProvider> usable = new ArrayList<>();
+        for (ProbedProvider e : found) {
+            if (e.available()) {
+                usable.add(e.provider);
+            }
+        }
+        return usable;
+    }
+
+    /** Every provider that loaded, probed or not, in libfabric's order. */
+    List<ProbedProvider> found() {
+        return found;
+    }
+
+    /** What is known without probing: the statuses of the providers probed so far, then the load failures. */
+    List<ProviderStatus> probedStatuses() {
+        List<ProviderStatus> known = new ArrayList<>();
+        for (ProbedProvider e : found) {
+            ProviderStatus s = e.statusIfProbed();
+            if (s != null) {
+                known.add(s);
+            }
+        }
+        known.addAll(loadFailures);
+        return known;
+    }
+
+    /** The providers that failed to load, named by class. */
+    List<ProviderStatus> loadFailures() {
+        return loadFailures;
+    }
+
+    /** The names of every provider found (load failures by class name), without probing any. */
+    List<String> names() {
+        return names;
     }
 
     /** The filter in force: the jfabric.provider property, else FI_PROVIDER, else null. */
@@ -149,9 +182,12 @@ public final class Discovery {
         ProviderFilter filter = ProviderFilter.parse(filterText);
         Query q = new Query(version, node, service, flags, hints, filter);
         List<FabricInfo> out = new ArrayList<>();
-        for (FabricProvider p : usable) {
+        for (ProbedProvider e : found) {
+            FabricProvider p = e.provider;
+            // the name rules first: a provider they leave out is never probed
             if (filter.hides(p.name(), p.isUtility())
-                    || !Layering.ok(p.name(), p.isUtility(), q.names, false, this::layeringDisabled)) {
+                    || !Layering.ok(p.name(), p.isUtility(), q.names, false, this::layeringDisabled)
+                    || !e.available()) {
                 continue;
             }
             if (p instanceof UtilityProvider u) {
@@ -179,7 +215,8 @@ public final class Discovery {
     }
 
     boolean layeringDisabled(String name) {
-        for (FabricProvider p : usable) {
+        for (ProbedProvider e : found) {
+            FabricProvider p = e.provider;
             if (p.name().equalsIgnoreCase(name)) {
                 return ProviderNames.layeringDisabled(p.name(), p.isUtility());
             }
@@ -231,9 +268,11 @@ public final class Discovery {
     List<FabricProvider> coresFor(UtilityProvider u, Query q) {
         List<String> coreNames = Layering.forCores(q.names(), u.name());
         List<FabricProvider> cores = new ArrayList<>();
-        for (FabricProvider c : usable) {
+        for (ProbedProvider e : found) {
+            FabricProvider c = e.provider;
             if (!q.filter().hides(c.name(), c.isUtility())
-                    && Layering.ok(c.name(), c.isUtility(), coreNames, true, this::layeringDisabled)) {
+                    && Layering.ok(c.name(), c.isUtility(), coreNames, true, this::layeringDisabled)
+                    && e.available()) {
                 cores.add(c);
             }
         }
@@ -328,15 +367,16 @@ public final class Discovery {
     /** FI_PROV_ATTR_ONLY: one info per usable provider with only its name and version. */
     private List<FabricInfo> providerAttrs() {
         List<FabricInfo> out = new ArrayList<>();
-        for (FabricProvider p : usable) {
+        for (FabricProvider p : usableProviders()) {
             FabricInfo i = new FabricInfo();
             i.fabricAttr.provName = p.name();
             i.fabricAttr.provVersion = p.version();
             out.add(i);
         }
         if (out.isEmpty()) {
-            throw new FabricException(Errno.ENODATA, "no provider is available; put provider modules (provider-tcp, "
-                    + "provider-shm, ...) on the class path or module path" + NoMatchExplainer.unavailable(statuses));
+            throw new FabricException(Errno.ENODATA, "no provider is available; add io.jfabric:jfabric-all, or "
+                    + "provider artifacts such as io.jfabric:provider-tcp, to the " + NoMatchExplainer.path()
+                    + NoMatchExplainer.unavailable(providers()));
         }
         return out;
     }
@@ -347,13 +387,16 @@ public final class Discovery {
             throw new FabricException(Errno.EINVAL, "the info names no provider; pass an info from Fabrics.getInfo");
         }
         String owner = ProviderNames.owner(name);
-        for (FabricProvider p : usable) {
-            if (p.name().equalsIgnoreCase(owner)) {
-                return p.openFabric(info);
+        for (ProbedProvider e : found) {
+            if (e.name().equalsIgnoreCase(owner) && e.available()) {
+                return e.provider.openFabric(info);
             }
         }
+        String artifact = ProviderNames.artifact(owner);
+        String missing = artifact == null || NoMatchExplainer.found(owner, names()) ? ""
+                : "\n  " + NoMatchExplainer.notOnPath(owner, artifact);
         throw new FabricException(Errno.ENODATA, "no available provider named '" + owner + "' opens '" + name
-                + "'" + NoMatchExplainer.unavailable(statuses));
+                + "'" + missing + NoMatchExplainer.unavailable(probedStatuses()));
     }
 
     static String describe(Throwable t) {

@@ -32,20 +32,88 @@ final class NoMatchExplainer {
             sb.append(" (FI_PROVIDER/jfabric.provider='").append(q.filter().spec()).append("')");
         }
         sb.append(':');
-        List<FabricProvider> usable = discovery.usableProviders();
-        String unknown = unknownNames(usable);
+        sb.append(missingArtifacts());
+        String unknown = unknownNames();
         if (unknown != null) {
             sb.append("\n  hints prov_name names no known provider: ").append(unknown);
         }
-        for (FabricProvider p : usable) {
-            sb.append("\n  ").append(p.name()).append(": ").append(reason(p));
+        boolean anyUsable = false;
+        for (ProbedProvider e : discovery.found()) {
+            sb.append("\n  ").append(e.name()).append(": ").append(reason(e));
+            // only the providers the query probed count: one it left out may well work
+            ProviderStatus s = e.statusIfProbed();
+            anyUsable |= s == null || s.available();
         }
-        sb.append(unavailable(discovery.providers()));
-        if (usable.isEmpty()) {
-            sb.append("\n  (no provider is available: put a provider module such as provider-tcp on the path)");
+        sb.append(unavailable(discovery.loadFailures()));
+        if (!anyUsable) {
+            sb.append("\n  (no provider is available: add io.jfabric:jfabric-all, or a provider artifact such as "
+                    + "io.jfabric:provider-tcp, to the ").append(path()).append(')');
         }
-        sb.append("\nRelax the hints or choose another provider; `jfabric info -l --verbose` lists them all");
+        // the providers above are this application's; the jfabric CLI has its own set, so it is not named here
+        sb.append("\nRelax the hints or choose another provider; the providers listed are those on this "
+                + "application's ").append(path());
         return sb.toString();
+    }
+
+    /** "class path" or "module path": where this application found fabric-api, and so its providers. */
+    static String path() {
+        return NoMatchExplainer.class.getModule().isNamed() ? "module path" : "class path";
+    }
+
+    /**
+     * One line per provider the hints or the filter name that jfabric has but this application lacks, with the
+     * artifact to add, or "". "libfabric:..." names a native layering: only its first name is jfabric's.
+     */
+    private String missingArtifacts() {
+        Set<String> asked = new LinkedHashSet<>(nativeAware(q.names()));
+        if (q.filter().active() && !q.filter().negated()) {
+            for (String f : q.filter().names()) {
+                asked.addAll(nativeAware(Layering.split(f)));
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        Set<String> reported = new LinkedHashSet<>();
+        for (String n : asked) {
+            String artifact = ProviderNames.artifact(n);
+            if (artifact != null && !found(n) && reported.add(artifact)) {
+                sb.append("\n  ").append(notOnPath(n, artifact));
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The names that designate providers: all but exclusions, or only the first of a "libfabric:" layering. */
+    private static List<String> nativeAware(List<String> names) {
+        if (!names.isEmpty() && names.get(0).indexOf(':') > 0) {
+            return names.subList(0, 1);
+        }
+        List<String> out = new ArrayList<>();
+        for (String n : names) {
+            if (!n.startsWith("^")) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    /** Whether discovery found (loaded, available or not) the provider this name designates. */
+    private boolean found(String given) {
+        return found(given, discovery.names());
+    }
+
+    static boolean found(String given, List<String> names) {
+        for (String n : names) {
+            if (ProviderNames.designates(given, n)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What to add for a provider of jfabric's that this application's path lacks. */
+    static String notOnPath(String name, String artifact) {
+        return "provider '" + name + "' is not on the " + path() + ": add io.jfabric:" + artifact
+                + " (or io.jfabric:jfabric-all)";
     }
 
     /** The unavailable providers and why, one per line, or "". */
@@ -59,36 +127,35 @@ final class NoMatchExplainer {
         return sb.toString();
     }
 
-    private String unknownNames(List<FabricProvider> usable) {
+    private String unknownNames() {
         List<String> unknown = new ArrayList<>();
         List<String> given = q.names().isEmpty() || q.names().get(0).indexOf(':') < 0 ? q.names()
                 : q.names().subList(0, 1);
         for (String n : given) {
             String bare = n.startsWith("^") ? n.substring(1) : n;
-            boolean known = false;
-            for (ProviderStatus s : discovery.providers()) {
-                known |= ProviderNames.designates(bare, s.name());
-            }
-            if (!known) {
+            // a name of jfabric's own that is missing here has its artifact line instead
+            boolean missingArtifact = !n.startsWith("^") && ProviderNames.artifact(bare) != null;
+            if (!found(bare) && !missingArtifact) {
                 unknown.add(bare);
             }
         }
         if (unknown.isEmpty()) {
             return null;
         }
-        List<String> all = new ArrayList<>();
-        for (ProviderStatus s : discovery.providers()) {
-            all.add(s.name());
-        }
+        List<String> all = discovery.names();
         return String.join(", ", unknown) + " (known: " + (all.isEmpty() ? "none" : String.join(", ", all)) + ")";
     }
 
-    private String reason(FabricProvider p) {
+    private String reason(ProbedProvider e) {
+        FabricProvider p = e.provider;
         if (q.filter().hides(p.name(), p.isUtility())) {
             return "excluded by the provider filter '" + q.filter().spec() + "'";
         }
         if (!Layering.ok(p.name(), p.isUtility(), q.names(), false, discovery::layeringDisabled)) {
             return "not selected by hints prov_name '" + q.hints().fabricAttr.provName + "'";
+        }
+        if (!e.available()) {
+            return "unavailable: " + e.status().unavailableReason();
         }
         if (p instanceof UtilityProvider u) {
             return utilityReason(u);

@@ -2,6 +2,7 @@ package io.jfabric.internal;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Provider-name rules of src/fabric.c: utility names start with "ofi_", layered names read
@@ -18,7 +19,21 @@ final class ProviderNames {
     /** Cores a utility layers over only when asked by name (disable_layering), plus the bridge. */
     private static final List<String> NO_LAYERING = List.of("sockets", "shm", "efa", "psm3", BRIDGE);
 
+    /** jfabric's own providers and the Maven artifact (io.jfabric group) that brings each one. */
+    private static final Map<String, String> ARTIFACTS = Map.of("tcp", "provider-tcp", "shm", "provider-shm",
+            "ofi_rxm", "provider-rxm", "verbs", "provider-verbs", BRIDGE, "provider-libfabric");
+
     private ProviderNames() {
+    }
+
+    /**
+     * The artifact that brings the provider a given name designates ("libfabric:tcp" -&gt; provider-libfabric),
+     * or null when jfabric has no provider of that name.
+     */
+    static String artifact(String given) {
+        String n = given.toLowerCase(Locale.ROOT);
+        int colon = n.indexOf(':');
+        return ARTIFACTS.get(colon > 0 ? n.substring(0, colon) : n);
     }
 
     static boolean isUtilityName(String name) {

@@ -82,7 +82,11 @@ class InfoCommandTest {
         assertEquals(61, r.rc());
         assertTrue(r.err().contains("names no known provider: nosuch (known: "), r.err());
         assertTrue(r.err().contains("sockets"), r.err());
-        assertTrue(r.err().contains("efa: unavailable: " + TestUnavailableProvider.REASON), r.err());
+        // a provider the hints do not select is not probed, so its availability is told when it is named
+        assertTrue(r.err().contains("efa: not selected by hints prov_name 'nosuch'"), r.err());
+        Run efa = run("info", "-p", "efa");
+        assertEquals(61, efa.rc());
+        assertTrue(efa.err().contains("efa: unavailable: " + TestUnavailableProvider.REASON), efa.err());
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
 import io.jfabric.provider.libfabric.ffi.LibC;
 import io.jfabric.provider.libfabric.ffi.generated.fi_info;
 import io.jfabric.spi.FabricProvider;
+import io.jfabric.spi.NativeAccess;
 import io.jfabric.spi.ProviderParameter;
 
 import java.lang.foreign.Arena;
@@ -72,6 +73,12 @@ public final class LibfabricProvider implements FabricProvider {
     }
 
     private static String probe() {
+        // before the library is loaded and bound: a denied module may do neither
+        String denied = NativeAccess.deniedReason(LibfabricProvider.class.getModule(),
+                () -> MemorySegment.NULL.reinterpret(0));
+        if (denied != null) {
+            return denied;
+        }
         try {
             if (!Fabric_h.isAvailable()) {
                 return Fabric_h.unavailableReason();

@@ -8,9 +8,11 @@ import io.jfabric.Progress;
 import io.jfabric.Threading;
 import io.jfabric.spi.FabricProvider;
 import io.jfabric.spi.InfoMatcher;
+import io.jfabric.spi.NativeAccess;
 import io.jfabric.spi.ProviderParameter;
 import io.jfabric.provider.shm.ffi.Futex;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -41,6 +43,11 @@ public final class ShmProvider implements FabricProvider {
     public String unavailableReason() {
         if (!System.getProperty("os.name", "").startsWith("Linux")) {
             return "shm needs Linux (POSIX shared memory under /dev/shm, futex, process_vm_readv)";
+        }
+        // before Futex's first use: its class initialiser binds downcalls, which a denied module may not
+        String denied = NativeAccess.deniedReason(ShmProvider.class.getModule(), () -> MemorySegment.NULL.reinterpret(0));
+        if (denied != null) {
+            return denied;
         }
         if (!Futex.supported()) {
             return "shm has no futex binding for architecture " + System.getProperty("os.arch");

@@ -16,8 +16,10 @@ import io.jfabric.ResourceMgmt;
 import io.jfabric.Threading;
 import io.jfabric.spi.FabricProvider;
 import io.jfabric.spi.InfoMatcher;
+import io.jfabric.spi.NativeAccess;
 import io.jfabric.spi.ProviderParameter;
 
+import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -65,6 +67,12 @@ public final class TcpProvider implements FabricProvider {
     @Override
     public List<ProviderParameter> parameters() {
         return TcpParams.PARAMS.parameters();
+    }
+
+    /** The connections' system calls (SocketCalls, UserTimeout) are downcalls: a denied module may not make them. */
+    @Override
+    public String unavailableReason() {
+        return NativeAccess.deniedReason(TcpProvider.class.getModule(), () -> MemorySegment.NULL.reinterpret(0));
     }
 
     @Override

@@ -3,6 +3,9 @@ package io.jfabric.provider.verbs;
 import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.spi.FabricProvider;
+import io.jfabric.spi.NativeAccess;
+
+import java.lang.foreign.MemorySegment;
 
 import java.util.List;
 
@@ -25,11 +28,20 @@ public final class VerbsProvider implements FabricProvider {
 
     @Override
     public String unavailableReason() {
-        return DeviceScan.result().unavailableReason();
+        String denied = nativeAccessDenied();
+        return denied != null ? denied : DeviceScan.result().unavailableReason();
+    }
+
+    /** Asked before the device scan, whose library loading and downcalls a denied module may not make. */
+    private static String nativeAccessDenied() {
+        return NativeAccess.deniedReason(VerbsProvider.class.getModule(), () -> MemorySegment.NULL.reinterpret(0));
     }
 
     @Override
     public List<FabricInfo> getInfo(int version, String node, String service, long flags, FabricInfo hints) {
+        if (nativeAccessDenied() != null) {
+            return List.of();
+        }
         DeviceScan.Result r = DeviceScan.result();
         if (r.unavailableReason() != null) {
             return List.of();

@@ -29,8 +29,26 @@ final class ServerProcess implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(main.getName());
         cmd.addAll(List.of(args));
+        return start(dir, name, new ProcessBuilder(cmd));
+    }
+
+    /**
+     * {@code ./jfabric rpc <args>} from the repository root, on this JVM and this test's class path (the
+     * launcher's JFABRIC_RPC_CLASSPATH), so no nested Maven build runs while the tests do.
+     */
+    static ServerProcess launcher(Path dir, String name, String... args) throws IOException {
+        Path root = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent().getParent();
+        List<String> cmd = new ArrayList<>(List.of(root.resolve("jfabric").toString(), "rpc"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("JFABRIC_RPC_CLASSPATH", System.getProperty("java.class.path"));
+        return start(dir, name, pb);
+    }
+
+    private static ServerProcess start(Path dir, String name, ProcessBuilder pb) throws IOException {
         Path log = dir.resolve(name + ".log");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new ServerProcess(p, log);
     }
 
@@ -41,18 +59,23 @@ final class ServerProcess implements AutoCloseable {
                 "--dir", dir.resolve("store").toString()));
         args.addAll(List.of(extra));
         ServerProcess s = start(dir, "server", RpcServer.class, args.toArray(String[]::new));
+        s.awaitAddressFile(addr);
+        return s;
+    }
+
+    /** Waits up to 30 s for the server to publish its address; kills it and fails when it does not. */
+    void awaitAddressFile(Path addr) throws Exception {
         long until = System.nanoTime() + 30_000_000_000L;
         while (!Files.exists(addr)) {
-            if (!s.process.isAlive()) {
-                fail("server exited with " + s.process.exitValue() + " before publishing its address:\n" + s.output());
+            if (!process.isAlive()) {
+                fail("server exited with " + process.exitValue() + " before publishing its address:\n" + output());
             }
             if (System.nanoTime() > until) {
-                s.close();
-                fail("server published no address within 30 s:\n" + s.output());
+                close();
+                fail("server published no address within 30 s:\n" + output());
             }
             Thread.sleep(50);
         }
-        return s;
     }
 
     byte[] address(Path dir) throws IOException {
