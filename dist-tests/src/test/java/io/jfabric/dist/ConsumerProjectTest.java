@@ -32,6 +32,7 @@ class ConsumerProjectTest {
     static String readme;
 
     @BeforeAll
+    @Timeout(value = 900, unit = TimeUnit.SECONDS) // a class-level timeout does not cover lifecycle methods
     static void installIntoAScratchRepository() throws Exception {
         root = Path.of(System.getProperty("user.dir")).getParent();
         readme = Files.readString(root.resolve("README.md"), StandardCharsets.UTF_8);
