@@ -69,12 +69,9 @@ class SourceErrTest {
         EndpointPair.openSide(b, c, dump, o, c.freshInfo(), poller);
         a.peer = a.av.insert(b.ep.getName()); // b does not know a
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment r1 = Mem.alloc(arena, 32);
-            MemorySegment r2 = Mem.alloc(arena, 32);
             MemorySegment t1 = Mem.alloc(arena, 32);
-            MemorySegment t2 = Mem.alloc(arena, 32);
             Mem.fill(t1, 1);
-            Mem.fill(t2, 2);
+            MemorySegment r1 = Mem.alloc(arena, 32);
             poller.post("fi_recv", () -> b.ep.recv(r1, b.desc(r1), Fabrics.ADDR_UNSPEC, "r1"));
             poller.post("fi_send from a sender b does not know", () -> a.ep.send(t1, a.desc(t1), a.peer, "s1"));
             CqErrEntry err = poller.expectError(b.rxCq, T, "receive of an unknown sender's message");
@@ -87,6 +84,9 @@ class SourceErrTest {
 
             long fi = b.av.insert(err.errData);
             assertNotEquals(Fabrics.ADDR_NOTAVAIL, fi);
+            MemorySegment t2 = Mem.alloc(arena, 32);
+            Mem.fill(t2, 2);
+            MemorySegment r2 = Mem.alloc(arena, 32);
             poller.post("fi_recv", () -> b.ep.recv(r2, b.desc(r2), Fabrics.ADDR_UNSPEC, "r2"));
             poller.post("fi_send after b inserted a", () -> a.ep.send(t2, a.desc(t2), a.peer, "s2"));
             CqEntry[] got = CqEntry.array(1);
