@@ -58,12 +58,16 @@ public record FabricCase(String id, FabricInfo info) {
      * there (libfabric 1.17's rxd reports FI_INJECT | FI_*_COMPLETE for transmits, shm and rxd FI_MULTI_RECV
      * for receives), which would make every fi_send an inject send and every fi_recv a multi-receive buffer
      * (fi_endpoint(3): op_flags are the defaults of the calls without a flags argument). The suite tests
-     * plain sends and receives; inject and multi-receive are asked for explicitly where tested.
+     * plain sends and receives; inject and multi-receive are asked for explicitly where tested. The completion
+     * levels above inject complete go too: as defaults they would send every message of tcp with an ACK and
+     * of rxm by rendezvous; CompletionLevelTest asks for each level itself.
      */
     public FabricInfo freshInfo() {
         FabricInfo copy = info.copy();
         if (copy.txAttr != null) {
-            copy.txAttr.opFlags &= ~io.jfabric.OpFlags.INJECT;
+            copy.txAttr.opFlags &= ~(io.jfabric.OpFlags.INJECT | io.jfabric.OpFlags.TRANSMIT_COMPLETE
+                    | io.jfabric.OpFlags.DELIVERY_COMPLETE | io.jfabric.OpFlags.COMMIT_COMPLETE
+                    | io.jfabric.OpFlags.MATCH_COMPLETE);
         }
         if (copy.rxAttr != null) {
             copy.rxAttr.opFlags &= ~io.jfabric.OpFlags.MULTI_RECV;

@@ -344,6 +344,20 @@ public final class EndpointBindings {
     }
 
     /**
+     * FI_SOURCE_ERR: a receive completed with a message from a sender the AV does not hold. The data is in the
+     * buffer, and the entry is an error (EADDRNOTAVAIL) whose err_data is the sender's address as av.insert
+     * takes it (fi_cq(3)); it counts as a receive error. {@code reserved}: the slot was promised at post.
+     */
+    public int reportRxSourceError(boolean reserved, Object context, long cqFlags, long len, long buf, long data,
+                                   long tag, byte[] rawSrc) {
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        return rxCq == null ? -Errno.ENOCQ
+                : rxCq.writeSourceError(reserved, context, cqFlags, len, buf, data, tag, rawSrc);
+    }
+
+    /**
      * As {@link #reportRxError(Object, long, long, long, long, int, int)}, filling a promised slot when
      * {@code reserved}, with the bytes' address and the CQ data of what did arrive (a truncated message).
      */

@@ -294,7 +294,14 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
      * err = EADDRNOTAVAIL with the sender's raw address in errData (fi_cq(3)).
      */
     public int writeSourceError(Object context, long flags, long len, long buf, long data, long tag, byte[] rawSrc) {
-        return put(false, context, flags, len, buf, data, tag, Fabrics.ADDR_NOTAVAIL, 0, Errno.EADDRNOTAVAIL, 0, rawSrc);
+        return writeSourceError(false, context, flags, len, buf, data, tag, rawSrc);
+    }
+
+    /** As {@link #writeSourceError(Object, long, long, long, long, long, byte[])}, filling a promised slot when {@code reserved}. */
+    public int writeSourceError(boolean reserved, Object context, long flags, long len, long buf, long data, long tag,
+                                byte[] rawSrc) {
+        return put(reserved, context, flags, len, buf, data, tag, Fabrics.ADDR_NOTAVAIL, 0, Errno.EADDRNOTAVAIL, 0,
+                rawSrc);
     }
 
     /** Short error form: context, flags, err (e.g. ECANCELED for a cancelled receive). */

@@ -32,6 +32,16 @@ public abstract class UtilEndpoint implements Endpoint {
     /** The request of the thread that posted last: one compare instead of a thread-local lookup per call. */
     private OpRequest lastRequest = new OpRequest(null);
 
+    /**
+     * The completion levels of fi_cq(3) a transmit may ask for: FI_INJECT_COMPLETE, FI_TRANSMIT_COMPLETE,
+     * FI_DELIVERY_COMPLETE, FI_COMMIT_COMPLETE and FI_MATCH_COMPLETE.
+     */
+    public static final long TX_LEVELS = OpFlags.INJECT_COMPLETE | OpFlags.TRANSMIT_COMPLETE
+            | OpFlags.DELIVERY_COMPLETE | OpFlags.COMMIT_COMPLETE | OpFlags.MATCH_COMPLETE;
+
+    /** The levels this endpoint cannot honour: a send or write asking for one answers -FI_EINVAL. */
+    private long refusedTxLevels;
+
     /** Sends and tagged sends: {@code op.flags} holds FI_TAGGED for a tagged one. */
     protected abstract int postSend(OpRequest op);
 
@@ -56,6 +66,27 @@ public abstract class UtilEndpoint implements Endpoint {
     /** The flags of a plain receive call: the endpoint's default receive op_flags. */
     protected long rxFlags() {
         return 0;
+    }
+
+    /**
+     * Declares the completion levels the provider honours (a stronger level is reported as soon as a weaker one
+     * asked for is reached, so honouring a level means completing no earlier than it says). A send or write
+     * whose flags ask for another level answers -FI_EINVAL, and so does opening the endpoint with such a level
+     * among its default tx op_flags.
+     *
+     * @param levels      TX_LEVELS bits the provider honours
+     * @param defaultTx   the endpoint's default tx op_flags (tx_attr.op_flags of its info)
+     * @param what        names the endpoint in the exception
+     * @throws io.jfabric.FabricException EINVAL when {@code defaultTx} asks for a level not honoured
+     */
+    protected final void honourTxLevels(long levels, long defaultTx, String what) {
+        refusedTxLevels = TX_LEVELS & ~levels;
+        long refused = defaultTx & refusedTxLevels;
+        if (refused != 0) {
+            throw new io.jfabric.FabricException(Errno.EINVAL, what + " cannot honour tx op_flags "
+                    + OpFlags.toString(refused) + "; it honours " + OpFlags.toString(levels)
+                    + " (ask for those in the hints' tx_attr.op_flags)");
+        }
     }
 
     private OpRequest request() {
@@ -113,7 +144,7 @@ public abstract class UtilEndpoint implements Endpoint {
 
     @Override
     public final int sendmsg(Msg msg, long flags) {
-        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
+        if ((flags & refusedTxLevels) != 0 || msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
             return -Errno.EINVAL;
         }
         return send(request().vector(msg.iov, msg.desc, msg.iovCount)
@@ -177,7 +208,7 @@ public abstract class UtilEndpoint implements Endpoint {
 
     @Override
     public final int tsendmsg(TaggedMsg msg, long flags) {
-        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
+        if ((flags & refusedTxLevels) != 0 || msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
             return -Errno.EINVAL;
         }
         return send(request().vector(msg.iov, msg.desc, msg.iovCount)
@@ -273,7 +304,8 @@ public abstract class UtilEndpoint implements Endpoint {
 
     @Override
     public final int writemsg(RmaMsg msg, long flags) {
-        if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount) || badRemote(msg)) {
+        if ((flags & refusedTxLevels) != 0 || msg == null || badVector(msg.iov, msg.desc, msg.iovCount)
+                || badRemote(msg)) {
             return -Errno.EINVAL;
         }
         OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount);

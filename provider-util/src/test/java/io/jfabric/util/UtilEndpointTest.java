@@ -234,6 +234,40 @@ class UtilEndpointTest {
     }
 
     @Test
+    void completionLevelsNotHonouredAreRefusedPerOperationAndAsDefaults() {
+        Recording ep = new Recording();
+        ep.honourTxLevels(OpFlags.INJECT_COMPLETE | OpFlags.TRANSMIT_COMPLETE, OpFlags.TRANSMIT_COMPLETE, "test");
+        Msg m = new Msg();
+        m.iov = two;
+        m.desc = twoDesc;
+        m.iovCount = 2;
+        m.addr = 3;
+        assertEquals(0, ep.sendmsg(m, OpFlags.TRANSMIT_COMPLETE));
+        assertEquals(OpFlags.TRANSMIT_COMPLETE, ep.flags, "an honoured level reaches the hook");
+        ep.hook = null;
+        assertEquals(-Errno.EINVAL, ep.sendmsg(m, OpFlags.DELIVERY_COMPLETE));
+        TaggedMsg t = new TaggedMsg();
+        t.iov = two;
+        t.desc = twoDesc;
+        t.iovCount = 2;
+        assertEquals(-Errno.EINVAL, ep.tsendmsg(t, OpFlags.COMMIT_COMPLETE));
+        RmaMsg w = new RmaMsg();
+        w.iov = two;
+        w.desc = twoDesc;
+        w.iovCount = 2;
+        w.rmaIov = new RmaIov[] {new RmaIov().set(0x10, 42, 1)};
+        w.rmaIovCount = 1;
+        assertEquals(-Errno.EINVAL, ep.writemsg(w, OpFlags.DELIVERY_COMPLETE));
+        assertNull(ep.hook, "a refused operation never reaches the provider");
+        assertEquals(0, ep.readmsg(w, OpFlags.DELIVERY_COMPLETE), "a read completes with its data: any level holds");
+        assertEquals("read", ep.hook);
+        var e = assertThrows(io.jfabric.FabricException.class,
+                () -> new Recording().honourTxLevels(OpFlags.INJECT_COMPLETE, OpFlags.DELIVERY_COMPLETE, "test ep"));
+        assertEquals(Errno.EINVAL, e.errno());
+        assertTrue(e.getMessage().contains("FI_DELIVERY_COMPLETE"), e.getMessage());
+    }
+
+    @Test
     void rmaWithoutHooksIsNotSupported() {
         MessagesOnly ep = new MessagesOnly();
         assertEquals(0, ep.send(buf, null, 1, null));

@@ -48,6 +48,11 @@ public final class ProtocolSelector {
         if (length <= sarLimit) {
             return SAR;
         }
+        return rendezvous();
+    }
+
+    /** The rendezvous variant this endpoint uses, whatever the size (for FI_DELIVERY_COMPLETE sends). */
+    public int rendezvous() {
         return rndvWrite ? RNDV_WRITE : RNDV_READ;
     }
 

@@ -116,7 +116,7 @@ final class RxmEager {
         long src = s.cm.srcOf(c);
         RecvEntry t = s.recv.match(tagged, src, tag, len);
         if (t != null) {
-            receive(t, rx.mem, off, len, len, tag, data, hasData, src);
+            receive(t, rx.mem, off, len, len, tag, data, hasData, src, c);
             return false;
         }
         s.recv.queueUnexpected(Unexpected.EAGER, rx, c, cd, off, len, len, tagged, tag, data, hasData, src);
@@ -125,14 +125,14 @@ final class RxmEager {
 
     /** An eager message met its receive on arrival: copied in (as much as fits) and completed. */
     void receive(RecvEntry t, MemorySegment src, long off, long len, long size, long tag, long data,
-                 boolean hasData, long srcAddr) {
+                 boolean hasData, long srcAddr, RxmConnection<Endpoint> from) {
         long n = t.copyIn(src, off, 0, Math.min(len, t.capacity));
-        s.recv.complete(t, size, n, tag, data, hasData, srcAddr);
+        s.recv.complete(t, size, n, tag, data, hasData, srcAddr, from);
     }
 
     /** A receive meets an eager message that arrived first. */
     void deliverUnexpected(RecvEntry t, Unexpected u) {
-        receive(t, u.first.mem, u.offset, u.firstLen, u.size, u.tag, u.data, u.hasData, u.src);
+        receive(t, u.first.mem, u.offset, u.firstLen, u.size, u.tag, u.data, u.hasData, u.src, u.conn);
         s.recv.releaseUnexpected(u);
     }
 }

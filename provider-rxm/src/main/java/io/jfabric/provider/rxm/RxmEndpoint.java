@@ -42,6 +42,7 @@ final class RxmEndpoint extends UtilEndpoint {
     private final RxmRma rma;
 
     RxmEndpoint(RxmDomain domain, FabricInfo info) {
+        honourTxLevels(RxmProvider.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "ofi_rxm endpoint");
         s = new RxmShared(domain, info);
         lock = s.lock;
         msg = new RxmMsg(s);

@@ -10,6 +10,7 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MrMode;
 import io.jfabric.MsgOrder;
+import io.jfabric.OpFlags;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.Threading;
@@ -22,7 +23,7 @@ import java.util.List;
 /**
  * The {@code ofi_rxm} utility provider: libfabric's RxM (prov/rxm, v1.17), which turns any core provider
  * offering FI_EP_MSG with FI_MSG and FI_RMA into FI_EP_RDM with tagged messaging, RMA, directed receive,
- * FI_SOURCE and multi-receive. Layered infos are named {@code <core>;ofi_rxm}.
+ * FI_SOURCE (with FI_SOURCE_ERR when asked for) and multi-receive. Layered infos are named {@code <core>;ofi_rxm}.
  *
  * <p>Differences from libfabric: no atomics, counters or shared contexts yet; receive buffers are posted
  * per connection (no shared receive context); data progress is manual, driven by CQ reads.
@@ -33,6 +34,16 @@ public final class RxmProvider implements UtilityProvider {
     static final long CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.SEND | Caps.RECV | Caps.READ | Caps.WRITE
             | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.DIRECTED_RECV | Caps.SOURCE | Caps.MULTI_RECV
             | Caps.LOCAL_COMM | Caps.REMOTE_COMM;
+    /**
+     * The completion levels rxm honours. An eager or SAR send completes on the core's transmit completion
+     * (inject and transmit complete); a send that asks for FI_DELIVERY_COMPLETE goes by rendezvous, which
+     * completes once the receiver has read the data into the matched receive (RxmTransmit).
+     */
+    static final long TX_LEVELS = OpFlags.INJECT_COMPLETE | OpFlags.TRANSMIT_COMPLETE | OpFlags.DELIVERY_COMPLETE;
+    /** tx_attr.op_flags: libfabric rxm's set (RXM_TX_OP_FLAGS plus the passed-through FI_TRANSMIT_COMPLETE). */
+    static final long TX_OP_FLAGS = OpFlags.INJECT | OpFlags.COMPLETION | TX_LEVELS;
+    /** rx_attr.op_flags: libfabric rxm's set. */
+    static final long RX_OP_FLAGS = OpFlags.MULTI_RECV | OpFlags.COMPLETION;
     /** 0xaaaa...: 64 unstructured tag bits, as libfabric's rxm reports. */
     static final long MEM_TAG_FORMAT = 0xAAAA_AAAA_AAAA_AAAAL;
 
@@ -73,7 +84,15 @@ public final class RxmProvider implements UtilityProvider {
             return null;
         }
         // discovery checks the result against the user's hints and alters it (ofi_check_info/ofi_alter_info)
-        return template(coreInfo);
+        FabricInfo t = template(coreInfo);
+        if (userHints != null && ((userHints.caps | (userHints.rxAttr == null ? 0 : userHints.rxAttr.caps))
+                & Caps.SOURCE_ERR) != 0) {
+            // offered only when asked for: as a secondary cap it would otherwise turn on for every endpoint and
+            // make unknown senders' messages errors for applications that never asked
+            t.caps |= Caps.SOURCE_ERR;
+            t.rxAttr.caps |= Caps.SOURCE_ERR;
+        }
+        return t;
     }
 
     /** rxm_info_to_rxm: the RDM info over one core info. */
@@ -90,6 +109,7 @@ public final class RxmProvider implements UtilityProvider {
         t.txAttr.msgOrder = MsgOrder.SAS | MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAR
                 | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAR | MsgOrder.SAW;
         t.txAttr.compOrder = MsgOrder.NONE;
+        t.txAttr.opFlags = TX_OP_FLAGS;
         long coreInject = core.txAttr == null ? 128 : core.txAttr.injectSize;
         // a core inject that cannot carry rxm's header (verbs' 64-byte inline data) still serves RMA injects
         // as is, and message injects go through a bounce buffer (libfabric's rxm_ep_emulate_inject)
@@ -100,6 +120,7 @@ public final class RxmProvider implements UtilityProvider {
         t.rxAttr.caps = CAPS & ~(Caps.SEND | Caps.READ | Caps.WRITE);
         t.rxAttr.msgOrder = t.txAttr.msgOrder;
         t.rxAttr.compOrder = MsgOrder.NONE;
+        t.rxAttr.opFlags = RX_OP_FLAGS;
         t.rxAttr.size = RxmParams.defaults().rxSize();
         t.rxAttr.iovLimit = 4;
         t.epAttr.type = EndpointType.RDM;

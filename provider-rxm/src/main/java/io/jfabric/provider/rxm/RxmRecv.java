@@ -321,13 +321,19 @@ final class RxmRecv {
 
     // ---- completion
 
-    /** Writes the receive's completion (ETRUNC error when the message did not fit) and frees it. */
-    void complete(RecvEntry e, long msgSize, long copied, long tag, long data, boolean hasData, long src) {
+    /**
+     * Writes the receive's completion (ETRUNC error when the message did not fit; with FI_SOURCE_ERR, an
+     * EADDRNOTAVAIL error carrying the address of a sender {@code from} the AV does not hold) and frees it.
+     */
+    void complete(RecvEntry e, long msgSize, long copied, long tag, long data, boolean hasData, long src,
+                  RxmConnection<Endpoint> from) {
         long flags = OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG)
                 | (hasData ? OpFlags.REMOTE_CQ_DATA : 0) | (e.releasesParent ? OpFlags.MULTI_RECV : 0);
         long buf = e.parent != null ? e.iov[0].address() : 0;
         if (copied < msgSize) {
             bindings.reportRxTruncated(e.context, flags, copied, msgSize - copied, data, tag);
+        } else if (src == Fabrics.ADDR_NOTAVAIL && s.sourceErr && from != null) {
+            bindings.reportRxSourceError(false, e.context, flags, copied, buf, data, tag, from.peer().addr());
         } else {
             bindings.reportRx(e.context, e.opFlags, flags, copied, buf, data, tag, src);
         }

@@ -274,7 +274,7 @@ final class RxmRendezvous {
         RxBuf rx = t.rndvReq;
         t.rndvReq = null;
         s.rxBuffers.repost(rx);
-        s.recv.complete(t, t.msgSize, readTarget(t), t.msgTag, t.msgData, t.msgHasData, t.msgSrc);
+        s.recv.complete(t, t.msgSize, readTarget(t), t.msgTag, t.msgData, t.msgHasData, t.msgSrc, t.conn);
     }
 
     /** The write variant: registers the receive's buffers and sends their ranges in rndv_wr_data. */

@@ -111,7 +111,7 @@ final class RxmSar {
                         prevE.nextActive = t.nextActive;
                     }
                     s.recv.complete(t, t.msgSize, Math.min(t.received, t.capacity), t.msgTag, t.msgData,
-                            t.msgHasData, t.msgSrc);
+                            t.msgHasData, t.msgSrc, t.conn);
                 }
                 return false;
             }
@@ -186,7 +186,7 @@ final class RxmSar {
             at += copyPart(t, seg.mem, RxmPacket.SIZE, at, segLen);
         }
         if (u.complete) {
-            s.recv.complete(t, u.size, Math.min(at, t.capacity), u.tag, u.data, u.hasData, u.src);
+            s.recv.complete(t, u.size, Math.min(at, t.capacity), u.tag, u.data, u.hasData, u.src, u.conn);
         } else if (u.generation != u.cd.generation) {
             t.msgTag = u.tag;
             s.recv.fail(t, Errno.ECONNRESET, true);

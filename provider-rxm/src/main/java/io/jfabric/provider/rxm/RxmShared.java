@@ -33,6 +33,8 @@ final class RxmShared {
     /** The domain's lock: every data-path call and every progress pass holds it. */
     final Object lock;
     final long caps;
+    /** FI_SOURCE with FI_SOURCE_ERR: a message from a sender not in the AV completes as an EADDRNOTAVAIL error. */
+    final boolean sourceErr;
     /** The CQs and counters bound, and the reporting through them. */
     final EndpointBindings bindings = new EndpointBindings("ofi_rxm endpoint");
 
@@ -87,6 +89,7 @@ final class RxmShared {
         this.params = domain.fabric.params;
         this.lock = domain.lock;
         this.caps = info.caps == 0 ? RxmProvider.CAPS : info.caps;
+        this.sourceErr = (caps & (Caps.SOURCE | Caps.SOURCE_ERR)) == (Caps.SOURCE | Caps.SOURCE_ERR);
 
         FabricInfo core = domain.coreInfo;
         dynRbuf = params.enableDynRbuf() && domain.coreTagged;

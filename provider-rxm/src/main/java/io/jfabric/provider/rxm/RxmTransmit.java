@@ -91,7 +91,11 @@ final class RxmTransmit {
         if (inject && len > s.injectSize) {
             return -Errno.EMSGSIZE;
         }
-        int proto = s.selector.select(tagged, len, r.count);
+        // delivery complete: the rendezvous completes only once the receiver has read the data into its buffer
+        // (an inject reports no completion and must not leave its buffer to the receiver, and a message without
+        // data has nothing to read: those stay eager)
+        int proto = (r.flags & OpFlags.DELIVERY_COMPLETE) != 0 && !inject && len > 0 ? s.selector.rendezvous()
+                : s.selector.select(tagged, len, r.count);
         TxOp op = newOp(r, OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG), inject);
         if (op == null) {
             return -Errno.EAGAIN;
@@ -149,11 +153,13 @@ final class RxmTransmit {
             s.pools.releaseTxOp(op);
             return rc;
         }
-        if (remote != null && r.count == 1) {
+        // a level above transmit complete goes with the msg form, so the core honours it or refuses it
+        boolean plain = (r.flags & OpFlags.DELIVERY_COMPLETE) == 0;
+        if (plain && remote != null && r.count == 1) {
             rc = !write ? core.read(r.iov[0], desc0, 0, remote.addr, remote.key, op)
                     : hasData ? core.writedata(r.iov[0], desc0, r.data, 0, remote.addr, remote.key, op)
                     : core.write(r.iov[0], desc0, 0, remote.addr, remote.key, op);
-        } else if (remote != null && !hasData) {
+        } else if (plain && remote != null && !hasData) {
             rc = write ? core.writev(r.iov, r.desc, r.count, 0, remote.addr, remote.key, op)
                     : core.readv(r.iov, r.desc, r.count, 0, remote.addr, remote.key, op);
         } else {

@@ -29,6 +29,8 @@ final class Peer {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment callState = arena.allocate(Pidfd.callStateSize(), 8);
     private volatile boolean dead;
+    /** The address av.insert takes for this peer, made on first use (FI_SOURCE_ERR's err_data). */
+    private byte[] avAddress;
     private long lastLivenessCheck;
     private int sendsSinceClock = -1;
 
@@ -49,6 +51,15 @@ final class Peer {
             dead = true;
         }
         this.pidfd = fd;
+    }
+
+    byte[] avAddress() {
+        byte[] a = avAddress;
+        if (a == null) {
+            a = (ShmAv.SCHEME + name).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            avAddress = a;
+        }
+        return a;
     }
 
     /** Reads the magic of the peer's region through the peer's own address space. */

@@ -44,6 +44,7 @@ final class ShmEndpoint extends UtilEndpoint {
     private volatile boolean closed;
 
     ShmEndpoint(ShmDomain domain, FabricInfo info) {
+        honourTxLevels(ShmInfos.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "shm endpoint");
         String name = ShmRegion.newName();
         ShmRegion region = ShmRegion.create(domain.directory, name, domain.layout);
         this.ep = new ShmEndpointState(domain, region, ShmCm.senderIdOf(name), ShmAv.SCHEME + name);
@@ -56,8 +57,9 @@ final class ShmEndpoint extends UtilEndpoint {
         inFlight = new ShmInFlight(ep, txSize);
         acks = new ShmAckQueue(ep);
         ShmCma cma = new ShmCma(ep, inFlight);
+        boolean sourceErr = (caps & (Caps.SOURCE | Caps.SOURCE_ERR)) == (Caps.SOURCE | Caps.SOURCE_ERR);
         recv = new ShmRecv(ep, inFlight, acks, cm, cma, rxSize, Math.max(1, domain.unexpectedLimit),
-                (caps & Caps.DIRECTED_RECV) != 0);
+                (caps & Caps.DIRECTED_RECV) != 0, sourceErr);
         ShmTransmit transmit = new ShmTransmit(ep, new ShmInline(ep, inFlight), new ShmBounce(ep, inFlight), cma,
                 recv.pull());
         msg = new ShmMsg(transmit, recv);

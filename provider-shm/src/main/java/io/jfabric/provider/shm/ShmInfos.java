@@ -10,6 +10,7 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MrMode;
 import io.jfabric.MsgOrder;
+import io.jfabric.OpFlags;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
@@ -29,9 +30,30 @@ final class ShmInfos {
     static final long TX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.READ | Caps.WRITE | Caps.SEND;
     static final long RX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.RECV | Caps.REMOTE_READ
             | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
+    /**
+     * The completion levels shm honours: a send that reports a completion does so once the peer has taken
+     * the message off its ring into a receive buffer or its unexpected queue (CMA and pulled messages once
+     * they are copied, on the peer's ACK), which is inject, transmit and delivery complete at once.
+     */
+    static final long TX_LEVELS = OpFlags.INJECT_COMPLETE | OpFlags.TRANSMIT_COMPLETE | OpFlags.DELIVERY_COMPLETE;
+    /** tx_attr.op_flags: libfabric shm's set (smr_attr.c). */
+    static final long TX_OP_FLAGS = OpFlags.COMPLETION | TX_LEVELS;
+    /** rx_attr.op_flags: libfabric shm's set. */
+    static final long RX_OP_FLAGS = OpFlags.COMPLETION | OpFlags.MULTI_RECV;
     static final int VERSION = Fabrics.version(0, 1);
 
     private ShmInfos() {
+    }
+
+    /**
+     * FI_SOURCE_ERR is offered only to hints that ask for it: as a secondary cap it would otherwise come back
+     * for every endpoint and turn unknown senders' messages into errors for applications that never asked.
+     */
+    static void offerSourceErr(FabricInfo template, FabricInfo hints) {
+        if (hints != null && ((hints.caps | (hints.rxAttr == null ? 0 : hints.rxAttr.caps)) & Caps.SOURCE_ERR) != 0) {
+            template.caps |= Caps.SOURCE_ERR;
+            template.rxAttr.caps |= Caps.SOURCE_ERR;
+        }
     }
 
     static FabricInfo template(long injectSize) {
@@ -39,6 +61,7 @@ final class ShmInfos {
         f.caps = CAPS;
         f.addrFormat = AddressFormat.ADDR_STR;
         f.txAttr.caps = TX_CAPS;
+        f.txAttr.opFlags = TX_OP_FLAGS;
         f.txAttr.msgOrder = MsgOrder.SAS;
         f.txAttr.compOrder = MsgOrder.NONE;
         f.txAttr.injectSize = injectSize;
@@ -46,6 +69,7 @@ final class ShmInfos {
         f.txAttr.iovLimit = ShmIov.LIMIT;
         f.txAttr.rmaIovLimit = 1;
         f.rxAttr.caps = RX_CAPS;
+        f.rxAttr.opFlags = RX_OP_FLAGS;
         f.rxAttr.msgOrder = MsgOrder.SAS;
         f.rxAttr.compOrder = MsgOrder.STRICT;
         f.rxAttr.size = 1024;

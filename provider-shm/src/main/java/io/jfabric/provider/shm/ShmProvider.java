@@ -65,6 +65,7 @@ public final class ShmProvider implements FabricProvider {
         // offer auto progress so hints asking for it match; default to manual below
         template.domainAttr.controlProgress = Progress.AUTO;
         template.domainAttr.dataProgress = Progress.AUTO;
+        ShmInfos.offerSourceErr(template, hints);
         List<FabricInfo> out = InfoMatcher.match(List.of(template), hints, version);
         boolean askedData = hints != null && hints.domainAttr != null && hints.domainAttr.dataProgress != null
                 && hints.domainAttr.dataProgress != Progress.UNSPEC;

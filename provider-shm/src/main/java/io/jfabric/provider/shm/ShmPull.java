@@ -175,7 +175,7 @@ final class ShmPull {
         if (r.isMultiRecv()) {
             // a multi-receive buffer would have to stay shared while a pull fills part of it
             acks.send(peer, senderOp, Errno.EOPNOTSUPP);
-            recv.completeReceive(r, Errno.EOPNOTSUPP, len, 0, data, wflags, tag, srcAddr);
+            recv.completeReceive(r, Errno.EOPNOTSUPP, len, 0, data, wflags, tag, srcAddr, peer.senderId);
             return;
         }
         Pull p = pulls[free[--freeCount]]; // never empty: one pull per posted receive at most
@@ -266,7 +266,7 @@ final class ShmPull {
     private void finish(Pull p, int status) {
         acks.send(p.peer, p.senderOp, status);
         recv.finishReceive(p.receive, status, p.length, status == 0 ? p.wanted : p.received, p.data, p.wireFlags,
-                p.tag, p.srcAddr);
+                p.tag, p.srcAddr, p.peer.senderId);
         p.busy = false;
         p.receive = null;
         p.peer = null;

@@ -29,11 +29,14 @@ final class ShmRecv {
     private int iovPoolFree;
     /** Queued messages that came before their sender's address was in the AV (at most: some may be gone). */
     private int unknownSources;
+    /** FI_SOURCE with FI_SOURCE_ERR: a message from a sender not in the AV completes as an EADDRNOTAVAIL error. */
+    private final boolean sourceErr;
     private final java.util.function.ToLongFunction<TagMatcher.Unexpected> sourceOfUnexpected;
 
     ShmRecv(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm, ShmCma cma, int rxSize,
-            int unexpected, boolean directed) {
+            int unexpected, boolean directed, boolean sourceErr) {
         this.ep = ep;
+        this.sourceErr = sourceErr;
         this.acks = acks;
         this.cm = cm;
         this.cma = cma;
@@ -213,7 +216,7 @@ final class ShmRecv {
         if (type == Wire.CMA) {
             acks.send(peer, Wire.getLong(s, at + Wire.OP_ID), status);
         }
-        completeReceive(r, status, len, n, data, wflags, tag, srcAddr);
+        completeReceive(r, status, len, n, data, wflags, tag, srcAddr, sender);
         return true;
     }
 
@@ -281,7 +284,7 @@ final class ShmRecv {
         } else if (n > 0) {
             ShmIov.scatter(m.buffer, 0, r.buffer, offset, n);
         }
-        completeReceive(r, status, u.len, n, u.data, wflags, u.tag, u.src);
+        completeReceive(r, status, u.len, n, u.data, wflags, u.tag, u.src, m.senderId);
         return !r.isMultiRecv() || r.released;
     }
 
@@ -293,9 +296,9 @@ final class ShmRecv {
      * multi-receive buffer advances and is recycled once the matcher has released it.
      */
     void completeReceive(TagMatcher.Recv r, int status, long len, long n, long data, int wflags, long tag,
-                         long srcAddr) {
+                         long srcAddr, long sender) {
         if (!r.isMultiRecv()) {
-            finishReceive(r, status, len, n, data, wflags, tag, srcAddr);
+            finishReceive(r, status, len, n, data, wflags, tag, srcAddr, sender);
             return;
         }
         long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
@@ -309,6 +312,8 @@ final class ShmRecv {
         if (status != 0 || n < len) {
             int err = status != 0 ? status : Errno.ETRUNC;
             ep.bindings.reportRxError(false, r.context, flags, n, bufAddr, data, tag, len - n, err, err);
+        } else if (srcAddr == Fabrics.ADDR_NOTAVAIL && sourceErr) {
+            ep.bindings.reportRxSourceError(false, r.context, flags, n, bufAddr, data, tag, addressOf(sender));
         } else {
             ep.bindings.reportRx(true, false, r.context, flags, n, bufAddr, data, tag, srcAddr);
         }
@@ -320,7 +325,7 @@ final class ShmRecv {
 
     /** Writes the completion of a (non-multi) receive no longer queued, and recycles it. */
     void finishReceive(TagMatcher.Recv r, int status, long len, long n, long data, int wflags, long tag,
-                       long srcAddr) {
+                       long srcAddr, long sender) {
         long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
         long bufAddr = ShmIov.address(r.buffer);
         if (status != 0) {
@@ -328,10 +333,18 @@ final class ShmRecv {
         } else if (n < len) {
             ep.bindings.reportRxError(true, r.context, flags, n, bufAddr, data, tag, len - n, Errno.ETRUNC,
                     Errno.ETRUNC);
+        } else if (srcAddr == Fabrics.ADDR_NOTAVAIL && sourceErr) {
+            ep.bindings.reportRxSourceError(true, r.context, flags, n, bufAddr, data, tag, addressOf(sender));
         } else {
             ep.bindings.reportRx(true, true, r.context, flags, n, bufAddr, data, tag, srcAddr);
         }
         free(r);
+    }
+
+    /** FI_SOURCE_ERR's err_data: the sender's address as av.insert takes it, or null when it is gone. */
+    private byte[] addressOf(long sender) {
+        Peer p = cm.sender(sender);
+        return p == null ? null : p.avAddress();
     }
 
     @Override

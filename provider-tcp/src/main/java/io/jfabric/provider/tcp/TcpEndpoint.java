@@ -55,6 +55,7 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
         this.domain = domain;
         this.info = info;
         this.lock = domain.needsLock() ? new ReentrantLock() : NoLock.INSTANCE;
+        honourTxLevels(TcpProvider.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "tcp endpoint");
         int txSize = (int) Math.max(1, Math.min(info.txAttr == null || info.txAttr.size == 0
                 ? TcpParams.TX_SIZE.get() : info.txAttr.size, 1 << 16));
         int rxSize = (int) Math.max(1, Math.min(info.rxAttr == null || info.rxAttr.size == 0

@@ -10,6 +10,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MsgOrder;
+import io.jfabric.OpFlags;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
@@ -48,6 +49,17 @@ public final class TcpProvider implements FabricProvider {
     static final long TX_CAPS = Caps.MSG | Caps.RMA | Caps.SEND | Caps.READ | Caps.WRITE;
     static final long RX_CAPS = Caps.MSG | Caps.RMA | Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE;
     static final long CAPS = TX_CAPS | RX_CAPS | Caps.LOCAL_COMM | Caps.REMOTE_COMM;
+    /**
+     * The completion levels tcp honours: a transmit completes once its bytes are in the socket (inject and
+     * transmit complete), or, when it asks for FI_TRANSMIT_COMPLETE, FI_DELIVERY_COMPLETE or FI_COMMIT_COMPLETE,
+     * on the peer's ACK of its placement, as libfabric's tcp does (see TcpMsg).
+     */
+    static final long TX_LEVELS = OpFlags.INJECT_COMPLETE | OpFlags.TRANSMIT_COMPLETE | OpFlags.DELIVERY_COMPLETE
+            | OpFlags.COMMIT_COMPLETE;
+    /** tx_attr.op_flags: libfabric tcp's set (xnet_attr.c). */
+    static final long TX_OP_FLAGS = OpFlags.INJECT | OpFlags.COMPLETION | TX_LEVELS;
+    /** rx_attr.op_flags: FI_COMPLETION (no multi-receive on a connected endpoint). */
+    static final long RX_OP_FLAGS = OpFlags.COMPLETION;
     static final long ORDER = MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAW | MsgOrder.WAS
             | MsgOrder.SAW | MsgOrder.SAS;
 
@@ -293,7 +305,7 @@ public final class TcpProvider implements FabricProvider {
         i.addrFormat = Sockaddr.formatOf(a);
         i.srcAddr = Sockaddr.of(new InetSocketAddress(a, 0));
         i.txAttr.caps = TX_CAPS;
-        i.txAttr.opFlags = 0;
+        i.txAttr.opFlags = TX_OP_FLAGS;
         i.txAttr.msgOrder = ORDER;
         i.txAttr.compOrder = MsgOrder.NONE;
         i.txAttr.injectSize = TcpParams.INJECT_SIZE;
@@ -301,7 +313,7 @@ public final class TcpProvider implements FabricProvider {
         i.txAttr.iovLimit = TcpParams.IOV_LIMIT;
         i.txAttr.rmaIovLimit = TcpParams.IOV_LIMIT;
         i.rxAttr.caps = RX_CAPS;
-        i.rxAttr.opFlags = 0;
+        i.rxAttr.opFlags = RX_OP_FLAGS;
         i.rxAttr.msgOrder = ORDER;
         i.rxAttr.compOrder = MsgOrder.NONE;
         i.rxAttr.size = TcpParams.RX_SIZE.get();

@@ -55,6 +55,7 @@ final class VerbsEndpoint extends UtilEndpoint {
         defaultTxFlags = info.txAttr == null ? 0 : info.txAttr.opFlags;
         defaultRxFlags = info.rxAttr == null ? 0 : info.rxAttr.opFlags;
         try {
+            honourTxLevels(VerbsInfos.TX_LEVELS, defaultTxFlags, "verbs endpoint");
             cm = new VerbsCm(this, userContext, domain, arena, errno, info.handle, info.srcAddr, info.destAddr,
                     info.domainAttr == null ? null : info.domainAttr.name);
         } catch (FabricException e) {

@@ -8,6 +8,7 @@ import io.jfabric.Fabrics;
 import io.jfabric.Mode;
 import io.jfabric.MrMode;
 import io.jfabric.MsgOrder;
+import io.jfabric.OpFlags;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
@@ -24,6 +25,15 @@ import java.util.List;
  * named by the subnet, domain by the device). Sizes follow fi_verbs(7)'s defaults, capped by the device.
  */
 final class VerbsInfos {
+    /**
+     * The completion levels verbs honours: a send or write completes when the RC queue pair's work completion
+     * arrives, i.e. once the peer's adapter has acknowledged it (transmit complete, as libfabric's verbs says).
+     * Delivery into the peer's receive buffer is not known on this side, so FI_DELIVERY_COMPLETE is refused.
+     */
+    static final long TX_LEVELS = OpFlags.INJECT_COMPLETE | OpFlags.TRANSMIT_COMPLETE;
+    /** tx_attr.op_flags: libfabric verbs' set (VERBS_TX_OP_FLAGS). */
+    static final long TX_OP_FLAGS = OpFlags.INJECT | OpFlags.COMPLETION | TX_LEVELS;
+
     static final int PROVIDER_VERSION = Fabrics.version(1, 0);
     /** rdma_cm carries 56 bytes of private data; the first holds the length, as libfabric's verbs. */
     static final int CM_DATA_SIZE = 55;
@@ -84,6 +94,7 @@ final class VerbsInfos {
         int txIov = Math.min(VerbsParams.TX_IOV_LIMIT.get(), d.maxSge());
         int rxIov = Math.min(VerbsParams.RX_IOV_LIMIT.get(), d.maxSge());
         i.txAttr.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.READ | Caps.WRITE;
+        i.txAttr.opFlags = TX_OP_FLAGS;
         i.txAttr.msgOrder = order;
         i.txAttr.injectSize = VerbsParams.INLINE_SIZE.get();
         i.txAttr.size = txQueue;
@@ -92,6 +103,7 @@ final class VerbsInfos {
         i.rxAttr.caps = Caps.MSG | Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE;
         // remote CQ data (writedata) is delivered into a posted receive, as FI_RX_CQ_DATA says
         i.rxAttr.mode = Mode.RX_CQ_DATA;
+        i.rxAttr.opFlags = OpFlags.COMPLETION;
         i.rxAttr.msgOrder = order;
         i.rxAttr.size = rxQueue;
         i.rxAttr.iovLimit = rxIov;
