@@ -132,12 +132,9 @@ public interface Domain extends FabricObject {
      */
     default MemoryRegion registerMemory(MemorySegment[] iov, int count, long access, long offset, long requestedKey,
                                         long flags) {
-        MrAttr attr = new MrAttr();
-        attr.iov = iov;
+        MrAttr attr = new MrAttr(access, requestedKey, iov);
         attr.iovCount = count;
-        attr.access = access;
         attr.offset = offset;
-        attr.requestedKey = requestedKey;
         return registerMemory(attr, flags);
     }
 }

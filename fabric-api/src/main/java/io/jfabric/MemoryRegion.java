@@ -46,7 +46,11 @@ public interface MemoryRegion extends FabricObject {
      * @return the length in bytes peers may address
      */
     default long length() {
-        return segment().byteSize();
+        long total = 0;
+        for (MemorySegment s : segments()) {
+            total += s.byteSize();
+        }
+        return total;
     }
 
     /**

@@ -93,24 +93,18 @@ class RegattrTest {
 
     @ForEachFabric
     void aRangePastATwoSegmentRegionIsRefused(FabricCase c) {
-        multiSegment(c);
-        EndpointPair p = EndpointPair.open(c, dump);
-        try (Arena arena = Arena.ofShared()) {
-            MemorySegment one = Mem.alloc(arena, FIRST);
-            MemorySegment two = Mem.alloc(arena, SECOND);
-            Mem.fill(one, 44);
-            Mem.fill(two, 45);
-            MemoryRegion mr = dump.track(p.b.domain.registerMemory(new MemorySegment[] {one, two}, 2,
-                    Access.REMOTE_READ | Access.REMOTE_WRITE, 0, 0x5E6B0, 0));
-            RefusedWrite.check(c, p, arena, p.b.remoteAddr(mr, FIRST), SECOND + 1, mr.key(),
-                    "a range that runs one byte past a two-segment region");
-            assertEquals(-1, Mem.mismatch(one, 44), "first segment untouched");
-            assertEquals(-1, Mem.mismatch(two, 45), "second segment untouched");
-        }
+        refusedOnTwoSegments(c, Access.REMOTE_READ | Access.REMOTE_WRITE, FIRST, SECOND + 1,
+                "a range that runs one byte past a two-segment region");
     }
 
     @ForEachFabric
     void aWriteThroughAReadOnlyTwoSegmentRegionIsRefused(FabricCase c) {
+        refusedOnTwoSegments(c, Access.REMOTE_READ, FIRST - 8, 16,
+                "a two-segment region registered for FI_REMOTE_READ only");
+    }
+
+    /** A write of {@code len} bytes at {@code offset} of a two-segment fi_mr_regv region is refused. */
+    private void refusedOnTwoSegments(FabricCase c, long access, long offset, long len, String what) {
         multiSegment(c);
         EndpointPair p = EndpointPair.open(c, dump);
         try (Arena arena = Arena.ofShared()) {
@@ -118,10 +112,9 @@ class RegattrTest {
             MemorySegment two = Mem.alloc(arena, SECOND);
             Mem.fill(one, 44);
             Mem.fill(two, 45);
-            MemoryRegion mr = dump.track(p.b.domain.registerMemory(new MemorySegment[] {one, two}, 2,
-                    Access.REMOTE_READ, 0, 0x5E6C0, 0));
-            RefusedWrite.check(c, p, arena, p.b.remoteAddr(mr, FIRST - 8), 16, mr.key(),
-                    "a two-segment region registered for FI_REMOTE_READ only");
+            MemoryRegion mr = dump.track(p.b.domain.registerMemory(new MemorySegment[] {one, two}, 2, access, 0,
+                    0x5E6B0, 0));
+            RefusedWrite.check(c, p, arena, p.b.remoteAddr(mr, offset), len, mr.key(), what);
             assertEquals(-1, Mem.mismatch(one, 44), "first segment untouched");
             assertEquals(-1, Mem.mismatch(two, 45), "second segment untouched");
         }

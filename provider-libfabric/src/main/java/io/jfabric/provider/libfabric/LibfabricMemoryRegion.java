@@ -19,7 +19,6 @@ final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
     /** fi_mr_key, read again after fi_mr_enable: with FI_MR_ENDPOINT a provider may assign the key only then. */
     private volatile long key;
     private final MemorySegment[] segments;
-    private final long length;
     private final long access;
     private final long offset;
     private final Object context;
@@ -31,11 +30,6 @@ final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
         this.desc = FabricInline.fi_mr_desc(fid);
         this.key = FabricInline.fi_mr_key(fid);
         this.segments = segments;
-        long total = 0;
-        for (MemorySegment s : segments) {
-            total += s.byteSize();
-        }
-        this.length = total;
         this.access = access;
         this.offset = offset;
         this.context = context;
@@ -96,16 +90,6 @@ final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
     }
 
     @Override
-    public MemorySegment[] segments() {
-        return segments.clone();
-    }
-
-    @Override
-    public long length() {
-        return length;
-    }
-
-    @Override
     public long offset() {
         return offset;
     }
@@ -113,5 +97,10 @@ final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
     @Override
     public Object context() {
         return context;
+    }
+
+    @Override
+    public MemorySegment[] segments() {
+        return segments.clone();
     }
 }
