@@ -1,5 +1,7 @@
 package io.jfabric;
 
+import io.jfabric.spi.RegistrationChecks;
+
 import java.lang.foreign.MemorySegment;
 
 /** Mirrors {@code struct fid_domain} ({@code fi_domain}): one access domain (a NIC, a port, a host). */
@@ -70,7 +72,8 @@ public interface Domain extends FabricObject {
 
     /**
      * {@code fi_mr_reg}. {@code requestedKey} is used unless the mr_mode has FI_MR_PROV_KEY. Native segments
-     * are registered in place; a provider that needs native memory rejects a heap segment with EINVAL.
+     * are registered in place; a provider whose info has {@code domain_attr.mrHeapSegments} false rejects a heap
+     * segment with EINVAL.
      *
      * @param segment the memory; its byteSize() is the length in bytes
      * @param access Access bits (SEND, RECV, READ, WRITE, REMOTE_READ, REMOTE_WRITE)
@@ -80,7 +83,7 @@ public interface Domain extends FabricObject {
      * @param flags 0, or FI_RMA_EVENT to count remote accesses
      * @return the region, also the {@code desc} of data-path calls
      * @throws FabricException ENOKEY when the requested key is in use, EKEYREJECTED for a key wider than
-     *     mr_key_size, EINVAL for a heap segment where native memory is needed
+     *     mr_key_size, EINVAL for a heap segment where {@code domain_attr.mrHeapSegments} is false
      */
     MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags);
 
@@ -95,5 +98,43 @@ public interface Domain extends FabricObject {
      */
     default MemoryRegion registerMemory(MemorySegment segment, long access, long requestedKey) {
         return registerMemory(segment, access, 0, requestedKey, 0);
+    }
+
+    /**
+     * {@code fi_mr_regattr}: registers the first {@code attr.iovCount} segments of {@code attr.iov} as one region
+     * that peers address as their concatenation (see {@link MrAttr}). The default serves a single segment through
+     * {@link #registerMemory(MemorySegment, long, long, long, long)} and refuses more; providers with an
+     * mr_iov_limit above 1 override it.
+     *
+     * @param attr the segments, access, offset, requested key and context
+     * @param flags 0, or FI_RMA_EVENT to count remote accesses
+     * @return the region; its {@link MemoryRegion#context()} is {@code attr.context} where the provider keeps it
+     * @throws FabricException EINVAL for a bad iov, more segments than the domain's mr_iov_limit or a heap segment
+     *     where {@code domain_attr.mrHeapSegments} is false; ENOSYS for an iface other than FI_HMEM_SYSTEM; as
+     *     {@link #registerMemory(MemorySegment, long, long, long, long)} for keys
+     */
+    default MemoryRegion registerMemory(MrAttr attr, long flags) {
+        RegistrationChecks.checkAttr(info().providerName(), attr, 1);
+        return registerMemory(attr.iov[0], attr.access, attr.offset, attr.requestedKey, flags);
+    }
+
+    /**
+     * {@code fi_mr_regv}: {@link #registerMemory(MrAttr, long)} without a context.
+     *
+     * @param iov the segments, in the order peers address them
+     * @param count how many of {@code iov} to register (1 to the domain's mr_iov_limit)
+     * @param access Access bits
+     * @param offset the remote offset (bytes) of the region's first byte without FI_MR_VIRT_ADDR
+     * @param requestedKey the key peers use, unless FI_MR_PROV_KEY
+     * @param flags 0, or FI_RMA_EVENT
+     * @return the region
+     * @throws FabricException as {@link #registerMemory(MrAttr, long)}
+     */
+    default MemoryRegion registerMemory(MemorySegment[] iov, int count, long access, long offset, long requestedKey,
+                                        long flags) {
+        MrAttr attr = new MrAttr(access, requestedKey, iov);
+        attr.iovCount = count;
+        attr.offset = offset;
+        return registerMemory(attr, flags);
     }
 }

@@ -52,6 +52,12 @@ public final class DomainAttr {
     public long mrCnt;
     /** {@code tclass}: the traffic class (FI_TC_*); 0 for unspecified. */
     public int tclass;
+    /**
+     * Whether {@link Domain#registerMemory} accepts heap segments (jfabric only: libfabric has no heap memory).
+     * True where the provider moves registered data by copying (tcp, tcp;ofi_rxm); elsewhere a heap segment is
+     * refused with EINVAL. Not matched against hints.
+     */
+    public boolean mrHeapSegments;
 
     /** Attributes with every field unspecified. */
     public DomainAttr() {
@@ -89,6 +95,7 @@ public final class DomainAttr {
         c.maxErrData = maxErrData;
         c.mrCnt = mrCnt;
         c.tclass = tclass;
+        c.mrHeapSegments = mrHeapSegments;
         return c;
     }
 }

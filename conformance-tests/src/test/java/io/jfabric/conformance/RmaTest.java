@@ -3,10 +3,8 @@ package io.jfabric.conformance;
 import io.jfabric.Access;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
-import io.jfabric.Errno;
 import io.jfabric.MemoryRegion;
 import io.jfabric.OpFlags;
-import io.jfabric.RmaMsg;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,7 +14,6 @@ import java.lang.foreign.MemorySegment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * fi_rma(3): write and read through a valid key, and the three ways to be refused (unknown key, range
@@ -113,27 +110,7 @@ class RmaTest {
             MemorySegment target = Mem.alloc(arena, LEN);
             Mem.fill(target, 44);
             MemoryRegion mr = p.b.register(target, access);
-            MemorySegment src = Mem.alloc(arena, len);
-            Mem.fill(src, 202);
-            // Only a delivery-complete write learns the target's verdict (fi_cq(3) completion levels); a
-            // transmit-complete write may legally succeed before the target looks at the key.
-            RmaMsg m = new RmaMsg(1);
-            m.set(src, p.a.desc(src), p.a.peer, "bad-write");
-            m.rmaIov[0].set(p.b.remoteAddr(mr, offset), len, keyChoice.key(mr, p));
-            m.rmaIovCount = 1;
-            int rc = p.poller.tryPost(() -> p.a.ep.writemsg(m, OpFlags.DELIVERY_COMPLETE | OpFlags.COMPLETION));
-            Gate.require(rc != -Errno.EBADFLAGS && rc != -Errno.ENOSYS && rc != -Errno.EOPNOTSUPP, c,
-                    "does not offer FI_DELIVERY_COMPLETE on fi_writemsg (" + Errno.name(rc) + ")");
-            if (rc == 0) {
-                CqErrEntry err = p.poller.expectError(p.a.txCq, T, "fi_writemsg(FI_DELIVERY_COMPLETE) through " + what);
-                assertSame("bad-write", err.context);
-                assertTrue(err.err != 0, "error completion carries an errno: " + err);
-            } else if (rc > 0 || rc == -Errno.EAGAIN) {
-                fail("fi_writemsg through " + what + " returned " + rc);
-            }
-            // a negative errno at post time is also a refusal (the initiator may know the range is bad);
-            // give the target time to (wrongly) apply anything that reached it before checking its memory
-            p.poller.expectQuiet(p.b.rxCq, 200, "target after a refused write");
+            RefusedWrite.check(c, p, arena, p.b.remoteAddr(mr, offset), len, keyChoice.key(mr, p), what);
             assertEquals(-1, Mem.mismatch(target, 44), "target untouched after a write through " + what);
         }
     }

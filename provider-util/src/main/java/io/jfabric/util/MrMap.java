@@ -3,6 +3,7 @@ package io.jfabric.util;
 import io.jfabric.Access;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
+import io.jfabric.MrAttr;
 import io.jfabric.MrMode;
 
 import java.lang.foreign.MemorySegment;
@@ -30,6 +31,13 @@ import java.util.List;
  * volatile reference and probes; registration and close are the (rarer) control path.
  */
 public final class MrMap {
+    /**
+     * The mr_iov_limit of the providers whose regions live in an MrMap (tcp, shm, tcp;ofi_rxm): as many
+     * segments as one tcp RMA carries ranges (TCPX_IOV_LIMIT), so one range that spans every segment of a
+     * region still fits the target's per-operation buffer arrays.
+     */
+    public static final int IOV_LIMIT = 4;
+
     private static final class Table {
         final long[] keys;
         final UtilMemoryRegion[] regions;
@@ -81,6 +89,23 @@ public final class MrMap {
         if (segment == null) {
             throw new FabricException(Errno.EINVAL, "fi_mr_reg of a null segment");
         }
+        return insert(new MemorySegment[] {segment}, access, offset, requestedKey, context);
+    }
+
+    /**
+     * {@code fi_mr_regattr}'s map part: registers the first {@code attr.iovCount} segments as one region that
+     * remote accesses address as their concatenation. The caller has checked the count against its
+     * mr_iov_limit ({@link #IOV_LIMIT} for the util providers). Throws as {@link #register(MemorySegment, long,
+     * long, long, Object)}, and EINVAL for a bad iov ({@link MrAttr#checkIov()}).
+     */
+    public UtilMemoryRegion register(MrAttr attr) {
+        attr.checkIov();
+        MemorySegment[] own = java.util.Arrays.copyOf(attr.iov, attr.iovCount);
+        return insert(own, attr.access, attr.offset, attr.requestedKey, attr.context);
+    }
+
+    private UtilMemoryRegion insert(MemorySegment[] segments, long access, long offset, long requestedKey,
+                                    Object context) {
         if ((access & ~Access.ALL) != 0) {
             throw new FabricException(Errno.EINVAL, "fi_mr_reg access has unknown bits "
                     + Long.toHexString(access & ~Access.ALL) + "; use Access.* flags");
@@ -111,7 +136,7 @@ public final class MrMap {
                             + " is already in use by another region; close it or pick another key");
                 }
             }
-            UtilMemoryRegion mr = new UtilMemoryRegion(this, segment, access, offset, key, context);
+            UtilMemoryRegion mr = new UtilMemoryRegion(this, segments, access, offset, key, context);
             put(key, mr);
             return mr;
         }
@@ -134,8 +159,8 @@ public final class MrMap {
                 throw new FabricException(Errno.ENOKEY, "assigned key 0x" + Long.toHexString(assignedKey)
                         + " is already in the map; the previous region with it was not closed");
             }
-            UtilMemoryRegion mr = new UtilMemoryRegion(this, segment, access == 0 ? Access.ALL : access, offset,
-                    assignedKey, context);
+            UtilMemoryRegion mr = new UtilMemoryRegion(this, new MemorySegment[] {segment},
+                    access == 0 ? Access.ALL : access, offset, assignedKey, context);
             put(assignedKey, mr);
             return mr;
         }

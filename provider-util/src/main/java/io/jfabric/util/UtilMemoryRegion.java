@@ -15,7 +15,11 @@ import java.lang.foreign.MemorySegment;
  */
 public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
     private final MrMap map;
-    private final MemorySegment segment;
+    /** The registered segments in the order peers address them (fi_mr_regv); usually one. */
+    private final MemorySegment[] segments;
+    /** Byte offset of each segment within the concatenation; the region's length at the end. */
+    private final long[] starts;
+    private final long length;
     private final long access;
     private final long offset;
     private final long key;
@@ -25,15 +29,21 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
     /** Provider-owned slot. */
     public volatile Object providerState;
 
-    UtilMemoryRegion(MrMap map, MemorySegment segment, long access, long offset, long key, Object context) {
+    /** {@code segments} is the region's own array (a copy of the caller's iov), non-empty, no nulls. */
+    UtilMemoryRegion(MrMap map, MemorySegment[] segments, long access, long offset, long key, Object context) {
         super("memory region (key 0x" + Long.toHexString(key) + ")");
         this.map = map;
-        this.segment = segment;
+        this.segments = segments;
+        this.starts = new long[segments.length + 1];
+        for (int i = 0; i < segments.length; i++) {
+            starts[i + 1] = Math.addExact(starts[i], segments[i].byteSize());
+        }
+        this.length = starts[segments.length];
         this.access = access;
         this.offset = offset;
         this.key = key;
         this.context = context;
-        this.base = map.virtualAddressing() ? segment.address() : offset;
+        this.base = map.virtualAddressing() ? segments[0].address() : offset;
     }
 
     @Override
@@ -48,7 +58,46 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
 
     @Override
     public MemorySegment segment() {
-        return segment;
+        return segments[0];
+    }
+
+    @Override
+    public MemorySegment[] segments() {
+        return segments.clone();
+    }
+
+    @Override
+    public long length() {
+        return length;
+    }
+
+    /** How many segments the region covers. */
+    public int segmentCount() {
+        return segments.length;
+    }
+
+    /** Segment {@code index} of the region, in address order. */
+    public MemorySegment segment(int index) {
+        return segments[index];
+    }
+
+    /** Where segment {@code index} starts in the concatenation that peers address (bytes). */
+    public long segmentStart(int index) {
+        return starts[index];
+    }
+
+    /**
+     * The segment holding byte {@code offset} of the concatenation (an offset from {@link #resolve}); the last
+     * segment for {@code offset == length()}, so an empty access at the end still has a segment. A linear scan:
+     * regions have at most mr_iov_limit segments.
+     */
+    public int segmentIndex(long offset) {
+        int last = segments.length - 1;
+        int i = 0;
+        while (i < last && offset >= starts[i + 1]) {
+            i++;
+        }
+        return i;
     }
 
     @Override
@@ -57,6 +106,7 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
     }
 
     /** The context given at registration. */
+    @Override
     public Object context() {
         return context;
     }
@@ -67,10 +117,11 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
     }
 
     /**
-     * Checks a remote access and maps it to the segment: returns the byte offset into {@link #segment()}
-     * where {@code len} bytes at remote address {@code addr} start, or -ENOKEY (closed), -EACCES
-     * ({@code requested} has bits the registration lacks) or -EINVAL (outside the region, overflow).
-     * Allocation-free, never throws.
+     * Checks a remote access and maps it to the memory: returns the byte offset into the concatenation of the
+     * region's segments (for one segment, into {@link #segment()}) where {@code len} bytes at remote address
+     * {@code addr} start, or -ENOKEY (closed), -EACCES ({@code requested} has bits the registration lacks) or
+     * -EINVAL (outside the region, overflow). With several segments, {@link #segmentIndex} and
+     * {@link #segmentStart} split the range. Allocation-free, never throws.
      */
     public long resolve(long addr, long len, long requested) {
         if (isClosed()) {
@@ -79,7 +130,7 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
         if ((requested & ~access) != 0 || (requested & ~Access.ALL) != 0) {
             return -Errno.EACCES;
         }
-        long size = segment.byteSize();
+        long size = length;
         long off = addr - base;
         // Unsigned compares reject addresses below the base and ranges that wrap around.
         if (len < 0 || Long.compareUnsigned(addr, base) < 0 || Long.compareUnsigned(off, size) > 0
@@ -96,7 +147,8 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
 
     @Override
     public String toString() {
-        return "UtilMemoryRegion[key=0x" + Long.toHexString(key) + ", " + segment.byteSize() + "B, access="
+        return "UtilMemoryRegion[key=0x" + Long.toHexString(key) + ", " + length + "B in " + segments.length
+                + " segment(s), access="
                 + Access.toString(access) + ", base=0x" + Long.toHexString(base) + "]";
     }
 }

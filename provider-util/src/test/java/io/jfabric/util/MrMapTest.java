@@ -180,4 +180,63 @@ class MrMapTest {
         reader.join();
         assertEquals(0, bad.get());
     }
+
+    @Test
+    void aRegionOfSeveralSegmentsIsAddressedAsTheirConcatenation() {
+        MrMap map = new MrMap(0, 8);
+        MemorySegment one = MemorySegment.ofArray(new byte[100]);
+        MemorySegment two = MemorySegment.ofArray(new byte[50]);
+        MemorySegment unused = MemorySegment.ofArray(new byte[7]);
+        Object context = new Object();
+        io.jfabric.MrAttr attr = new io.jfabric.MrAttr(Access.REMOTE_WRITE, 9, one, two, unused);
+        attr.iovCount = 2;
+        attr.offset = 1000;
+        attr.context = context;
+        UtilMemoryRegion mr = map.register(attr);
+        assertEquals(150, mr.length(), "only iovCount segments count");
+        assertEquals(2, mr.segmentCount());
+        assertSame(context, mr.context());
+        assertArrayEquals(new MemorySegment[] {one, two}, mr.segments());
+        assertNotSame(mr.segments(), mr.segments(), "callers get copies, the data path keeps its own");
+        assertEquals(120, mr.resolve(1120, 30, Access.REMOTE_WRITE), "an offset in the second segment");
+        assertEquals(1, mr.segmentIndex(120));
+        assertEquals(100, mr.segmentStart(1));
+        assertEquals(0, mr.segmentIndex(99));
+        assertEquals(1, mr.segmentIndex(100), "a segment's first byte belongs to it");
+        assertEquals(1, mr.segmentIndex(150), "the end belongs to the last segment");
+        assertEquals(90, mr.resolve(1090, 60, Access.REMOTE_WRITE), "a range across the boundary up to the end");
+        assertEquals(-Errno.EINVAL, mr.resolve(1090, 61, Access.REMOTE_WRITE), "one byte past the concatenation");
+        assertEquals(-Errno.EACCES, mr.resolve(1000, 1, Access.REMOTE_READ), "access is checked for the region");
+        assertEquals(0, map.verify(9, 1149, 1, Access.REMOTE_WRITE));
+    }
+
+    @Test
+    void aBadIovIsRefused() {
+        MrMap map = new MrMap(0, 8);
+        MemorySegment seg = MemorySegment.ofArray(new byte[8]);
+        io.jfabric.MrAttr empty = new io.jfabric.MrAttr(Access.ALL, 1);
+        assertEquals(Errno.EINVAL, assertThrows(FabricException.class, () -> map.register(empty)).errno());
+        io.jfabric.MrAttr tooMany = new io.jfabric.MrAttr(Access.ALL, 1, seg);
+        tooMany.iovCount = 2;
+        assertEquals(Errno.EINVAL, assertThrows(FabricException.class, () -> map.register(tooMany)).errno());
+        io.jfabric.MrAttr withNull = new io.jfabric.MrAttr(Access.ALL, 1, seg, null);
+        assertEquals(Errno.EINVAL, assertThrows(FabricException.class, () -> map.register(withNull)).errno());
+        io.jfabric.MrAttr device = new io.jfabric.MrAttr(Access.ALL, 1, seg);
+        device.iface = 1;
+        assertEquals(Errno.ENOSYS, assertThrows(FabricException.class, () -> map.register(device)).errno());
+        assertEquals(0, map.size(), "nothing was registered");
+    }
+
+    @Test
+    void virtualAddressesOfSeveralSegmentsStartAtTheFirstSegment() {
+        try (Arena arena = Arena.ofConfined()) {
+            MrMap map = new MrMap(MrMode.VIRT_ADDR, 8);
+            MemorySegment one = arena.allocate(64);
+            MemorySegment two = arena.allocate(64);
+            UtilMemoryRegion mr = map.register(new io.jfabric.MrAttr(Access.REMOTE_READ, 3, one, two));
+            assertEquals(one.address(), mr.remoteBase());
+            assertEquals(70, mr.resolve(one.address() + 70, 10, Access.REMOTE_READ));
+            assertEquals(-Errno.EINVAL, mr.resolve(one.address() + 120, 10, Access.REMOTE_READ));
+        }
+    }
 }

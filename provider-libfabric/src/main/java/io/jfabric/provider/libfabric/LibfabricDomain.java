@@ -13,13 +13,16 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
+import io.jfabric.MrAttr;
 import io.jfabric.Threading;
+import io.jfabric.spi.RegistrationChecks;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
 import io.jfabric.provider.libfabric.ffi.generated.Fabric_h;
 import io.jfabric.provider.libfabric.ffi.LibC;
 import io.jfabric.provider.libfabric.ffi.generated.fi_av_attr;
 import io.jfabric.provider.libfabric.ffi.generated.fi_cntr_attr;
 import io.jfabric.provider.libfabric.ffi.generated.fi_cq_attr;
+import io.jfabric.provider.libfabric.ffi.generated.iovec;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -148,20 +151,48 @@ final class LibfabricDomain extends FidObject implements Domain {
         }
     }
 
+    private static final String REG_ADVICE = "check the access bits and, without FI_MR_PROV_KEY, use a key not "
+            + "yet registered in this domain";
+
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
         checkOpen();
-        if (!segment.isNative()) {
-            throw new FabricException(Errno.EINVAL, "libfabric registers native memory only; allocate the buffer "
-                    + "from an Arena (a heap segment can move under the NIC)");
-        }
+        // the native provider keeps the address, and a heap segment can move under the NIC
+        RegistrationChecks.requireNative(info.providerName(), segment);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_mr_reg(fid, segment, segment.byteSize(), access, offset, requestedKey, flags, out,
                     MemorySegment.NULL);
-            ReturnCodes.check(rc, "fi_mr_reg", "check the access bits and, without FI_MR_PROV_KEY, use a key not "
-                    + "yet registered in this domain");
-            return new LibfabricMemoryRegion(this, out.get(Fabric_h.C_POINTER, 0), segment, access, offset);
+            ReturnCodes.check(rc, "fi_mr_reg", REG_ADVICE);
+            return new LibfabricMemoryRegion(this, out.get(Fabric_h.C_POINTER, 0), new MemorySegment[] {segment},
+                    access, offset, null);
+        }
+    }
+
+    /**
+     * {@code fi_mr_regattr}, passed to the native provider as {@code fi_mr_regv} (the same call without the
+     * attr struct, since jfabric registers only FI_HMEM_SYSTEM memory and has no auth key). The native
+     * provider checks the count against its own mr_iov_limit; the context stays on the Java side.
+     */
+    @Override
+    public MemoryRegion registerMemory(MrAttr attr, long flags) {
+        checkOpen();
+        RegistrationChecks.checkAttr(info.providerName(), attr, Integer.MAX_VALUE);
+        MemorySegment[] iov = java.util.Arrays.copyOf(attr.iov, attr.iovCount);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment vec = iovec.allocateArray(iov.length, a);
+            for (int i = 0; i < iov.length; i++) {
+                RegistrationChecks.requireNative(info.providerName(), iov[i]);
+                MemorySegment e = iovec.asSlice(vec, i);
+                iovec.iov_base(e, iov[i]);
+                iovec.iov_len(e, iov[i].byteSize());
+            }
+            MemorySegment out = a.allocate(Fabric_h.C_POINTER);
+            int rc = FabricInline.fi_mr_regv(fid, vec, iov.length, attr.access, attr.offset, attr.requestedKey, flags,
+                    out, MemorySegment.NULL);
+            ReturnCodes.check(rc, "fi_mr_regv", REG_ADVICE + "; keep iov_count within the domain's mr_iov_limit");
+            return new LibfabricMemoryRegion(this, out.get(Fabric_h.C_POINTER, 0), iov, attr.access, attr.offset,
+                    attr.context);
         }
     }
 

@@ -16,6 +16,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
+import io.jfabric.MrAttr;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
@@ -108,6 +109,12 @@ final class RxmDomain implements Domain {
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey,
                                        long flags) {
         return core.registerMemory(segment, access, offset, requestedKey, flags);
+    }
+
+    /** The core's regions serve rxm's RMA as they are (rxm_mr_regattr passes through as well). */
+    @Override
+    public MemoryRegion registerMemory(MrAttr attr, long flags) {
+        return core.registerMemory(attr, flags);
     }
 
     synchronized void adopt() {

@@ -17,8 +17,10 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
+import io.jfabric.MrAttr;
 import io.jfabric.Progress;
 import io.jfabric.Threading;
+import io.jfabric.spi.RegistrationChecks;
 import io.jfabric.util.MrMap;
 import io.jfabric.util.ProgressHook;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -186,11 +188,19 @@ final class ShmDomain implements Domain, ProgressHook {
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
         checkOpen("register memory on");
-        if (segment != null && !segment.isNative()) {
-            throw new FabricException(Errno.EINVAL, "shm registers native memory only (peers reach it with "
-                    + "process_vm_readv/writev); allocate the buffer from an Arena");
-        }
+        // peers reach registered memory with process_vm_readv/writev, which needs a fixed address
+        RegistrationChecks.requireNative("shm", segment);
         return mrMap.register(segment, access, offset, requestedKey, null);
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MrAttr attr, long flags) {
+        checkOpen("register memory on");
+        RegistrationChecks.checkAttr("shm", attr, MrMap.IOV_LIMIT);
+        for (int i = 0; i < attr.iovCount; i++) {
+            RegistrationChecks.requireNative("shm", attr.iov[i]);
+        }
+        return mrMap.register(attr);
     }
 
     // ---- peers ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
 import io.jfabric.Threading;
+import io.jfabric.util.MrMap;
 
 /**
  * The info template shm offers before hint matching. Attribute values follow libfabric 1.17's shm
@@ -97,7 +98,7 @@ final class ShmInfos {
         d.rxCtxCnt = 1024;
         d.maxEpTxCtx = 1;
         d.maxEpRxCtx = 1;
-        d.mrIovLimit = 1;
+        d.mrIovLimit = MrMap.IOV_LIMIT;
         f.fabricAttr.name = "shm";
         f.fabricAttr.provName = "shm";
         f.fabricAttr.provVersion = VERSION;

@@ -118,11 +118,10 @@ final class ShmRma {
                 status = (int) -off;
             } else if (len == 0) {
                 status = 0;
+            } else if (mr.segmentCount() == 1) {
+                status = copy(type, peer, mr.segment().address() + off, remote, len);
             } else {
-                long local = mr.segment().address() + off;
-                status = ShmIov.cmaStatus(type == Wire.RMA_WRITE
-                        ? ep.cma.readFully(peer.pid, local, remote, len)
-                        : ep.cma.writeFully(peer.pid, local, remote, len));
+                status = copyPieces(type, peer, mr, off, remote, len);
             }
         }
         if (status == 0 && type == Wire.RMA_WRITE && (Wire.getInt(s, at + Wire.FLAGS) & Wire.FLAG_CQ_DATA) != 0) {
@@ -132,5 +131,32 @@ final class ShmRma {
         }
         acks.send(peer, opId, status);
         return true;
+    }
+
+    /** One process_vm_readv/writev between registered memory at {@code local} and the initiator's buffer. */
+    private int copy(int type, Peer peer, long local, long remote, long len) {
+        return ShmIov.cmaStatus(type == Wire.RMA_WRITE
+                ? ep.cma.readFully(peer.pid, local, remote, len)
+                : ep.cma.writeFully(peer.pid, local, remote, len));
+    }
+
+    /**
+     * The range at {@code off} of a multi-segment region's concatenation: one copy per segment it touches,
+     * the initiator's buffer advancing with them.
+     */
+    private int copyPieces(int type, Peer peer, UtilMemoryRegion mr, long off, long remote, long len) {
+        int seg = mr.segmentIndex(off);
+        long inSeg = off - mr.segmentStart(seg);
+        int status = 0;
+        while (len > 0 && status == 0) {
+            MemorySegment s = mr.segment(seg);
+            long piece = Math.min(len, s.byteSize() - inSeg);
+            status = copy(type, peer, s.address() + inSeg, remote, piece);
+            remote += piece;
+            len -= piece;
+            seg++;
+            inSeg = 0;
+        }
+        return status;
     }
 }

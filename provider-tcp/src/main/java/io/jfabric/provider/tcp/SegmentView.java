@@ -17,6 +17,8 @@ final class SegmentView {
     private final ViewCache cache;
     private MemorySegment segment;
     private io.jfabric.util.UtilMemoryRegion region;
+    /** Which of {@link #region}'s segments the view shows. */
+    private int regionSegment;
     private ByteBuffer view;
     /** The cache slot this view is borrowed from, or -1 for a private view. */
     private int slot = -1;
@@ -51,18 +53,19 @@ final class SegmentView {
         }
     }
 
-    /** A view of {@code len} bytes at {@code offset} of a registered region. */
-    ByteBuffer of(io.jfabric.util.UtilMemoryRegion mr, long offset, long len) {
-        if (view == null || region != mr) {
+    /** A view of {@code len} bytes at {@code offset} of segment {@code index} of a registered region. */
+    ByteBuffer of(io.jfabric.util.UtilMemoryRegion mr, int index, long offset, long len) {
+        if (view == null || region != mr || regionSegment != index) {
             giveBack();
             // a region's view is lent like any other, so entries switching regions allocate nothing
-            MemorySegment whole = mr.segment();
+            MemorySegment whole = mr.segment(index);
             if (whole.isNative() && (slot = cache.lend(whole)) >= 0) {
                 view = cache.view(slot);
             } else {
-                view = ((ByteBuffer) mr.providerState).duplicate();
+                view = ((ByteBuffer[]) mr.providerState)[index].duplicate();
             }
             region = mr;
+            regionSegment = index;
             segment = null;
         }
         view.clear();

@@ -14,12 +14,15 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
+import io.jfabric.MrAttr;
 import io.jfabric.Progress;
 import io.jfabric.Threading;
+import io.jfabric.spi.RegistrationChecks;
 import io.jfabric.util.MrMap;
 import io.jfabric.util.UtilMemoryRegion;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -124,13 +127,34 @@ final class TcpDomain implements Domain {
         if (segment == null) {
             throw new FabricException(Errno.EINVAL, "cannot register a null segment");
         }
+        checkBufferSize(segment);
+        return withViews(mrs.register(segment, access, offset, requestedKey, null));
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MrAttr attr, long flags) {
+        checkOpen();
+        RegistrationChecks.checkAttr("tcp", attr, MrMap.IOV_LIMIT);
+        for (int i = 0; i < attr.iovCount; i++) {
+            checkBufferSize(attr.iov[i]);
+        }
+        return withViews(mrs.register(attr));
+    }
+
+    private static void checkBufferSize(MemorySegment segment) {
         if (segment.byteSize() > Integer.MAX_VALUE) {
-            throw new FabricException(Errno.EINVAL, "tcp registers regions up to 2 GiB - 1 (java.nio buffer limit);"
+            throw new FabricException(Errno.EINVAL, "tcp registers segments up to 2 GiB - 1 (java.nio buffer limit);"
                     + " register the memory in smaller pieces");
         }
-        UtilMemoryRegion mr = mrs.register(segment, access, offset, requestedKey, null);
-        // the view RMA data moves through, made once so remote reads and writes need no allocation
-        mr.providerState = segment.asByteBuffer();
+    }
+
+    /** Gives the region the views RMA data moves through, made once so remote accesses need no allocation. */
+    private static UtilMemoryRegion withViews(UtilMemoryRegion mr) {
+        ByteBuffer[] views = new ByteBuffer[mr.segmentCount()];
+        for (int i = 0; i < views.length; i++) {
+            views[i] = mr.segment(i).asByteBuffer();
+        }
+        mr.providerState = views;
         return mr;
     }
 

@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.MrMap;
 import io.jfabric.util.Sockaddr;
 import io.jfabric.AddressFormat;
 import io.jfabric.Caps;
@@ -340,7 +341,9 @@ public final class TcpProvider implements FabricProvider {
         i.domainAttr.rxCtxCnt = 8192;
         i.domainAttr.maxEpTxCtx = 1;
         i.domainAttr.maxEpRxCtx = 1;
-        i.domainAttr.mrIovLimit = 1;
+        i.domainAttr.mrIovLimit = MrMap.IOV_LIMIT;
+        // registered data moves through NIO buffers, which heap memory backs as well
+        i.domainAttr.mrHeapSegments = true;
         i.domainAttr.caps = Caps.LOCAL_COMM | Caps.REMOTE_COMM;
         i.fabricAttr.name = network(a, prefix);
         i.fabricAttr.provName = TcpParams.PROV;

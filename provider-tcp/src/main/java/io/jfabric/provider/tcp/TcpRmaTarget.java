@@ -31,19 +31,20 @@ final class TcpRmaTarget {
 
     /**
      * Places a remote write's ranges (header {@code h}) in {@code dst}, viewed through {@code slots}; returns
-     * the range count, or -1 when one is refused ({@link #lastError()}).
+     * the number of views, or -1 when a range is refused ({@link #lastError()}). A range of a multi-segment
+     * region takes one view per segment it touches.
      */
     int writeTargets(MemorySegment h, WireOrder o, ByteBuffer[] dst, SegmentView[] slots) {
         int cnt = DataHeader.rmaIovCount(h);
+        int views = 0;
         for (int i = 0; i < cnt; i++) {
-            ByteBuffer v = resolve(DataHeader.rmaKey(h, o, i), DataHeader.rmaAddr(h, o, i), DataHeader.rmaLen(h, o, i),
-                    Access.REMOTE_WRITE, slots[i]);
-            if (v == null) {
+            views = place(DataHeader.rmaKey(h, o, i), DataHeader.rmaAddr(h, o, i), DataHeader.rmaLen(h, o, i),
+                    Access.REMOTE_WRITE, dst, 0, slots, views);
+            if (views < 0) {
                 return -1;
             }
-            dst[i] = v;
         }
-        return cnt;
+        return views;
     }
 
     /**
@@ -53,36 +54,66 @@ final class TcpRmaTarget {
     long readResponse(MemorySegment h, WireOrder o, TxEntry rsp) {
         int cnt = DataHeader.rmaIovCount(h);
         long total = 0;
+        int views = 0;
         for (int i = 0; i < cnt; i++) {
             long len = DataHeader.rmaLen(h, o, i);
-            ByteBuffer v = resolve(DataHeader.rmaKey(h, o, i), DataHeader.rmaAddr(h, o, i), len, Access.REMOTE_READ,
-                    rsp.views[i]);
-            if (v == null) {
+            views = place(DataHeader.rmaKey(h, o, i), DataHeader.rmaAddr(h, o, i), len, Access.REMOTE_READ,
+                    rsp.bufs, 1, rsp.views, views);
+            if (views < 0) {
                 return -1;
             }
-            rsp.bufs[1 + i] = v;
             total += len;
         }
         rsp.kind = TxEntry.KIND_INTERNAL;
         int hl = DataHeader.encodeReadRsp(rsp.hdr, o, total);
         rsp.hdrView.clear().limit(hl);
         rsp.bufs[0] = rsp.hdrView;
-        rsp.bufCount = 1 + cnt;
+        rsp.bufCount = 1 + views;
         rsp.remaining = hl + total;
         return total;
     }
 
-    /** The view, or null with {@link #lastError()} / {@link #lastReason()} set. */
-    ByteBuffer resolve(long key, long addr, long len, long access, SegmentView slot) {
+    /**
+     * Checks one range and puts its views at {@code dst[at + n]} through {@code slots[n]}, from {@code n} =
+     * {@code used} on; returns the views used so far, or -1 with {@link #lastError()} set. A range that
+     * spans more segments than {@code slots} has room for is refused with EINVAL (E2BIG is not an fi_rma
+     * error).
+     */
+    private int place(long key, long addr, long len, long access, ByteBuffer[] dst, int at, SegmentView[] slots,
+                      int used) {
         UtilMemoryRegion mr = registry.find(key);
         long off = mr == null ? -Errno.ENOKEY : mr.resolve(addr, len, access);
         if (off < 0) {
-            lastError = (int) -off;
-            lastKey = key;
-            lastAccess = access;
-            return null;
+            return refuse((int) -off, key, access);
         }
-        return slot.of(mr, off, len);
+        if (mr.segmentCount() == 1) {
+            if (used == slots.length) {
+                return refuse(Errno.EINVAL, key, access);
+            }
+            dst[at + used] = slots[used].of(mr, 0, off, len);
+            return used + 1;
+        }
+        int seg = mr.segmentIndex(off);
+        do {
+            if (used == slots.length) {
+                return refuse(Errno.EINVAL, key, access);
+            }
+            long inSeg = off - mr.segmentStart(seg);
+            long piece = Math.min(len, mr.segment(seg).byteSize() - inSeg);
+            dst[at + used] = slots[used].of(mr, seg, inSeg, piece);
+            used++;
+            seg++;
+            off += piece;
+            len -= piece;
+        } while (len > 0);
+        return used;
+    }
+
+    private int refuse(int errno, long key, long access) {
+        lastError = errno;
+        lastKey = key;
+        lastAccess = access;
+        return -1;
     }
 
     /** errno of the last refusal (EACCES, EINVAL, ENOKEY...). */

@@ -14,6 +14,8 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
+import io.jfabric.MrAttr;
+import io.jfabric.spi.RegistrationChecks;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
 import io.jfabric.provider.verbs.ffi.generated.ibv_context;
 import io.jfabric.provider.verbs.ffi.generated.ibv_mr;
@@ -108,11 +110,24 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
 
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
+        return register(segment, access, offset, null);
+    }
+
+    /**
+     * {@code fi_mr_regattr} of one segment: ibv_reg_mr registers one contiguous range under one rkey, so a
+     * region of several segments (which peers would address through one key) is refused with EINVAL, as
+     * libfabric's verbs does beyond its mr_iov_limit of 1.
+     */
+    @Override
+    public MemoryRegion registerMemory(MrAttr attr, long flags) {
+        RegistrationChecks.checkAttr("verbs", attr, 1); // VerbsInfos' mr_iov_limit
+        return register(attr.iov[0], attr.access, attr.offset, attr.context);
+    }
+
+    private MemoryRegion register(MemorySegment segment, long access, long offset, Object context) {
         checkOpen("register memory on");
-        if (segment == null || !segment.isNative()) {
-            throw new FabricException(Errno.EINVAL, "verbs registers native memory only: the NIC reads and writes "
-                    + "it directly and the GC moves heap arrays; allocate the buffer from an Arena");
-        }
+        // the NIC reads and writes registered memory directly, and the GC moves heap arrays
+        RegistrationChecks.requireNative("verbs", segment);
         if (segment.byteSize() == 0) {
             throw new FabricException(Errno.EINVAL, "cannot register an empty segment");
         }
@@ -123,7 +138,7 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
                 e = mrCache.acquire(segment);
             }
             acquire();
-            return new VerbsMemoryRegion(this, segment, access, offset, e.registration, e);
+            return new VerbsMemoryRegion(this, segment, access, offset, context, e.registration, e);
         }
         int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE;
         if (access == 0 || (access & Access.REMOTE_READ) != 0) {
@@ -134,7 +149,7 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
         }
         MemorySegment mr = regMr(segment, segment.byteSize(), ibAccess);
         acquire();
-        return new VerbsMemoryRegion(this, segment, access, offset, mr, null);
+        return new VerbsMemoryRegion(this, segment, access, offset, context, mr, null);
     }
 
     private MemorySegment regMr(MemorySegment addr, long length, int ibAccess) {

@@ -16,6 +16,7 @@ final class VerbsMemoryRegion implements MemoryRegion {
     private final MemorySegment segment;
     private final long access;
     private final long offset;
+    private final Object context;
     private final MemorySegment mr;
     /** The cache entry this region borrows, or null when it owns its registration. */
     private final MrCache.Entry<MemorySegment> cached;
@@ -23,13 +24,14 @@ final class VerbsMemoryRegion implements MemoryRegion {
     private final int rkey;
     private boolean closed;
 
-    VerbsMemoryRegion(VerbsDomain domain, MemorySegment segment, long access, long offset, MemorySegment mrPtr,
-                      MrCache.Entry<MemorySegment> cached) {
+    VerbsMemoryRegion(VerbsDomain domain, MemorySegment segment, long access, long offset, Object context,
+                      MemorySegment mrPtr, MrCache.Entry<MemorySegment> cached) {
         this.cached = cached;
         this.domain = domain;
         this.segment = segment;
         this.access = access;
         this.offset = offset;
+        this.context = context;
         this.mr = ibv_mr.reinterpret(mrPtr);
         this.lkey = ibv_mr.lkey(mr);
         this.rkey = ibv_mr.rkey(mr);
@@ -48,6 +50,11 @@ final class VerbsMemoryRegion implements MemoryRegion {
         long a = buf.address();
         long base = segment.address();
         return a >= base && a + buf.byteSize() <= base + segment.byteSize();
+    }
+
+    @Override
+    public Object context() {
+        return context;
     }
 
     @Override

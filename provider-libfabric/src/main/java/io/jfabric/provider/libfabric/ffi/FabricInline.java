@@ -166,6 +166,14 @@ public final class FabricInline {
                 : fi_ops_mr.reg.invoke(fn, domain, buf, len, access, offset, requestedKey, flags, mrOut, context);
     }
 
+    /** fi_mr_regv(domain, iov, count, access, offset, requested_key, flags, &mr, context). */
+    public static int fi_mr_regv(MemorySegment domain, MemorySegment iov, long count, long access, long offset,
+                                 long requestedKey, long flags, MemorySegment mrOut, MemorySegment context) {
+        MemorySegment fn = op(fid_domain.mr(sized(domain, fid_domain.sizeof())), fi_ops_mr.regv$offset());
+        return missing(fn) ? NO_OP
+                : fi_ops_mr.regv.invoke(fn, domain, iov, count, access, offset, requestedKey, flags, mrOut, context);
+    }
+
     /** fi_mr_desc(mr). */
     public static MemorySegment fi_mr_desc(MemorySegment mr) {
         return fid_mr.mem_desc(sized(mr, fid_mr.sizeof()));
