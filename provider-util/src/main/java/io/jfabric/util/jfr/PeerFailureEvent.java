@@ -29,6 +29,11 @@ public final class PeerFailureEvent extends jdk.jfr.Event {
 
     private static final EventGate GATE = new EventGate(PeerFailureEvent.class);
 
+    /** Whether the event is recorded: ask first when the peer's name costs something to make. */
+    public static boolean isRecorded() {
+        return GATE.isRecorded();
+    }
+
     /** Emits one event if recording asks for it. */
     public static void emit(String provider, String peer, int err, int failedOperations, String reason) {
         if (!GATE.isRecorded()) {
