@@ -33,14 +33,12 @@ class RxmJfrTest {
     @Test
     void connectionsTransfersPeerFailureAndStatisticsAreRecorded() throws Exception {
         Path file = dir.resolve("rxm.jfr");
-        String aName;
-        String bName;
-        String goneName;
+        String aName, bName, goneName;
         try (Recording r = new Recording(); Arena arena = Arena.ofShared()) {
-            r.enable("jfabric.Connection");
-            r.enable("jfabric.PeerFailure");
-            r.enable("jfabric.ProtocolTransfer").withThreshold(Duration.ZERO);
-            r.enable("jfabric.EndpointStatistics");
+            for (String event : List.of("jfabric.Connection", "jfabric.PeerFailure", "jfabric.ProtocolTransfer",
+                    "jfabric.EndpointStatistics")) {
+                r.enable(event).withThreshold(Duration.ZERO); // every transfer, however quick
+            }
             r.start();
             try (RxmNode a = new RxmNode(); RxmNode b = new RxmNode()) {
                 aName = Sockaddr.straddr(a.name());

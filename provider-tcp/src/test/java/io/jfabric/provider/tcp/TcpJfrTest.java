@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jfabric.BindFlags;
 import io.jfabric.CqErrEntry;
-import io.jfabric.Endpoint;
 import io.jfabric.Errno;
 import io.jfabric.FabricInfo;
 import io.jfabric.Progress;
@@ -65,14 +63,9 @@ class TcpJfrTest {
                 refusedPort = String.valueOf(s.getLocalPort()); // closed below: nobody listens there
             }
             FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
-            Loopback.Side lonely = Loopback.open(info);
+            Loopback.Side lonely = Loopback.openEnabled(info);
             try {
-                Endpoint ep = lonely.domain.openEndpoint(info);
-                lonely.ep = ep;
-                ep.bind(lonely.eq);
-                ep.bind(lonely.cq, BindFlags.TRANSMIT | BindFlags.RECV);
-                ep.enable();
-                ep.connect(Sockaddr.resolve("127.0.0.1", refusedPort), null);
+                lonely.ep.connect(Sockaddr.resolve("127.0.0.1", refusedPort), null);
                 assertEquals(Errno.ECONNREFUSED, lonely.waitEqError(5000).err);
             } finally {
                 Loopback.closeSide(lonely);

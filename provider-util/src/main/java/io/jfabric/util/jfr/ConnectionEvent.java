@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /**
  * A connection changed state: established, refused or closed, with the peer and the reason. Providers emit it
@@ -13,6 +14,7 @@ import jdk.jfr.Name;
 @Label("Connection")
 @Category({"jfabric", "Connections"})
 @Description("A connection was established, refused or closed")
+@StackTrace(false) // raised inside the provider's progress: its stack says nothing about the application
 public final class ConnectionEvent extends jdk.jfr.Event {
     public static final String ESTABLISHED = "established";
     public static final String REFUSED = "refused";

@@ -75,10 +75,6 @@ public final class EndpointStatisticsEvent extends jdk.jfr.Event {
     @Description("transmit operations posted and not yet completed, -1 when the provider does not keep the count")
     public int txInFlight = -1;
 
-    @Label("Receives posted")
-    @Description("receives posted and not yet matched, -1 when the provider does not keep the count")
-    public int rxPosted = -1;
-
     @Label("Connections")
     @Description("connections to peers: 0 or 1 for a MSG endpoint, the peers reached for an RDM one; -1 when "
             + "the provider has none (shm)")
