@@ -7,7 +7,7 @@
 module io.jfabric.util {
     requires transitive io.jfabric;
     requires java.logging;
-    requires jdk.jfr;
+    requires transitive jdk.jfr; // the events in io.jfabric.util.jfr extend jdk.jfr.Event
 
     exports io.jfabric.util;
     exports io.jfabric.util.jfr;

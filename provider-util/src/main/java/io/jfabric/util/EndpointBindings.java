@@ -9,6 +9,7 @@ import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
+import io.jfabric.util.jfr.EndpointStatisticsEvent;
 
 /**
  * An endpoint's bindings, libfabric's {@code util_ep} bind bookkeeping ({@code ofi_ep_bind_cq},
@@ -239,6 +240,38 @@ public final class EndpointBindings {
             return remoteWriteCntr;
         }
         return null;
+    }
+
+    /**
+     * Fills a {@code jfabric.EndpointStatistics} sample with the bound counters' values and the bound CQs'
+     * fill, capacity and losses. Runs on JFR's periodic thread: it reads the fields that binding set before
+     * enable, takes no lock and drives no progress.
+     */
+    public void sample(EndpointStatisticsEvent e) {
+        e.sends = value(sendCntr);
+        e.receives = value(recvCntr);
+        e.reads = value(readCntr);
+        e.writes = value(writeCntr);
+        e.remoteReads = value(remoteReadCntr);
+        e.remoteWrites = value(remoteWriteCntr);
+        long errors = -1;
+        for (UtilCounter c : new UtilCounter[] {sendCntr, recvCntr, readCntr, writeCntr, remoteReadCntr, remoteWriteCntr}) {
+            if (c != null) {
+                errors = Math.max(errors, 0) + c.readError();
+            }
+        }
+        e.counterErrors = errors;
+        UtilCompletionQueue tx = txCq;
+        UtilCompletionQueue rx = rxCq;
+        e.txCqEntries = tx == null ? -1 : tx.size();
+        e.rxCqEntries = rx == null ? -1 : rx.size();
+        e.cqCapacity = tx != null ? tx.capacity() : rx != null ? rx.capacity() : -1;
+        e.cqOverrun = tx != null && tx.isOverrun() || rx != null && rx.isOverrun();
+        e.lostCompletions = (tx == null ? 0 : tx.lostCompletions()) + (rx == null || rx == tx ? 0 : rx.lostCompletions());
+    }
+
+    private static long value(UtilCounter c) {
+        return c == null ? -1 : c.value();
     }
 
     // ---- data path -------------------------------------------------------------------------------

@@ -57,6 +57,11 @@ public class UtilCounter extends UtilFabricObject implements Counter {
         return value.get();
     }
 
+    /** The value without driving progress first (fi_cntr_read does), for a reader on another thread. */
+    public long value() {
+        return value.get();
+    }
+
     @Override
     public long readError() {
         return errors.get();

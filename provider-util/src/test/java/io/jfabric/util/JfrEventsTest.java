@@ -1,5 +1,7 @@
 package io.jfabric.util;
 
+import io.jfabric.BindFlags;
+import io.jfabric.CounterAttr;
 import io.jfabric.CqAttr;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
@@ -7,6 +9,7 @@ import io.jfabric.CqFormat;
 import io.jfabric.Errno;
 import io.jfabric.OpFlags;
 import io.jfabric.util.jfr.ConnectionEvent;
+import io.jfabric.util.jfr.EndpointStatistics;
 import io.jfabric.util.jfr.PeerFailureEvent;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -16,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -91,6 +95,64 @@ class JfrEventsTest {
             long bytes = Allocations.bytesDuring(cycle);
             assertTrue(bytes < 1024, "allocated " + bytes + " bytes in 10k write/read cycles while recording");
         }
+    }
+
+    @Test
+    void registeredEndpointsAreSampledWithTheirBindingsUntilTheyUnregister() throws Exception {
+        EndpointBindings bindings = new EndpointBindings("test endpoint");
+        UtilCounter sends = new UtilCounter(new CounterAttr(), ProgressHook.NONE);
+        UtilCompletionQueue cq = new UtilCompletionQueue(CqAttr.of(CqFormat.TAGGED, 8), ProgressHook.NONE, false, false);
+        bindings.bindCounter(sends, BindFlags.TRANSMIT);
+        bindings.bindCq(cq, BindFlags.TRANSMIT);
+        sends.increment();
+        sends.increment();
+        sends.incrementError();
+        assertEquals(0, cq.write("waiting", OpFlags.SEND, 0, 0, 0, 0));
+        EndpointStatistics.Source source = e -> {
+            e.provider = "test";
+            e.endpoint = "ep-1";
+            bindings.sample(e);
+            e.connections = 3;
+        };
+        Path file = dir.resolve("stats.jfr");
+        List<RecordedEvent> samples = List.of();
+        int afterUnregister;
+        try (Recording r = new Recording()) {
+            r.enable("jfabric.EndpointStatistics").withPeriod(Duration.ofMillis(10));
+            r.start();
+            EndpointStatistics.register(source);
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (samples.isEmpty() && System.nanoTime() < end) { // the period's hook, however loaded the machine
+                Thread.sleep(20);
+                r.dump(file);
+                samples = samplesOf(file, "ep-1");
+            }
+            EndpointStatistics.unregister(source);
+            r.dump(file);
+            afterUnregister = samplesOf(file, "ep-1").size();
+            EndpointStatistics.sampleNow();
+            r.stop();
+            r.dump(file);
+        }
+        assertFalse(samples.isEmpty(), "no sample within 10 s at a 10 ms period");
+        assertEquals(afterUnregister, samplesOf(file, "ep-1").size(), "sampled after it unregistered");
+        RecordedEvent s = samples.getFirst();
+        assertEquals("test", s.getString("provider"));
+        assertEquals(2, s.getLong("sends"));
+        assertEquals(-1, s.getLong("receives"), "no receive counter bound");
+        assertEquals(1, s.getLong("counterErrors"));
+        assertEquals(1, s.getInt("txCqEntries"));
+        assertEquals(-1, s.getInt("rxCqEntries"), "no receive CQ bound");
+        assertEquals(8, s.getInt("cqCapacity"));
+        assertFalse(s.getBoolean("cqOverrun"));
+        assertEquals(3, s.getInt("connections"));
+        assertEquals(1, cq.size(), "sampling reads the CQ without consuming it");
+    }
+
+    private static List<RecordedEvent> samplesOf(Path file, String endpoint) throws java.io.IOException {
+        return RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("jfabric.EndpointStatistics")
+                        && endpoint.equals(e.getString("endpoint"))).toList();
     }
 
     private static RecordedEvent only(List<RecordedEvent> events, String name) {

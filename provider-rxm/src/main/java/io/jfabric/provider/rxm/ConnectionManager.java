@@ -5,6 +5,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.provider.rxm.wire.CmData;
 import io.jfabric.util.Sockaddr;
+import io.jfabric.util.jfr.ConnectionEvent;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -43,6 +44,8 @@ public final class ConnectionManager<E> {
     private final List<RxmConnection<E>> loopbacks = new ArrayList<>();
     private final Map<E, RxmConnection<E>> byEp = new IdentityHashMap<>();
     private int setupCount;
+    /** Connections in CONNECTED; read racily by statistics. */
+    private int connectedCount;
 
     /**
      * @param localAddr  our listening address (its port goes into the connect data; its bytes settle
@@ -93,6 +96,11 @@ public final class ConnectionManager<E> {
         return byEp.get(ep);
     }
 
+    /** Connections up (CONNECTED). */
+    public int connected() {
+        return connectedCount;
+    }
+
     /** Connections still in CONNECTING or ACCEPTING; while non-zero, CM events are polled on every progress. */
     public int settingUp() {
         return setupCount;
@@ -134,6 +142,7 @@ public final class ConnectionManager<E> {
         if (bad != null || connreq.destAddr == null) {
             LOG.log(System.Logger.Level.WARNING, "refusing connection from {0}: {1}",
                     Sockaddr.straddr(connreq.destAddr), bad == null ? "no source address" : bad);
+            record(ConnectionEvent.REFUSED, connreq.destAddr, bad == null ? "no source address" : bad);
             reject(connreq, CmData.REJECT_ECONNREFUSED);
             return;
         }
@@ -167,6 +176,7 @@ public final class ConnectionManager<E> {
                 }
                 LOG.log(System.Logger.Level.INFO, "{0} restarted (pid {1} -> {2}); replacing its connection",
                         peer, c.remotePid, reqPid);
+                record(ConnectionEvent.CLOSED, peer.addr, "peer restarted (pid " + c.remotePid + " -> " + reqPid + ")");
                 closeEp(c);
                 listener.closed(c, Errno.ECONNRESET);
                 break;
@@ -181,6 +191,7 @@ public final class ConnectionManager<E> {
             c.ep = core.accept(c, connreq, accept);
         } catch (FabricException e) {
             LOG.log(System.Logger.Level.WARNING, "accepting {0} failed: {1}", peer, e.getMessage());
+            record(ConnectionEvent.REFUSED, peer.addr, "accept failed: " + e.getMessage());
             c.ep = null;
             reset(c);
             reject(connreq, CmData.REJECT_ECONNREFUSED);
@@ -211,6 +222,8 @@ public final class ConnectionManager<E> {
         }
         setupCount--;
         c.state = ConnState.CONNECTED;
+        connectedCount++;
+        record(ConnectionEvent.ESTABLISHED, c.peer.addr, "");
         listener.connected(c);
     }
 
@@ -251,6 +264,11 @@ public final class ConnectionManager<E> {
     }
 
     private void fail(RxmConnection<E> c, int errno) {
+        if (ConnectionEvent.isRecorded()) {
+            boolean settingUp = c.state == ConnState.CONNECTING || c.state == ConnState.ACCEPTING;
+            record(settingUp ? ConnectionEvent.REFUSED : ConnectionEvent.CLOSED, c.peer.addr,
+                    errno == Errno.ECANCELED ? "endpoint closed" : Errno.name(errno));
+        }
         closeEp(c);
         if (c.loopback) {
             loopbacks.remove(c);
@@ -274,11 +292,18 @@ public final class ConnectionManager<E> {
     private void reset(RxmConnection<E> c) {
         if (c.state == ConnState.CONNECTING || c.state == ConnState.ACCEPTING) {
             setupCount--;
+        } else if (c.state == ConnState.CONNECTED) {
+            connectedCount--;
         }
         c.ep = null;
         c.state = ConnState.IDLE;
         c.remoteIndex = -1;
         c.remotePid = 0;
+    }
+
+    /** A jfabric.Connection event for the connection to {@code peer} (its listening address). */
+    private void record(String state, byte[] peer, String reason) {
+        ConnectionEvent.emitSockaddrs("ofi_rxm", state, localAddr, peer, reason);
     }
 
     private void reject(FabricInfo connreq, int reason) {

@@ -5,6 +5,8 @@ import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
 import io.jfabric.util.FabricLog;
+import io.jfabric.util.Sockaddr;
+import io.jfabric.util.jfr.PeerFailureEvent;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -153,6 +155,7 @@ final class RxmCm implements ConnectionListener<Endpoint> {
                         errno, errno, c.peer().addr().clone());
             }
         }
+        boolean lostPeer = cd.everConnected && report;
         cd.waiting = false;
         cd.everConnected = false;
         // transmits in flight or deferred on this connection fail; their buffers become orphans
@@ -166,8 +169,11 @@ final class RxmCm implements ConnectionListener<Endpoint> {
             deferredConns.remove(c);
             cd.queuedForDeferred = false;
         }
-        s.transmit.connectionLost(cd, errno);
-        s.recv.connectionLost(cd, errno);
+        int failed = s.transmit.connectionLost(cd, errno) + s.recv.connectionLost(cd, errno);
+        if (lostPeer && PeerFailureEvent.isRecorded()) {
+            PeerFailureEvent.emit("ofi_rxm", Sockaddr.straddr(c.peer().addr()), errno, failed,
+                    "connection lost (" + Errno.name(errno) + ")");
+        }
     }
 
     /** A peer broke the protocol: its connection is closed, failing what is in flight on it. */

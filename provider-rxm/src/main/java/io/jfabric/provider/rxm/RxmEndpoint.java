@@ -13,6 +13,8 @@ import io.jfabric.OpFlags;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
 import io.jfabric.util.Sockaddr;
+import io.jfabric.util.jfr.EndpointStatistics;
+import io.jfabric.util.jfr.EndpointStatisticsEvent;
 
 /**
  * ofi_rxm's FI_EP_RDM endpoint ({@code struct rxm_ep}, prov/rxm/src/rxm_ep.c): connectionless messages,
@@ -40,6 +42,8 @@ final class RxmEndpoint extends UtilEndpoint {
     private final RxmMsg msg;
     private final RxmTagged tagged;
     private final RxmRma rma;
+    /** This endpoint's jfabric.EndpointStatistics sample; held here so the registry's weak reference lives as long as we do. */
+    private final EndpointStatistics.Source statistics = this::sample;
 
     RxmEndpoint(RxmDomain domain, FabricInfo info) {
         honourTxLevels(RxmProvider.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "ofi_rxm endpoint");
@@ -153,6 +157,7 @@ final class RxmEndpoint extends UtilEndpoint {
             }
             s.enabled = true;
             s.progress.start();
+            EndpointStatistics.register(statistics);
         }
     }
 
@@ -230,6 +235,7 @@ final class RxmEndpoint extends UtilEndpoint {
                 return;
             }
             s.closed = true;
+            EndpointStatistics.unregister(statistics);
             s.cm.closeAll();
             s.recv.cancelAll();
         }
@@ -253,6 +259,15 @@ final class RxmEndpoint extends UtilEndpoint {
         }
         s.bindings.releaseAll();
         s.domain.release();
+    }
+
+    /** Runs on JFR's periodic thread, without the lock: reads what the endpoint already counts. */
+    private void sample(EndpointStatisticsEvent e) {
+        e.provider = "ofi_rxm";
+        e.endpoint = Sockaddr.straddr(s.localAddr);
+        s.bindings.sample(e);
+        e.txInFlight = s.pools.txOpsInUse();
+        e.connections = s.cm.manager.connected();
     }
 
     /** Connection state to a peer, for tests and diagnostics. */

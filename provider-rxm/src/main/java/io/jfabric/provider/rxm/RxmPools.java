@@ -56,6 +56,11 @@ final class RxmPools {
 
     // ---- transmit ops
 
+    /** Ops taken and not yet finished; a racy read is fine (statistics). */
+    int txOpsInUse() {
+        return txOps.length - txFreeTop;
+    }
+
     TxOp acquireTxOp() {
         if (txFreeTop == 0) {
             return null;

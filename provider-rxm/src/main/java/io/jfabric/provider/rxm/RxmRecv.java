@@ -363,11 +363,11 @@ final class RxmRecv {
 
     // ---- connection loss
 
-    /** The connection of {@code cd} went down: receives landing from it fail, its partial messages go. */
-    void connectionLost(ConnData cd, int errno) {
-        failOrphaned(cd.activeRecv, errno);
+    /** The connection of {@code cd} went down: receives landing from it fail, its partial messages go; returns how many receives failed. */
+    int connectionLost(ConnData cd, int errno) {
+        int n = failOrphaned(cd.activeRecv, errno);
         cd.activeRecv = null;
-        failOrphaned(cd.rndvWait, errno);
+        n += failOrphaned(cd.rndvWait, errno);
         cd.rndvWait = null;
         for (Unexpected u = cd.activeUnexp; u != null; ) {
             Unexpected next = u.nextActive;
@@ -380,19 +380,23 @@ final class RxmRecv {
         cd.activeUnexp = null;
         dropStaleRendezvous(false, cd);
         dropStaleRendezvous(true, cd);
+        return n;
     }
 
     /**
      * Fails the receives of a list whose connection went down; they become orphans, never reused, since the
      * core may still complete reads into them.
      */
-    private void failOrphaned(RecvEntry head, int errno) {
+    private int failOrphaned(RecvEntry head, int errno) {
+        int n = 0;
         for (RecvEntry re = head; re != null; ) {
             RecvEntry next = re.nextActive;
             re.orphan = true;
             fail(re, errno, false);
             re = next;
+            n++;
         }
+        return n;
     }
 
     /**

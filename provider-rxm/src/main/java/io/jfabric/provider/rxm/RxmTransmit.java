@@ -10,6 +10,8 @@ import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;
+import io.jfabric.util.Sockaddr;
+import io.jfabric.util.jfr.ProtocolTransferEvent;
 
 /**
  * The one transmit path (libfabric's rxm_send_common and rxm_ep_rma_common): takes a send or an RMA from
@@ -117,13 +119,41 @@ final class RxmTransmit {
         int rc = switch (proto) {
             case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject);
             case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject);
-            case ProtocolSelector.SAR -> s.sar.send(op, c, cd);
-            default -> s.rndv.send(op, c, cd);
+            case ProtocolSelector.SAR -> s.sar.send(beginTransfer(op), c, cd);
+            default -> s.rndv.send(beginTransfer(op), c, cd);
         };
         if (rc == -Errno.EAGAIN) {
             s.progress.run();
         }
         return rc;
+    }
+
+    /**
+     * Starts the op's jfabric.ProtocolTransfer event when it is recorded; only SAR and rendezvous ops come
+     * here, so the eager path never asks.
+     */
+    private static TxOp beginTransfer(TxOp op) {
+        if (ProtocolTransferEvent.GATE.isRecorded()) {
+            ProtocolTransferEvent e = new ProtocolTransferEvent();
+            e.begin();
+            op.transfer = e;
+        }
+        return op;
+    }
+
+    /** Ends the op's transfer event, committed if it took longer than the recording's threshold. */
+    private static void endTransfer(TxOp op, int err) {
+        ProtocolTransferEvent e = op.transfer;
+        op.transfer = null;
+        e.end();
+        if (e.shouldCommit()) {
+            e.provider = "ofi_rxm";
+            e.protocol = ProtocolSelector.name(op.proto);
+            e.size = op.length;
+            e.peer = op.conn == null ? null : Sockaddr.straddr(op.conn.peer().addr());
+            e.err = err;
+            e.commit();
+        }
     }
 
     /** rxm_ep_rma_common: an RMA read or write, posted on the peer's core endpoint with the op as context. */
@@ -290,6 +320,9 @@ final class RxmTransmit {
      * receives and for remote-CQ-data writes at the target, and libfabric's rxm reports 0 too.
      */
     void finish(TxOp op) {
+        if (op.transfer != null) {
+            endTransfer(op, op.error);
+        }
         op.cd.unlink(op);
         RxmPools.closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
@@ -306,6 +339,9 @@ final class RxmTransmit {
 
     /** An op whose connection failed: reported, and its pool slot gets a fresh TxOp so late completions are harmless. */
     void fail(TxOp op, int errno) {
+        if (op.transfer != null) {
+            endTransfer(op, errno);
+        }
         RxmPools.closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
         if (op.state != TxOp.ORPHAN) {
@@ -316,13 +352,16 @@ final class RxmTransmit {
         s.pools.replaceOrphan(op);
     }
 
-    /** The connection of {@code cd} went down: every op in flight on it fails with {@code errno}. */
-    void connectionLost(ConnData cd, int errno) {
+    /** The connection of {@code cd} went down: every op in flight on it fails with {@code errno}; returns how many. */
+    int connectionLost(ConnData cd, int errno) {
+        int n = 0;
         for (TxOp op = cd.inflight; op != null; ) {
             TxOp next = op.next;
             fail(op, errno);
             op = next;
+            n++;
         }
         cd.inflight = null;
+        return n;
     }
 }

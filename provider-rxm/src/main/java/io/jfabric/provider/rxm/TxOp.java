@@ -4,6 +4,7 @@ import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Endpoint;
 import io.jfabric.MemoryRegion;
+import io.jfabric.util.jfr.ProtocolTransferEvent;
 
 import java.lang.foreign.MemorySegment;
 
@@ -51,6 +52,8 @@ final class TxOp implements CoreCompletion, DeferredWork {
     int remoteCount;
     TxOp prev;
     TxOp next;
+    /** The jfabric.ProtocolTransfer event of a SAR or rendezvous op, begun at post; null unless recorded. */
+    ProtocolTransferEvent transfer;
 
     TxOp(int index) {
         this.index = index;
@@ -70,6 +73,7 @@ final class TxOp implements CoreCompletion, DeferredWork {
         context = null;
         conn = null;
         cd = null;
+        transfer = null;
         for (int i = 0; i < iovCount; i++) {
             iov[i] = null;
             desc[i] = null;

@@ -12,6 +12,8 @@ import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
+import io.jfabric.util.jfr.EndpointStatistics;
+import io.jfabric.util.jfr.EndpointStatisticsEvent;
 
 import java.nio.charset.StandardCharsets;
 
@@ -42,6 +44,8 @@ final class ShmEndpoint extends UtilEndpoint {
     private final ShmProgress progress;
     private boolean enabled;
     private volatile boolean closed;
+    /** This endpoint's jfabric.EndpointStatistics sample; held here so the registry's weak reference lives as long as we do. */
+    private final EndpointStatistics.Source statistics = this::sample;
 
     ShmEndpoint(ShmDomain domain, FabricInfo info) {
         honourTxLevels(ShmInfos.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "shm endpoint");
@@ -118,6 +122,7 @@ final class ShmEndpoint extends UtilEndpoint {
         ep.txCq = ep.bindings.txCq();
         ep.rxCq = ep.bindings.rxCq();
         enabled = true;
+        EndpointStatistics.register(statistics);
     }
 
     @Override
@@ -258,6 +263,7 @@ final class ShmEndpoint extends UtilEndpoint {
             }
             closed = true;
         }
+        EndpointStatistics.unregister(statistics);
         ep.domain.detach(this);
         ep.lock();
         try {
@@ -274,6 +280,14 @@ final class ShmEndpoint extends UtilEndpoint {
         ep.bindings.releaseAll();
         ep.domain.endpointClosed(this);
         ep.arena.close();
+    }
+
+    /** Runs on JFR's periodic thread, without the lock: reads what the endpoint already counts. */
+    private void sample(EndpointStatisticsEvent e) {
+        e.provider = "shm";
+        e.endpoint = ep.address;
+        ep.bindings.sample(e);
+        e.txInFlight = inFlight.inFlight();
     }
 
     @Override

@@ -170,12 +170,17 @@ final class ShmInFlight {
     }
 
     /** Fails the ops waiting on a peer that died (a deferred send it took just before was delivered). */
-    int failToDeadPeers(long now) {
+    int failToDeadPeers(long now, DeadPeerTally tally) {
         int n = 0;
         for (int i = 0; i < pending.capacity(); i++) {
             PendingOp op = pending.at(i);
             if (op.busy && op.peer != null && op.peer.checkAlive(now, ShmEndpointState.LIVENESS_INTERVAL)) {
-                complete(op, consumed(op) ? 0 : Errno.ECONNRESET);
+                Peer peer = op.peer;
+                boolean delivered = consumed(op);
+                complete(op, delivered ? 0 : Errno.ECONNRESET);
+                if (!delivered) {
+                    tally.failed(peer);
+                }
                 n++;
             }
         }

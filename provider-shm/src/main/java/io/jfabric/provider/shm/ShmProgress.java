@@ -33,6 +33,7 @@ final class ShmProgress implements RecordHandler {
     private final ShmRma rma;
     private final ShmInFlight inFlight;
     private final ShmAckQueue acks;
+    private final DeadPeerTally deadPeers = new DeadPeerTally();
 
     private long lastLivenessScan;
     /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
@@ -85,7 +86,9 @@ final class ShmProgress implements RecordHandler {
             now = System.nanoTime();
             if (now - lastLivenessScan > ShmEndpointState.LIVENESS_INTERVAL) {
                 lastLivenessScan = now;
-                work += pull.failToDeadPeers(now) + inFlight.failToDeadPeers(now);
+                deadPeers.begin();
+                work += pull.failToDeadPeers(now, deadPeers) + inFlight.failToDeadPeers(now, deadPeers);
+                deadPeers.emit();
             }
         }
         if (work != 0) {

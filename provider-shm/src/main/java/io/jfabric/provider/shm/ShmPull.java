@@ -275,11 +275,12 @@ final class ShmPull {
     }
 
     /** Fails the pulls from a sender that died. */
-    int failToDeadPeers(long now) {
+    int failToDeadPeers(long now, DeadPeerTally tally) {
         int n = 0;
         for (int i = 0; i < pulls.length && active > 0; i++) {
             Pull p = pulls[i];
             if (p.busy && p.peer.checkAlive(now, ShmEndpointState.LIVENESS_INTERVAL)) {
+                tally.failed(p.peer);
                 finish(p, Errno.ECONNRESET);
                 n++;
             }

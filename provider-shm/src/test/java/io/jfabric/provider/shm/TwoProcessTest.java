@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class TwoProcessTest {
 
-    private static Process startPeer(String... args) throws Exception {
+    static Process startPeer(String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String[] cmd = new String[5 + args.length];
         cmd[0] = java;
@@ -38,7 +38,7 @@ class TwoProcessTest {
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
-    private static String readAddress(Process p) throws Exception {
+    static String readAddress(Process p) throws Exception {
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII));
         String line = r.readLine();
         assertTrue(line != null && line.startsWith("ADDR "), "peer printed " + line);

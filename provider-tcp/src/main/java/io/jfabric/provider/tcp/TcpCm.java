@@ -8,6 +8,8 @@ import io.jfabric.provider.tcp.wire.CmMessage;
 import io.jfabric.provider.tcp.wire.WireOrder;
 import io.jfabric.provider.tcp.wire.WireStatus;
 import io.jfabric.util.EndpointBindings;
+import io.jfabric.util.jfr.ConnectionEvent;
+import io.jfabric.util.jfr.EndpointStatisticsEvent;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -165,6 +167,7 @@ final class TcpCm {
             }
         } catch (IOException e) {
             state = ENDED;
+            ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.REFUSED, null, peer, "accept failed: " + e.getMessage());
             engine.fail(Errno.ECONNABORTED, e.getMessage());
             throw new FabricException(Errno.ECONNABORTED, "accept failed: " + e.getMessage());
         }
@@ -180,6 +183,7 @@ final class TcpCm {
             // the address stays unknown; getName falls back to the info
         }
         state = CONNECTED;
+        ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.ESTABLISHED, local, peer, "");
         if (key == null) {
             key = fabric.register(conn.channel(), SelectionKey.OP_READ, ep);
         }
@@ -257,6 +261,8 @@ final class TcpCm {
     private void connectFailed(int errno, String reason, byte[] data) {
         LOG.log(System.Logger.Level.DEBUG, "connect to {0} failed: {1}", peer, reason);
         state = ENDED;
+        ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.REFUSED, local, peer,
+                reason + " (" + Errno.name(errno) + ")");
         eq().postError(ep, context, 0, errno, errno, data);
         engine.shutdown();
     }
@@ -270,6 +276,7 @@ final class TcpCm {
             return;
         }
         state = ENDED;
+        ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.CLOSED, local, peer, "fi_shutdown");
         engine.shutdown();
         TcpEq eq = eq();
         if (eq != null) {
@@ -281,6 +288,8 @@ final class TcpCm {
     void connectionEnded(int errno, String reason) {
         state = ENDED;
         LOG.log(System.Logger.Level.DEBUG, "connection to {0} ended ({1}): {2}", peer, Errno.name(errno), reason);
+        ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.CLOSED, local, peer,
+                errno == 0 ? reason : reason + " (" + Errno.name(errno) + ")");
         TcpEq eq = eq();
         if (eq == null) {
             return;
@@ -294,6 +303,9 @@ final class TcpCm {
 
     /** Endpoint close: ends the connection and drops a connection request that was never accepted. */
     void close() {
+        if (state == CONNECTED) {
+            ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.CLOSED, local, peer, "endpoint closed");
+        }
         state = ENDED;
         engine.shutdown();
         if (request != null) {
@@ -393,6 +405,13 @@ final class TcpCm {
             return Errno.ECONNRESET;
         }
         return Errno.ECONNREFUSED; // ConnectException, and what else ends a connect: nobody to talk to
+    }
+
+    /** This connection in a jfabric.EndpointStatistics sample (JFR's thread: plain reads only). */
+    void sample(EndpointStatisticsEvent e) {
+        InetSocketAddress l = local;
+        e.endpoint = l != null ? Sockaddr.straddr(l) : info.srcAddr != null ? Sockaddr.straddr(info.srcAddr) : "-";
+        e.connections = state == CONNECTED ? 1 : 0;
     }
 
     String describe() {

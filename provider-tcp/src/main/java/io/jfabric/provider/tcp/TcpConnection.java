@@ -3,7 +3,10 @@ package io.jfabric.provider.tcp;
 import io.jfabric.provider.tcp.wire.DataHeader;
 import io.jfabric.provider.tcp.wire.WireOrder;
 
+import io.jfabric.util.Sockaddr;
+
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -417,9 +420,10 @@ final class TcpConnection {
 
     // =================================================================== close
 
+    /** The peer as util's Sockaddr prints it ({@code fi_sockaddr_in://...}); "?" once the socket is closed. */
     String peerText() {
         try {
-            return String.valueOf(ch.getRemoteAddress());
+            return Sockaddr.straddr((InetSocketAddress) ch.getRemoteAddress());
         } catch (IOException | RuntimeException e) {
             return "?";
         }

@@ -12,6 +12,8 @@ import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
 import io.jfabric.provider.tcp.wire.CmMessage;
 import io.jfabric.util.EndpointBindings;
+import io.jfabric.util.jfr.EndpointStatistics;
+import io.jfabric.util.jfr.EndpointStatisticsEvent;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
 
@@ -50,6 +52,8 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
 
     private boolean enabled;
     private volatile boolean closed;
+    /** This endpoint's jfabric.EndpointStatistics sample; held here so the registry's weak reference lives as long as we do. */
+    private final EndpointStatistics.Source statistics = this::sample;
 
     TcpEndpoint(TcpDomain domain, FabricInfo info, Object context) {
         this.domain = domain;
@@ -204,6 +208,7 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
             }
             bindings.checkEnable(false, false, false, true);
             enabled = true;
+            EndpointStatistics.register(statistics);
         } finally {
             lock.unlock();
         }
@@ -337,11 +342,20 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
                 list.remove(this);
             }
             drivenBy.clear();
+            EndpointStatistics.unregister(statistics);
             bindings.releaseAll();
         } finally {
             lock.unlock();
         }
         domain.childClosed(this);
+    }
+
+    /** Runs on JFR's periodic thread, without the lock: reads what the endpoint already counts. */
+    private void sample(EndpointStatisticsEvent e) {
+        e.provider = TcpParams.PROV;
+        cm.sample(e);
+        bindings.sample(e);
+        e.txInFlight = engine.tx().inFlight();
     }
 
     /** State for failure messages in tests and logs. */

@@ -1,6 +1,7 @@
 package io.jfabric.provider.tcp;
 
 import io.jfabric.util.Sockaddr;
+import io.jfabric.util.jfr.ConnectionEvent;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
@@ -220,6 +221,13 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
             throw new FabricException(Errno.EINVAL, "not a pending connection request of this provider");
         }
         r.consumed = true;
+        if (ConnectionEvent.isRecorded()) {
+            try {
+                ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.REFUSED, r.local(), r.peer(), "fi_reject");
+            } catch (IOException e) {
+                ConnectionEvent.emit(TcpParams.PROV, ConnectionEvent.REFUSED, null, null, "fi_reject");
+            }
+        }
         try {
             TcpCm.writeFully(r.ch, TcpCm.message(CmMessage.TYPE_NACK, data));
         } catch (IOException e) {

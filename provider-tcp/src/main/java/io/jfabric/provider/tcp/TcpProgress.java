@@ -2,6 +2,7 @@ package io.jfabric.provider.tcp;
 
 import io.jfabric.Errno;
 import io.jfabric.provider.tcp.wire.WireStatus;
+import io.jfabric.util.jfr.PeerFailureEvent;
 
 import java.io.IOException;
 
@@ -26,6 +27,9 @@ final class TcpProgress {
     private final ViewCache viewCache = new ViewCache();
     /** errno the queued operations still have to be failed with after {@link #fail}; 0 when none. */
     private int pendingFlushErr;
+    /** For the jfabric.PeerFailure event of the failure being flushed: the peer and why; null when not recorded. */
+    private String failedPeer;
+    private String failReason;
 
     TcpProgress(ConnectionListener listener, TcpRmaTarget rmaTarget, int txSize, int rxSize, int prefetch,
                 long maxPayload, boolean acceptsTagged) {
@@ -130,9 +134,14 @@ final class TcpProgress {
      * ({@code errno}, or ECONNRESET for an orderly close by the peer; ECANCELED for a local shutdown).
      */
     void fail(int errno, String reason) {
-        if (!conn.end()) {
+        if (conn.isEnded()) {
             return;
         }
+        if (PeerFailureEvent.isRecorded()) {
+            failedPeer = conn.peerText(); // before the socket closes
+            failReason = reason;
+        }
+        conn.end();
         // the EQ learns why first; the posted operations fail at the next progress call, so an application
         // polling CQ then EQ sees SHUTDOWN before (or with) the flushed completions, not after them
         pendingFlushErr = errno == 0 ? Errno.ECONNRESET : errno;
@@ -151,7 +160,11 @@ final class TcpProgress {
             return 0;
         }
         pendingFlushErr = 0;
-        flush(err);
+        int failed = flush(err);
+        if (failedPeer != null) {
+            PeerFailureEvent.emit(TcpParams.PROV, failedPeer, err, failed, failReason);
+            failedPeer = failReason = null;
+        }
         return 1;
     }
 
@@ -169,10 +182,11 @@ final class TcpProgress {
         }
     }
 
-    private void flush(int err) {
-        tx.flush(err);
-        rx.flush(err);
+    /** Fails every queued and posted operation; returns how many. */
+    private int flush(int err) {
+        int n = tx.flush(err) + rx.flush(err);
         viewCache.clear();
+        return n;
     }
 
     /** Short state dump for test failure messages. */

@@ -426,8 +426,9 @@ final class TcpRecvMachine {
 
     // =================================================================== failure
 
-    /** Fails the receive being filled and every posted one with {@code err}, and drops every view. */
-    void flush(int err) {
+    /** Fails the receive being filled and every posted one with {@code err}, and drops every view; returns how many failed. */
+    int flush(int err) {
+        int n = 0;
         if (curAck != null) {
             tx.release(curAck);
             curAck = null;
@@ -437,11 +438,13 @@ final class TcpRecvMachine {
             curRx = null;
             listener.rxFailed(e, err);
             posted.release(e);
+            n++;
         }
         int rxErr = err == Errno.ECONNRESET ? Errno.ECONNRESET : Errno.ECANCELED;
         for (RxEntry r = posted.removeFirst(); r != null; r = posted.removeFirst()) {
             listener.rxFailed(r, rxErr);
             posted.release(r);
+            n++;
         }
         for (int i = 0; i < rxBufs.length; i++) {
             rxBufs[i] = null;
@@ -449,6 +452,7 @@ final class TcpRecvMachine {
         for (SegmentView v : targetViews) {
             v.clear();
         }
+        return n;
     }
 
     /** Short state dump for test failure messages. */

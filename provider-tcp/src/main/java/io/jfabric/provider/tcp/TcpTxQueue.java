@@ -28,6 +28,7 @@ final class TcpTxQueue {
     private TxEntry readTail;
     private TxEntry txFree;
     private int txFreeCount;
+    private final int txEntries;
 
     TcpTxQueue(TcpConnection conn, ConnectionListener listener, ViewCache viewCache, int txSize) {
         this.conn = conn;
@@ -36,6 +37,12 @@ final class TcpTxQueue {
         // entries are built on first use and recycled after: a connection that carries little (one of
         // thousands an rxm endpoint accepts) costs a few entries, not tx_size of them
         this.txFreeCount = txSize + INTERNAL_RESERVE;
+        this.txEntries = txFreeCount;
+    }
+
+    /** Entries taken (queued, being written, waiting for an ACK or a read response); a racy read is fine. */
+    int inFlight() {
+        return txEntries - txFreeCount;
     }
 
     // =================================================================== the pool
@@ -198,38 +205,44 @@ final class TcpTxQueue {
 
     // =================================================================== failure
 
-    /** Fails every queued, half-written and waiting operation with {@code err}. */
-    void flush(int err) {
+    /** Fails every queued, half-written and waiting operation with {@code err}; returns how many were the application's. */
+    int flush(int err) {
+        int n = 0;
         if (txCur != null) {
             TxEntry e = txCur;
             txCur = null;
-            fail(e, err);
+            n += fail(e, err);
         }
-        prioHead = flushList(prioHead, err);
-        prioTail = null;
-        txHead = flushList(txHead, err);
-        txTail = null;
-        ackHead = flushList(ackHead, err);
-        ackTail = null;
-        readHead = flushList(readHead, err);
-        readTail = null;
+        n += flushList(prioHead, err);
+        prioHead = prioTail = null;
+        n += flushList(txHead, err);
+        txHead = txTail = null;
+        n += flushList(ackHead, err);
+        ackHead = ackTail = null;
+        n += flushList(readHead, err);
+        readHead = readTail = null;
+        return n;
     }
 
-    private TxEntry flushList(TxEntry head, int err) {
+    private int flushList(TxEntry head, int err) {
+        int n = 0;
         while (head != null) {
             TxEntry next = head.next;
             head.next = null;
-            fail(head, err);
+            n += fail(head, err);
             head = next;
         }
-        return null;
+        return n;
     }
 
-    private void fail(TxEntry e, int err) {
-        if (e.kind != TxEntry.KIND_INTERNAL) {
+    /** Fails one entry; 1 when it was the application's operation, 0 for an internal one (an ACK, a read response). */
+    private int fail(TxEntry e, int err) {
+        boolean own = e.kind != TxEntry.KIND_INTERNAL;
+        if (own) {
             listener.txFailed(e, err);
         }
         release(e);
+        return own ? 1 : 0;
     }
 
     /** Short state dump for test failure messages. */

@@ -195,13 +195,9 @@ class ConnectionTest {
     @Test
     void sendBeforeConnectIsEnotconnAndReceivesMayBePostedEarly() {
         FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
-        Loopback.Side s = Loopback.open(info);
+        Loopback.Side s = Loopback.openEnabled(info);
         try {
-            Endpoint ep = s.domain.openEndpoint(info);
-            s.ep = ep;
-            ep.bind(s.eq);
-            ep.bind(s.cq, BindFlags.TRANSMIT | BindFlags.RECV);
-            ep.enable();
+            Endpoint ep = s.ep;
             MemorySegment b = Arena.ofAuto().allocate(8);
             assertEquals(-Errno.ENOTCONN, ep.send(b, null, 0, null));
             assertEquals(0, ep.recv(b, null, 0, "early"));

@@ -171,6 +171,16 @@ final class Loopback implements AutoCloseable {
         return s;
     }
 
+    /** A side with an enabled endpoint (EQ and CQ bound) that has not connected yet. */
+    static Side openEnabled(FabricInfo info) {
+        Side s = open(info);
+        s.ep = s.domain.openEndpoint(info);
+        s.ep.bind(s.eq);
+        s.ep.bind(s.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+        s.ep.enable();
+        return s;
+    }
+
     Loopback(boolean ipv6, Progress progress, byte[] connectData, byte[] acceptData) {
         this(ipv6, progress, connectData, acceptData, CqFormat.DATA);
     }

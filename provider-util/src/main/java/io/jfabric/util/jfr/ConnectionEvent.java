@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /**
  * A connection changed state: established, refused or closed, with the peer and the reason. Providers emit it
@@ -13,6 +14,7 @@ import jdk.jfr.Name;
 @Label("Connection")
 @Category({"jfabric", "Connections"})
 @Description("A connection was established, refused or closed")
+@StackTrace(false) // raised inside the provider's progress: its stack says nothing about the application
 public final class ConnectionEvent extends jdk.jfr.Event {
     public static final String ESTABLISHED = "established";
     public static final String REFUSED = "refused";
@@ -36,6 +38,32 @@ public final class ConnectionEvent extends jdk.jfr.Event {
     public String reason;
 
     private static final EventGate GATE = new EventGate(ConnectionEvent.class);
+
+    /** Whether the event is recorded: ask first when the strings to pass cost something to make. */
+    public static boolean isRecorded() {
+        return GATE.isRecorded();
+    }
+
+    /**
+     * {@link #emit(String, String, String, String, String)} with sockaddr bytes, printed the way util's
+     * {@link io.jfabric.util.Sockaddr#straddr(byte[])} prints them ({@code fi_sockaddr_in://...}) only when the
+     * event is recorded; null stays null.
+     */
+    public static void emitSockaddrs(String provider, String state, byte[] local, byte[] peer, String reason) {
+        if (GATE.isRecorded()) {
+            emit(provider, state, local == null ? null : io.jfabric.util.Sockaddr.straddr(local),
+                    peer == null ? null : io.jfabric.util.Sockaddr.straddr(peer), reason);
+        }
+    }
+
+    /** {@link #emitSockaddrs} for socket addresses; null stays null. */
+    public static void emitInet(String provider, String state, java.net.InetSocketAddress local,
+                                java.net.InetSocketAddress peer, String reason) {
+        if (GATE.isRecorded()) {
+            emitSockaddrs(provider, state, local == null ? null : io.jfabric.util.Sockaddr.of(local),
+                    peer == null ? null : io.jfabric.util.Sockaddr.of(peer), reason);
+        }
+    }
 
     /** Emits one event if recording asks for it; costs a flag test when it doesn't. */
     public static void emit(String provider, String state, String local, String peer, String reason) {

@@ -4,12 +4,14 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /** A peer was found dead or unreachable, and the operations posted to it were failed. */
 @Name("jfabric.PeerFailure")
 @Label("Peer failure")
 @Category({"jfabric", "Connections"})
 @Description("A peer died or became unreachable; its pending operations completed with errors")
+@StackTrace(false) // raised inside the provider's progress: its stack says nothing about the application
 public final class PeerFailureEvent extends jdk.jfr.Event {
     @Label("Provider")
     public String provider;
@@ -28,6 +30,11 @@ public final class PeerFailureEvent extends jdk.jfr.Event {
     public String reason;
 
     private static final EventGate GATE = new EventGate(PeerFailureEvent.class);
+
+    /** Whether the event is recorded: ask first when the peer's name costs something to make. */
+    public static boolean isRecorded() {
+        return GATE.isRecorded();
+    }
 
     /** Emits one event if recording asks for it. */
     public static void emit(String provider, String peer, int err, int failedOperations, String reason) {

@@ -8,6 +8,7 @@ import io.jfabric.provider.verbs.ffi.generated.rdma_cm_id;
 import io.jfabric.provider.verbs.ffi.generated.rdma_conn_param;
 import io.jfabric.provider.verbs.ffi.rdma_cma_h;
 import io.jfabric.util.FabricLog;
+import io.jfabric.util.jfr.ConnectionEvent;
 import io.jfabric.util.Sockaddr;
 
 import java.lang.foreign.Arena;
@@ -21,7 +22,8 @@ import java.lang.foreign.ValueLayout;
  * and error entries on the EQ. The data path reads its state ({@link #txReady}, {@link #rxReady}).
  */
 final class VerbsCm implements VerbsCmChannel.Listener {
-    private static final System.Logger LOG = FabricLog.logger("verbs");
+    private static final String PROV = "verbs";
+    private static final System.Logger LOG = FabricLog.logger(PROV);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final byte RDMA_MAX_DEPTH = (byte) 0xff; // "as much as both devices allow" for rdma_cm
     private static final int RETRY = 7;                    // 7 = retry forever on RNR, as libfabric's verbs
@@ -247,6 +249,7 @@ final class VerbsCm implements VerbsCmChannel.Listener {
                 if (p != null) {
                     peer = p;
                 }
+                ConnectionEvent.emitSockaddrs(PROV, ConnectionEvent.ESTABLISHED, name, peer, "");
                 eq.postConnected(fid, userContext, request == null ? data : null);
             }
             case rdma_cma_h.RDMA_CM_EVENT_REJECTED -> fail(Errno.ECONNREFUSED, status, data);
@@ -257,6 +260,10 @@ final class VerbsCm implements VerbsCmChannel.Listener {
             case rdma_cma_h.RDMA_CM_EVENT_DISCONNECTED -> {
                 boolean wasUp = state == CONNECTED;
                 state = SHUT_DOWN;
+                if (wasUp || localShutdown) {
+                    ConnectionEvent.emitSockaddrs(PROV, ConnectionEvent.CLOSED, name, peer,
+                            localShutdown ? "fi_shutdown" : "peer disconnected");
+                }
                 if (!localShutdown) {
                     // our side of the QP may still be in RTS: move it to error so that every posted
                     // operation is flushed with an error completion instead of waiting forever
@@ -280,6 +287,10 @@ final class VerbsCm implements VerbsCmChannel.Listener {
     }
 
     private void fail(int err, int provErrno, byte[] data) {
+        if (ConnectionEvent.isRecorded()) {
+            ConnectionEvent.emitSockaddrs(PROV, state == CONNECTED ? ConnectionEvent.CLOSED : ConnectionEvent.REFUSED,
+                    name, peer, Errno.name(err) + " (rdma_cm status " + provErrno + ")");
+        }
         state = FAILED;
         eq.postError(fid, userContext, 0, err, provErrno, data);
     }
