@@ -65,7 +65,7 @@ class TcpJfrTest {
             FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
             Loopback.Side lonely = Loopback.openEnabled(info);
             try {
-                lonely.ep.connect(Sockaddr.resolve("127.0.0.1", refusedPort), null);
+                lonely.ep.connect(Sockaddr.of(java.net.InetAddress.getLoopbackAddress(), Integer.parseInt(refusedPort)), null);
                 assertEquals(Errno.ECONNREFUSED, lonely.waitEqError(5000).err);
             } finally {
                 Loopback.closeSide(lonely);
