@@ -72,13 +72,26 @@ public abstract class UtilEndpoint implements Endpoint {
         return count < 0 || count > 0 && (iov == null || count > iov.length || desc != null && count > desc.length);
     }
 
-    /**
-     * The hook's answer, after the request has let go of the caller's references. Each entry point calls its
-     * hook itself rather than through one funnel per hook: a funnel is one level more on every path, and,
-     * shared by all the forms, it gets compiled on its own first, with the provider's whole path inlined,
-     * and is then too big for C2 to inline into the entry point (InlineSmallCode).
-     */
-    private static int cleared(OpRequest r, int rc) {
+    private int send(OpRequest r) {
+        int rc = postSend(r);
+        r.clear();
+        return rc;
+    }
+
+    private int recv(OpRequest r) {
+        int rc = postRecv(r);
+        r.clear();
+        return rc;
+    }
+
+    private int read(OpRequest r) {
+        int rc = postRead(r);
+        r.clear();
+        return rc;
+    }
+
+    private int write(OpRequest r) {
+        int rc = postWrite(r);
         r.clear();
         return rc;
     }
@@ -87,8 +100,7 @@ public abstract class UtilEndpoint implements Endpoint {
 
     @Override
     public final int send(MemorySegment buf, MemoryRegion desc, long destAddr, Object context) {
-        OpRequest r = request().one(buf, desc).set(destAddr, 0, 0, 0, context, txFlags());
-        return cleared(r, postSend(r));
+        return send(request().one(buf, desc).set(destAddr, 0, 0, 0, context, txFlags()));
     }
 
     @Override
@@ -96,8 +108,7 @@ public abstract class UtilEndpoint implements Endpoint {
         if (badVector(iov, desc, count)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(iov, desc, count).set(destAddr, 0, 0, 0, context, txFlags());
-        return cleared(r, postSend(r));
+        return send(request().vector(iov, desc, count).set(destAddr, 0, 0, 0, context, txFlags()));
     }
 
     @Override
@@ -105,35 +116,30 @@ public abstract class UtilEndpoint implements Endpoint {
         if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount)
-                .set(msg.addr, 0, 0, msg.data, msg.context, flags);
-        return cleared(r, postSend(r));
+        return send(request().vector(msg.iov, msg.desc, msg.iovCount)
+                .set(msg.addr, 0, 0, msg.data, msg.context, flags));
     }
 
     @Override
     public final int inject(MemorySegment buf, long destAddr) {
-        OpRequest r = request().one(buf, null).set(destAddr, 0, 0, 0, null, OpFlags.INJECT);
-        return cleared(r, postSend(r));
+        return send(request().one(buf, null).set(destAddr, 0, 0, 0, null, OpFlags.INJECT));
     }
 
     @Override
     public final int senddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, Object context) {
-        OpRequest r = request().one(buf, desc).set(destAddr, 0, 0, data, context,
-                txFlags() | OpFlags.REMOTE_CQ_DATA);
-        return cleared(r, postSend(r));
+        return send(request().one(buf, desc).set(destAddr, 0, 0, data, context,
+                txFlags() | OpFlags.REMOTE_CQ_DATA));
     }
 
     @Override
     public final int injectdata(MemorySegment buf, long data, long destAddr) {
-        OpRequest r = request().one(buf, null).set(destAddr, 0, 0, data, null,
-                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA);
-        return cleared(r, postSend(r));
+        return send(request().one(buf, null).set(destAddr, 0, 0, data, null,
+                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA));
     }
 
     @Override
     public final int recv(MemorySegment buf, MemoryRegion desc, long srcAddr, Object context) {
-        OpRequest r = request().one(buf, desc).set(srcAddr, 0, 0, 0, context, rxFlags());
-        return cleared(r, postRecv(r));
+        return recv(request().one(buf, desc).set(srcAddr, 0, 0, 0, context, rxFlags()));
     }
 
     @Override
@@ -141,8 +147,7 @@ public abstract class UtilEndpoint implements Endpoint {
         if (badVector(iov, desc, count)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(iov, desc, count).set(srcAddr, 0, 0, 0, context, rxFlags());
-        return cleared(r, postRecv(r));
+        return recv(request().vector(iov, desc, count).set(srcAddr, 0, 0, 0, context, rxFlags()));
     }
 
     @Override
@@ -150,16 +155,14 @@ public abstract class UtilEndpoint implements Endpoint {
         if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount).set(msg.addr, 0, 0, 0, msg.context, flags);
-        return cleared(r, postRecv(r));
+        return recv(request().vector(msg.iov, msg.desc, msg.iovCount).set(msg.addr, 0, 0, 0, msg.context, flags));
     }
 
     // ---- tagged messages ---------------------------------------------------------------------------
 
     @Override
     public final int tsend(MemorySegment buf, MemoryRegion desc, long destAddr, long tag, Object context) {
-        OpRequest r = request().one(buf, desc).set(destAddr, tag, 0, 0, context, txFlags() | OpFlags.TAGGED);
-        return cleared(r, postSend(r));
+        return send(request().one(buf, desc).set(destAddr, tag, 0, 0, context, txFlags() | OpFlags.TAGGED));
     }
 
     @Override
@@ -168,9 +171,8 @@ public abstract class UtilEndpoint implements Endpoint {
         if (badVector(iov, desc, count)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(iov, desc, count).set(destAddr, tag, 0, 0, context,
-                txFlags() | OpFlags.TAGGED);
-        return cleared(r, postSend(r));
+        return send(request().vector(iov, desc, count).set(destAddr, tag, 0, 0, context,
+                txFlags() | OpFlags.TAGGED));
     }
 
     @Override
@@ -178,37 +180,32 @@ public abstract class UtilEndpoint implements Endpoint {
         if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount)
-                .set(msg.addr, msg.tag, 0, msg.data, msg.context, flags | OpFlags.TAGGED);
-        return cleared(r, postSend(r));
+        return send(request().vector(msg.iov, msg.desc, msg.iovCount)
+                .set(msg.addr, msg.tag, 0, msg.data, msg.context, flags | OpFlags.TAGGED));
     }
 
     @Override
     public final int tinject(MemorySegment buf, long destAddr, long tag) {
-        OpRequest r = request().one(buf, null).set(destAddr, tag, 0, 0, null, OpFlags.INJECT | OpFlags.TAGGED);
-        return cleared(r, postSend(r));
+        return send(request().one(buf, null).set(destAddr, tag, 0, 0, null, OpFlags.INJECT | OpFlags.TAGGED));
     }
 
     @Override
     public final int tsenddata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long tag,
                                Object context) {
-        OpRequest r = request().one(buf, desc).set(destAddr, tag, 0, data, context,
-                txFlags() | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA);
-        return cleared(r, postSend(r));
+        return send(request().one(buf, desc).set(destAddr, tag, 0, data, context,
+                txFlags() | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA));
     }
 
     @Override
     public final int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
-        OpRequest r = request().one(buf, null).set(destAddr, tag, 0, data, null,
-                OpFlags.INJECT | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA);
-        return cleared(r, postSend(r));
+        return send(request().one(buf, null).set(destAddr, tag, 0, data, null,
+                OpFlags.INJECT | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA));
     }
 
     @Override
     public final int trecv(MemorySegment buf, MemoryRegion desc, long srcAddr, long tag, long ignore,
                            Object context) {
-        OpRequest r = request().one(buf, desc).set(srcAddr, tag, ignore, 0, context, rxFlags() | OpFlags.TAGGED);
-        return cleared(r, postRecv(r));
+        return recv(request().one(buf, desc).set(srcAddr, tag, ignore, 0, context, rxFlags() | OpFlags.TAGGED));
     }
 
     @Override
@@ -217,9 +214,8 @@ public abstract class UtilEndpoint implements Endpoint {
         if (badVector(iov, desc, count)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(iov, desc, count).set(srcAddr, tag, ignore, 0, context,
-                rxFlags() | OpFlags.TAGGED);
-        return cleared(r, postRecv(r));
+        return recv(request().vector(iov, desc, count).set(srcAddr, tag, ignore, 0, context,
+                rxFlags() | OpFlags.TAGGED));
     }
 
     @Override
@@ -227,17 +223,15 @@ public abstract class UtilEndpoint implements Endpoint {
         if (msg == null || badVector(msg.iov, msg.desc, msg.iovCount)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount)
-                .set(msg.addr, msg.tag, msg.ignore, 0, msg.context, flags | OpFlags.TAGGED);
-        return cleared(r, postRecv(r));
+        return recv(request().vector(msg.iov, msg.desc, msg.iovCount)
+                .set(msg.addr, msg.tag, msg.ignore, 0, msg.context, flags | OpFlags.TAGGED));
     }
 
     // ---- RMA ---------------------------------------------------------------------------------------
 
     @Override
     public final int read(MemorySegment buf, MemoryRegion desc, long srcAddr, long addr, long key, Object context) {
-        OpRequest r = request().one(buf, desc).remote(addr, key).set(srcAddr, 0, 0, 0, context, txFlags());
-        return cleared(r, postRead(r));
+        return read(request().one(buf, desc).remote(addr, key).set(srcAddr, 0, 0, 0, context, txFlags()));
     }
 
     @Override
@@ -246,9 +240,8 @@ public abstract class UtilEndpoint implements Endpoint {
         if (badVector(iov, desc, count)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(iov, desc, count).remote(addr, key)
-                .set(srcAddr, 0, 0, 0, context, txFlags());
-        return cleared(r, postRead(r));
+        return read(request().vector(iov, desc, count).remote(addr, key)
+                .set(srcAddr, 0, 0, 0, context, txFlags()));
     }
 
     @Override
@@ -259,15 +252,13 @@ public abstract class UtilEndpoint implements Endpoint {
         OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount);
         r.rmaIov = msg.rmaIov;
         r.rmaCount = msg.rmaIovCount;
-        r.set(msg.addr, 0, 0, msg.data, msg.context, flags);
-        return cleared(r, postRead(r));
+        return read(r.set(msg.addr, 0, 0, msg.data, msg.context, flags));
     }
 
     @Override
     public final int write(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key,
                            Object context) {
-        OpRequest r = request().one(buf, desc).remote(addr, key).set(destAddr, 0, 0, 0, context, txFlags());
-        return cleared(r, postWrite(r));
+        return write(request().one(buf, desc).remote(addr, key).set(destAddr, 0, 0, 0, context, txFlags()));
     }
 
     @Override
@@ -276,9 +267,8 @@ public abstract class UtilEndpoint implements Endpoint {
         if (badVector(iov, desc, count)) {
             return -Errno.EINVAL;
         }
-        OpRequest r = request().vector(iov, desc, count).remote(addr, key)
-                .set(destAddr, 0, 0, 0, context, txFlags());
-        return cleared(r, postWrite(r));
+        return write(request().vector(iov, desc, count).remote(addr, key)
+                .set(destAddr, 0, 0, 0, context, txFlags()));
     }
 
     @Override
@@ -289,29 +279,25 @@ public abstract class UtilEndpoint implements Endpoint {
         OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount);
         r.rmaIov = msg.rmaIov;
         r.rmaCount = msg.rmaIovCount;
-        r.set(msg.addr, 0, 0, msg.data, msg.context, flags);
-        return cleared(r, postWrite(r));
+        return write(r.set(msg.addr, 0, 0, msg.data, msg.context, flags));
     }
 
     @Override
     public final int writedata(MemorySegment buf, MemoryRegion desc, long data, long destAddr, long addr, long key,
                                Object context) {
-        OpRequest r = request().one(buf, desc).remote(addr, key).set(destAddr, 0, 0, data, context,
-                txFlags() | OpFlags.REMOTE_CQ_DATA);
-        return cleared(r, postWrite(r));
+        return write(request().one(buf, desc).remote(addr, key).set(destAddr, 0, 0, data, context,
+                txFlags() | OpFlags.REMOTE_CQ_DATA));
     }
 
     @Override
     public final int injectWrite(MemorySegment buf, long destAddr, long addr, long key) {
-        OpRequest r = request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, 0, null, OpFlags.INJECT);
-        return cleared(r, postWrite(r));
+        return write(request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, 0, null, OpFlags.INJECT));
     }
 
     @Override
     public final int injectWritedata(MemorySegment buf, long data, long destAddr, long addr, long key) {
-        OpRequest r = request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, data, null,
-                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA);
-        return cleared(r, postWrite(r));
+        return write(request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, data, null,
+                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA));
     }
 
     private static boolean badRemote(RmaMsg msg) {

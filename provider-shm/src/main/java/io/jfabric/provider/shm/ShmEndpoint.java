@@ -173,20 +173,21 @@ final class ShmEndpoint extends UtilEndpoint {
         return completionFlag;
     }
 
-    // Each hook goes straight to its room, with no switch shared by the four: a method every send and every
-    // receive runs through is invoked twice per round trip, so C2 compiles it on its own before its callers,
-    // and its code, the whole send path inlined, is then too big (InlineSmallCode) to inline into them,
-    // which leaves a call on both paths. The lock is the domain's, taken only at the threading levels
-    // that need it (ShmEndpointState.lock).
+    // Sends and receives each go straight to their rooms, with no method shared by the two: one that every
+    // send and every receive runs through is invoked twice per round trip, so C2 compiles it on its own
+    // before its callers, and its code, the whole send path inlined, is then too big (InlineSmallCode) to
+    // inline into them, which leaves a call on both paths. The lock is the domain's, taken only at the
+    // threading levels that need it (ShmEndpointState.lock).
 
     @Override
     protected int postSend(OpRequest req) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
+        boolean tag = (req.flags & OpFlags.TAGGED) != 0;
         ep.lock();
         try {
-            return (req.flags & OpFlags.TAGGED) != 0 ? tagged.send(req) : msg.send(req);
+            return tag ? tagged.send(req) : msg.send(req);
         } finally {
             ep.unlock();
         }
@@ -199,7 +200,10 @@ final class ShmEndpoint extends UtilEndpoint {
         }
         ep.lock();
         try {
-            return (req.flags & OpFlags.TAGGED) != 0 ? tagged.recv(req) : msg.recv(req);
+            if ((req.flags & OpFlags.TAGGED) != 0) {
+                return tagged.recv(req);
+            }
+            return msg.recv(req);
         } finally {
             ep.unlock();
         }
@@ -207,29 +211,27 @@ final class ShmEndpoint extends UtilEndpoint {
 
     @Override
     protected int postRead(OpRequest req) {
+        return postRma(req, false);
+    }
+
+    @Override
+    protected int postWrite(OpRequest req) {
+        return postRma(req, true);
+    }
+
+    private int postRma(OpRequest req, boolean write) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
         ep.lock();
         try {
-            return rma.read(req);
+            return write ? rma.write(req) : rma.read(req);
         } finally {
             ep.unlock();
         }
     }
 
-    @Override
-    protected int postWrite(OpRequest req) {
-        if (!enabled) {
-            return -Errno.EOPBADSTATE;
-        }
-        ep.lock();
-        try {
-            return rma.write(req);
-        } finally {
-            ep.unlock();
-        }
-    }
+    // ---- cancel ----------------------------------------------------------------------------------
 
     @Override
     public int cancel(Object context) {
