@@ -180,49 +180,65 @@ final class ShmEndpoint extends UtilEndpoint {
         return completionFlag;
     }
 
+    // Sends and receives each go straight to their rooms, with no method shared by the two: one that every
+    // send and every receive runs through is invoked twice per round trip, so C2 compiles it on its own
+    // before its callers, and its code, the whole send path inlined, is then too big (InlineSmallCode) to
+    // inline into them, which leaves a call on both paths. The lock is the domain's, taken only at the
+    // threading levels that need it (ShmEndpointState.lock).
+
     @Override
     protected int postSend(OpRequest req) {
-        return post(SEND, req);
-    }
-
-    @Override
-    protected int postRecv(OpRequest req) {
-        return post(RECV, req);
-    }
-
-    @Override
-    protected int postRead(OpRequest req) {
-        return post(READ, req);
-    }
-
-    @Override
-    protected int postWrite(OpRequest req) {
-        return post(WRITE, req);
-    }
-
-    private static final int SEND = 0;
-    private static final int RECV = 1;
-    private static final int READ = 2;
-    private static final int WRITE = 3;
-
-    /** Every post: enabled, then under the domain lock (if the threading level needs one) to its room. */
-    private int post(int kind, OpRequest req) {
         if (!enabled) {
             return -Errno.EOPBADSTATE;
         }
         boolean tag = (req.flags & OpFlags.TAGGED) != 0;
         ep.lock();
         try {
-            return switch (kind) {
-                case SEND -> tag ? tagged.send(req) : msg.send(req);
-                case RECV -> tag ? tagged.recv(req) : msg.recv(req);
-                case READ -> rma.read(req);
-                default -> rma.write(req);
-            };
+            return tag ? tagged.send(req) : msg.send(req);
         } finally {
             ep.unlock();
         }
     }
+
+    @Override
+    protected int postRecv(OpRequest req) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        ep.lock();
+        try {
+            if ((req.flags & OpFlags.TAGGED) != 0) {
+                return tagged.recv(req);
+            }
+            return msg.recv(req);
+        } finally {
+            ep.unlock();
+        }
+    }
+
+    @Override
+    protected int postRead(OpRequest req) {
+        return postRma(req, false);
+    }
+
+    @Override
+    protected int postWrite(OpRequest req) {
+        return postRma(req, true);
+    }
+
+    private int postRma(OpRequest req, boolean write) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        ep.lock();
+        try {
+            return write ? rma.write(req) : rma.read(req);
+        } finally {
+            ep.unlock();
+        }
+    }
+
+    // ---- cancel ----------------------------------------------------------------------------------
 
     @Override
     public int cancel(Object context) {

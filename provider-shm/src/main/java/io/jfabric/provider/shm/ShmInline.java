@@ -36,7 +36,13 @@ final class ShmInline {
         MemorySegment s = r.buffer();
         // the payload first, then the command header and the ring header right behind it: the record's first
         // line, which the receiver polls, is written in one burst with the position last (MpscRing.claim)
-        ShmIov.gather(req.iov, req.count, s, at + Wire.INLINE_HEADER);
+        if (req.count == 1) {
+            // one buffer, the usual case, copied here: C2 counts MaxInlineLevel from the application's loop,
+            // and the copy's own chain inside the JDK is deep enough to hit it through one level more
+            MemorySegment.copy(req.iov[0], 0, s, at + Wire.INLINE_HEADER, len);
+        } else {
+            ShmIov.gather(req.iov, req.count, s, at + Wire.INLINE_HEADER);
+        }
         Wire.putLong(s, at + Wire.SENDER, ep.senderId);
         Wire.putLong(s, at + Wire.TAG, req.tag);
         Wire.putLong(s, at + Wire.DATA, req.data);

@@ -77,6 +77,10 @@ final class ShmRecv {
     /**
      * Posts a receive. A multi-receive buffer is one buffer (EINVAL otherwise): its messages are placed one
      * after the other and each completion names where its message starts.
+     *
+     * <p>Kept under C2's FreqInlineSize (325 bytecodes) so that it inlines into the endpoint's receive
+     * hook: what only some receives need (a buffer list, sources resolved late, messages that came first)
+     * is in methods of their own.
      */
     int post(OpRequest req, boolean tagged, boolean multi) {
         long length = ShmIov.length(req.iov, req.count);
@@ -92,15 +96,7 @@ final class ShmRecv {
             matcher.free(r);
             return -Errno.EAGAIN;
         }
-        if (req.count == 1) {
-            r.buffer = req.iov[0];
-        } else if (req.count == 0) {
-            r.buffer = MemorySegment.NULL;
-        } else {
-            ShmIov v = iovPool[--iovPoolFree]; // never empty: one list per posted receive at most
-            v.set(req.iov, req.count);
-            r.buffer = v;
-        }
+        r.buffer = req.count == 1 ? req.iov[0] : bufferList(req);
         r.length = length;
         r.context = req.context;
         r.tagged = tagged;
@@ -111,17 +107,37 @@ final class ShmRecv {
         if (unknownSources > 0 && r.src != Fabrics.ADDR_UNSPEC) {
             unknownSources = matcher.resolveUnknownSources(sourceOfUnexpected);
         }
-        // messages that arrived first are delivered now (a multi-receive buffer may take several)
-        TagMatcher.Unexpected u;
-        while ((u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src)) != null) {
+        TagMatcher.Unexpected u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src);
+        if (u == null || !deliverQueued(r, u)) {
+            matcher.post(r);
+        }
+        return 0;
+    }
+
+    /** The buffer of a receive posted with no buffer or several (a pooled list for several). */
+    private Object bufferList(OpRequest req) {
+        if (req.count == 0) {
+            return MemorySegment.NULL;
+        }
+        ShmIov v = iovPool[--iovPoolFree]; // never empty: one list per posted receive at most
+        v.set(req.iov, req.count);
+        return v;
+    }
+
+    /**
+     * Delivers the messages that arrived before receive {@code r} was posted, {@code u} first (a
+     * multi-receive buffer may take several). Returns true when {@code r} is used up, false when it is still
+     * to be posted.
+     */
+    private boolean deliverQueued(TagMatcher.Recv r, TagMatcher.Unexpected u) {
+        do {
             boolean taken = deliverUnexpected(r, u);
             freeUnexpected(u);
             if (taken) {
-                return 0;
+                return true;
             }
-        }
-        matcher.post(r);
-        return 0;
+        } while ((u = matcher.takeUnexpected(r.tagged, r.tag, r.ignore, r.src)) != null);
+        return false;
     }
 
     /** fi_cancel: the posted receive with this context completes with ECANCELED. */

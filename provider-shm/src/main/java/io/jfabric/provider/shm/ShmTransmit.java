@@ -50,6 +50,14 @@ final class ShmTransmit {
         if (len <= ep.inlineSize) {
             return inline.send(peer, req, (int) len, wflags, complete, cqFlags);
         }
+        return sendLarger(peer, req, len, wflags, complete, cqFlags);
+    }
+
+    /**
+     * The protocols past inline_size, apart so that the small-message path stays short enough for C2 to
+     * inline whole into the endpoint's send hook.
+     */
+    private int sendLarger(Peer peer, OpRequest req, long len, int wflags, boolean complete, long cqFlags) {
         if (len <= ep.slotSize) {
             return bounce.send(peer, req, (int) len, wflags, complete, cqFlags);
         }
