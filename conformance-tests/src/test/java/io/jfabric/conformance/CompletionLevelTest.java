@@ -52,7 +52,9 @@ class CompletionLevelTest {
     @ForEachFabric
     void hintsAskingForALevelMatchTheProvidersThatAdvertiseIt(FabricCase c) {
         for (long level : HINTED) {
-            FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType())
+            // the mode bits the provider asks for (verbs: FI_RX_CQ_DATA), so that only op_flags can decline
+            long mode = c.info().mode | (c.info().rxAttr == null ? 0 : c.info().rxAttr.mode);
+            FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType()).mode(mode)
                     .mrMode(GetInfoTest.appMrMode(c)).txOpFlags(level).build();
             String what = c.id() + " asked for tx op_flags " + OpFlags.toString(level);
             if (advertises(c, level)) {
