@@ -14,7 +14,7 @@ import java.net.UnknownHostException;
  * arrays, the representation FabricInfo and AV addresses use for FI_SOCKADDR_IN/IN6: sa_family in
  * host order (little-endian on every Linux target jfabric supports), port and address in network
  * order. {@link #validate} checks them, {@link #straddr} prints them ({@code fi_sockaddr_in://a.b.c.d:port},
- * {@code fi_sockaddr_in6://[addr]:port}, as libfabric's {@code ofi_straddr}) and {@link #resolve} resolves them.
+ * {@code fi_sockaddr_in6://[addr]:port}, as libfabric's {@code ofi_straddr}).
  */
 public final class Sockaddr {
     public static final int AF_INET = 2;
