@@ -13,17 +13,17 @@ import java.lang.foreign.MemorySegment;
  * through it fails with ENOKEY; an access already past {@link #resolve} when close runs still
  * completes, as in libfabric (the application must not free memory with RMA in flight).
  */
-public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
+public class UtilMemoryRegion extends UtilFabricObject implements RegisteredRegion {
     private final MrMap map;
-    /** The registered segments in the order peers address them (fi_mr_regv); usually one. */
+    /** The segments (fi_mr_regv: usually one), access, offset and context. */
+    private final RegisteredMemory registered;
+    /** The registered segments in the order peers address them (the array {@link #registered} holds). */
     private final MemorySegment[] segments;
     /** Byte offset of each segment within the concatenation; the region's length at the end. */
     private final long[] starts;
     private final long length;
     private final long access;
-    private final long offset;
     private final long key;
-    private final Object context;
     /** Remote addresses start here: the VA with FI_MR_VIRT_ADDR, the registration offset otherwise. */
     private final long base;
     /** Provider-owned slot. */
@@ -33,6 +33,7 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
     UtilMemoryRegion(MrMap map, MemorySegment[] segments, long access, long offset, long key, Object context) {
         super("memory region (key 0x" + Long.toHexString(key) + ")");
         this.map = map;
+        this.registered = new RegisteredMemory(segments, access, offset, context);
         this.segments = segments;
         this.starts = new long[segments.length + 1];
         for (int i = 0; i < segments.length; i++) {
@@ -40,30 +41,18 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
         }
         this.length = starts[segments.length];
         this.access = access;
-        this.offset = offset;
         this.key = key;
-        this.context = context;
         this.base = map.virtualAddressing() ? segments[0].address() : offset;
+    }
+
+    @Override
+    public RegisteredMemory registered() {
+        return registered;
     }
 
     @Override
     public long key() {
         return key;
-    }
-
-    @Override
-    public long access() {
-        return access;
-    }
-
-    @Override
-    public MemorySegment segment() {
-        return segments[0];
-    }
-
-    @Override
-    public MemorySegment[] segments() {
-        return segments.clone();
     }
 
     @Override
@@ -98,17 +87,6 @@ public class UtilMemoryRegion extends UtilFabricObject implements MemoryRegion {
             i++;
         }
         return i;
-    }
-
-    @Override
-    public long offset() {
-        return offset;
-    }
-
-    /** The context given at registration. */
-    @Override
-    public Object context() {
-        return context;
     }
 
     /** The first remote address of the region (see class comment). */

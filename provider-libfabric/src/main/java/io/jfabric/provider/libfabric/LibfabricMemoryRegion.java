@@ -4,6 +4,8 @@ import io.jfabric.Counter;
 import io.jfabric.Endpoint;
 import io.jfabric.MemoryRegion;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
+import io.jfabric.util.RegisteredMemory;
+import io.jfabric.util.RegisteredRegion;
 
 import java.lang.foreign.MemorySegment;
 
@@ -13,15 +15,12 @@ import java.lang.foreign.MemorySegment;
  * {@link #bind(Endpoint, long)} and {@link #enable()} are fi_mr_bind and fi_mr_enable, so a native provider
  * with FI_MR_ENDPOINT (cxi) can be driven; a provider without it answers them with its own error (ENOSYS).
  */
-final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
+final class LibfabricMemoryRegion extends FidObject implements RegisteredRegion {
     /** fi_mr_desc. */
     final MemorySegment desc;
     /** fi_mr_key, read again after fi_mr_enable: with FI_MR_ENDPOINT a provider may assign the key only then. */
     private volatile long key;
-    private final MemorySegment[] segments;
-    private final long access;
-    private final long offset;
-    private final Object context;
+    private final RegisteredMemory registered;
 
     LibfabricMemoryRegion(LibfabricDomain domain, MemorySegment fid, MemorySegment[] segments, long access,
                           long offset, Object context) {
@@ -29,10 +28,7 @@ final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
         hold(domain);
         this.desc = FabricInline.fi_mr_desc(fid);
         this.key = FabricInline.fi_mr_key(fid);
-        this.segments = segments;
-        this.access = access;
-        this.offset = offset;
-        this.context = context;
+        this.registered = new RegisteredMemory(segments, access, offset, context);
     }
 
     /** fi_mr_desc of a region of this provider as the data calls pass it; null when {@code mr} is not one (-EINVAL). */
@@ -80,27 +76,7 @@ final class LibfabricMemoryRegion extends FidObject implements MemoryRegion {
     }
 
     @Override
-    public long access() {
-        return access;
-    }
-
-    @Override
-    public MemorySegment segment() {
-        return segments[0];
-    }
-
-    @Override
-    public long offset() {
-        return offset;
-    }
-
-    @Override
-    public Object context() {
-        return context;
-    }
-
-    @Override
-    public MemorySegment[] segments() {
-        return segments.clone();
+    public RegisteredMemory registered() {
+        return registered;
     }
 }

@@ -1,6 +1,7 @@
 package io.jfabric.provider.verbs;
 
-import io.jfabric.MemoryRegion;
+import io.jfabric.util.RegisteredMemory;
+import io.jfabric.util.RegisteredRegion;
 import io.jfabric.provider.verbs.ffi.generated.ibv_mr;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 
@@ -11,12 +12,11 @@ import java.lang.foreign.MemorySegment;
  * the memory by its virtual address (FI_MR_VIRT_ADDR). The lkey is what data-path calls put in their
  * scatter/gather entries.
  */
-final class VerbsMemoryRegion implements MemoryRegion {
+final class VerbsMemoryRegion implements RegisteredRegion {
     private final VerbsDomain domain;
+    private final RegisteredMemory registered;
+    /** The one registered segment (ibv_reg_mr covers one range), which posted buffers must lie inside. */
     private final MemorySegment segment;
-    private final long access;
-    private final long offset;
-    private final Object context;
     private final MemorySegment mr;
     /** The cache entry this region borrows, or null when it owns its registration. */
     private final MrCache.Entry<MemorySegment> cached;
@@ -28,10 +28,8 @@ final class VerbsMemoryRegion implements MemoryRegion {
                       MemorySegment mrPtr, MrCache.Entry<MemorySegment> cached) {
         this.cached = cached;
         this.domain = domain;
+        this.registered = new RegisteredMemory(new MemorySegment[] {segment}, access, offset, context);
         this.segment = segment;
-        this.access = access;
-        this.offset = offset;
-        this.context = context;
         this.mr = ibv_mr.reinterpret(mrPtr);
         this.lkey = ibv_mr.lkey(mr);
         this.rkey = ibv_mr.rkey(mr);
@@ -53,28 +51,13 @@ final class VerbsMemoryRegion implements MemoryRegion {
     }
 
     @Override
-    public Object context() {
-        return context;
-    }
-
-    @Override
     public long key() {
         return Integer.toUnsignedLong(rkey);
     }
 
     @Override
-    public long access() {
-        return access;
-    }
-
-    @Override
-    public MemorySegment segment() {
-        return segment;
-    }
-
-    @Override
-    public long offset() {
-        return offset;
+    public RegisteredMemory registered() {
+        return registered;
     }
 
     @Override
