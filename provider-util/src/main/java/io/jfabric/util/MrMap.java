@@ -52,6 +52,8 @@ public final class MrMap {
 
     private final int mrMode;
     private final long maxKey;
+    /** Held by each open region (the domain, which may not close under them); null: nothing to hold. */
+    private final UtilFabricObject owner;
     private volatile Table table = new Table(16, 0);
     private long nextProvKey = 1;
 
@@ -60,11 +62,20 @@ public final class MrMap {
      * @param keySizeBytes domain_attr.mr_key_size (1..8; 0 means 8)
      */
     public MrMap(int mrMode, int keySizeBytes) {
+        this(mrMode, keySizeBytes, null);
+    }
+
+    /**
+     * As {@link #MrMap(int, int)}, and each region {@link UtilFabricObject#acquire() acquires} {@code owner}
+     * while it is open.
+     */
+    public MrMap(int mrMode, int keySizeBytes, UtilFabricObject owner) {
         if (keySizeBytes < 0 || keySizeBytes > 8) {
             throw new FabricException(Errno.EINVAL, "mr_key_size " + keySizeBytes + " is not 0..8 bytes");
         }
         this.mrMode = mrMode;
         this.maxKey = keySizeBytes == 0 || keySizeBytes == 8 ? -1L : (1L << (8 * keySizeBytes)) - 1;
+        this.owner = owner;
     }
 
     public int mrMode() {
@@ -234,9 +245,15 @@ public final class MrMap {
             }
         }
         table = t;
+        if (owner != null) {
+            owner.release();
+        }
     }
 
     private void put(long key, UtilMemoryRegion mr) {
+        if (owner != null) {
+            owner.acquire();
+        }
         Table old = table;
         int slots = old.keys.length;
         // Keep the load under one half so probes stay short.

@@ -10,13 +10,12 @@ import io.jfabric.CqAttr;
 import io.jfabric.Domain;
 import io.jfabric.Endpoint;
 import io.jfabric.EndpointType;
-import io.jfabric.Errno;
-import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.MrAttr;
+import io.jfabric.util.UtilDomain;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,9 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * endpoints, CQs and progress of this domain, which is what FI_THREAD_SAFE requires and what an
  * uncontended single-threaded user pays almost nothing for.
  */
-final class RxmDomain implements Domain {
-    final RxmFabric fabric;
-    final FabricInfo info;
+final class RxmDomain extends UtilDomain<RxmFabric> {
     final FabricInfo coreInfo;
     final Domain core;
     final Object lock = new Object();
@@ -37,11 +34,9 @@ final class RxmDomain implements Domain {
     final boolean coreTagged;
     /** Keys for rendezvous registrations, from the top of the key space so they avoid application keys. */
     private final AtomicLong nextKey = new AtomicLong(0x7F00_0000_0000_0000L);
-    private int children;
 
     RxmDomain(RxmFabric fabric, FabricInfo info, FabricInfo coreInfo) {
-        this.fabric = fabric;
-        this.info = info.copy();
+        super("ofi_rxm domain", fabric, info);
         this.coreInfo = coreInfo;
         this.core = fabric.core.openDomain(coreInfo);
         this.coreTagged = (coreInfo.caps & Caps.TAGGED) != 0 || probeCoreTagged(coreInfo);
@@ -64,44 +59,35 @@ final class RxmDomain implements Domain {
     }
 
     @Override
-    public FabricInfo info() {
-        return info;
-    }
-
-    @Override
-    public Fabric fabric() {
-        return fabric;
-    }
-
-    @Override
-    public Endpoint openEndpoint(FabricInfo info) {
-        if (info.epAttr != null && info.epAttr.type != EndpointType.RDM && info.epAttr.type != EndpointType.UNSPEC) {
-            throw new FabricException(Errno.EINVAL, "ofi_rxm opens FI_EP_RDM endpoints only, not "
-                    + info.epAttr.type.cName());
-        }
+    public Endpoint openEndpoint(FabricInfo info, Object context) {
+        requireEndpointType(info, EndpointType.RDM, "ofi_rxm opens FI_EP_RDM endpoints only");
+        checkOpen("open an endpoint on");
         RxmEndpoint ep = new RxmEndpoint(this, info);
-        adopt();
+        acquire();
         return ep;
     }
 
     @Override
     public AddressVector openAv(AvAttr attr) {
+        checkOpen("open an AV on");
         RxmAv av = new RxmAv(this, attr);
-        adopt();
+        acquire();
         return av;
     }
 
     @Override
     public CompletionQueue openCq(CqAttr attr) {
+        checkOpen("open a CQ on");
         RxmCq cq = RxmCq.open(this, attr);
-        adopt();
+        acquire();
         return cq;
     }
 
     @Override
     public Counter openCounter(CounterAttr attr) {
+        checkOpen("open a counter on");
         RxmCounter c = RxmCounter.open(this, attr);
-        adopt();
+        acquire();
         return c;
     }
 
@@ -117,21 +103,9 @@ final class RxmDomain implements Domain {
         return core.registerMemory(attr, flags);
     }
 
-    synchronized void adopt() {
-        children++;
-    }
-
-    synchronized void release() {
-        children--;
-    }
-
     @Override
-    public synchronized void close() {
-        if (children > 0) {
-            throw new FabricException(Errno.EBUSY, "close the " + children
-                    + " endpoint(s), AV(s) and CQ(s) of this ofi_rxm domain first");
-        }
+    protected void doClose() {
         core.close();
-        fabric.domainClosed();
+        fabric().domainClosed();
     }
 }

@@ -86,7 +86,7 @@ final class RxmShared {
     RxmShared(RxmDomain domain, FabricInfo info) {
         this.domain = domain;
         this.info = info.copy();
-        this.params = domain.fabric.params;
+        this.params = domain.fabric().params;
         this.lock = domain.lock;
         this.caps = info.caps == 0 ? RxmProvider.CAPS : info.caps;
         this.sourceErr = (caps & (Caps.SOURCE | Caps.SOURCE_ERR)) == (Caps.SOURCE | Caps.SOURCE_ERR);
@@ -123,14 +123,14 @@ final class RxmShared {
             // what is queued, so the size costs nothing until used)
             EqAttr eqAttr = EqAttr.defaults();
             eqAttr.size = 16384; // connection events of this many peers may wait for rxm to read them
-            eq = domain.fabric.core.openEq(eqAttr);
+            eq = domain.fabric().core.openEq(eqAttr);
             cq = domain.core.openCq(CqAttr.of(CqFormat.TAGGED, 16384));
             FabricInfo pepInfo = core.copy();
             if (info.srcAddr != null) {
                 pepInfo.srcAddr = info.srcAddr.clone();
             }
             pepInfo.destAddr = null;
-            p = domain.fabric.core.openPassiveEndpoint(pepInfo);
+            p = domain.fabric().core.openPassiveEndpoint(pepInfo);
             p.bind(eq);
             p.listen();
             if (p.cmDataSize() < 24) {

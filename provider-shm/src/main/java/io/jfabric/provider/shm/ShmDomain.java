@@ -9,11 +9,9 @@ import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
 import io.jfabric.CounterAttr;
 import io.jfabric.CqAttr;
-import io.jfabric.Domain;
 import io.jfabric.Endpoint;
 import io.jfabric.EndpointType;
 import io.jfabric.Errno;
-import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
@@ -23,6 +21,7 @@ import io.jfabric.Threading;
 import io.jfabric.spi.RegistrationChecks;
 import io.jfabric.util.MrMap;
 import io.jfabric.util.ProgressHook;
+import io.jfabric.util.UtilDomain;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
@@ -44,12 +43,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * domain lock orders every data-path call and progress; CQs then also take concurrent readers
  * (FI_THREAD_SAFE).
  */
-final class ShmDomain implements Domain, ProgressHook {
+final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
 
     private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("shm");
 
-    private final ShmFabric fabric;
-    private final FabricInfo info;
     final MrMap mrMap;
     final Path directory;
     final RegionLayout layout;
@@ -70,17 +67,10 @@ final class ShmDomain implements Domain, ProgressHook {
     /** Null with manual progress. */
     private final ShmProgressThread progressThread;
 
-    /** Endpoints, AVs and CQs opened from this domain (memory registrations are counted by the MR map). */
-    private final java.util.concurrent.atomic.AtomicInteger children = new java.util.concurrent.atomic.AtomicInteger();
-    private volatile boolean closed;
-
     ShmDomain(ShmFabric fabric, FabricInfo info) {
-        this.fabric = fabric;
-        this.info = info.copy();
-        if (info.epAttr != null && info.epAttr.type != EndpointType.UNSPEC && info.epAttr.type != EndpointType.RDM) {
-            throw new FabricException(Errno.EINVAL, "shm offers FI_EP_RDM only, not " + info.epAttr.type.cName());
-        }
-        this.mrMap = new MrMap(info.domainAttr == null ? 0 : info.domainAttr.mrMode, 8);
+        super("shm domain", fabric, info);
+        requireEndpointType(info, EndpointType.RDM, "shm offers FI_EP_RDM only");
+        this.mrMap = newMrMap(8);
         this.directory = Path.of(ShmParams.DIRECTORY.get());
         this.layout = ShmParams.layout();
         this.cmaAllowed = !ShmParams.DISABLE_CMA.get();
@@ -107,21 +97,11 @@ final class ShmDomain implements Domain, ProgressHook {
     }
 
     @Override
-    public FabricInfo info() {
-        return info;
-    }
-
-    @Override
-    public Fabric fabric() {
-        return fabric;
-    }
-
-    @Override
-    public Endpoint openEndpoint(FabricInfo info) {
-        checkOpen("open an endpoint on");
+    public Endpoint openEndpoint(FabricInfo info, Object context) {
+        FabricInfo epInfo = endpointInfo(info);
         acquire();
         try {
-            ShmEndpoint ep = new ShmEndpoint(this, info == null ? this.info : info);
+            ShmEndpoint ep = new ShmEndpoint(this, epInfo);
             endpoints.add(ep);
             endpointArray = endpoints.toArray(new ShmEndpoint[0]);
             return ep;
@@ -312,37 +292,9 @@ final class ShmDomain implements Domain, ProgressHook {
         }
     }
 
-    void acquire() {
-        synchronized (this) {
-            checkOpen("use");
-            children.incrementAndGet();
-        }
-    }
-
-    void release() {
-        children.decrementAndGet();
-    }
-
-    private void checkOpen(String action) {
-        if (closed) {
-            throw new FabricException(Errno.EBADF, "cannot " + action + " the shm domain: it is closed");
-        }
-    }
-
-    /** {@code fi_close}: refused with EBUSY while endpoints, AVs, CQs or memory registrations are open. */
+    /** {@code fi_close} once nothing is open on the domain (the base refuses with EBUSY before that). */
     @Override
-    public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            if (children.get() > 0 || mrMap.size() > 0) {
-                throw new FabricException(Errno.EBUSY, "cannot close the shm domain: " + children.get()
-                        + " endpoint(s), AV(s) or CQ(s) and " + mrMap.size()
-                        + " memory registration(s) are still open; close them first");
-            }
-            closed = true;
-        }
+    protected void doClose() {
         if (progressThread != null) {
             progressThread.stop();
         }
@@ -355,7 +307,7 @@ final class ShmDomain implements Domain, ProgressHook {
         synchronized (peersBySender) {
             peersBySender.clear();
         }
-        fabric.release();
+        fabric().release();
     }
 
     @Override

@@ -6,11 +6,9 @@ import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
 import io.jfabric.CounterAttr;
 import io.jfabric.CqAttr;
-import io.jfabric.Domain;
 import io.jfabric.Endpoint;
 import io.jfabric.EndpointType;
 import io.jfabric.Errno;
-import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
@@ -19,60 +17,41 @@ import io.jfabric.Progress;
 import io.jfabric.Threading;
 import io.jfabric.spi.RegistrationChecks;
 import io.jfabric.util.MrMap;
+import io.jfabric.util.UtilDomain;
 import io.jfabric.util.UtilMemoryRegion;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The tcp domain ({@code fi_domain}): endpoints, CQs, counters and the memory-region registry that
  * target-side RMA is checked against. Data progress is manual (driven by CQ and counter reads) unless the
  * info asks FI_PROGRESS_AUTO. tcp has no address vectors (MSG endpoints only): openAv throws ENOSYS.
  */
-final class TcpDomain implements Domain {
-    private final TcpFabric fabric;
-    private final FabricInfo info;
+final class TcpDomain extends UtilDomain<TcpFabric> {
     private final boolean manual;
     private final boolean locked;
-    private final int mrMode;
     final MrMap mrs;
     private final Threading threading;
-    private final AtomicInteger children = new AtomicInteger();
-    private volatile boolean closed;
 
     TcpDomain(TcpFabric fabric, FabricInfo info) {
-        if (info.epAttr != null && info.epAttr.type != EndpointType.MSG && info.epAttr.type != EndpointType.UNSPEC) {
-            throw new FabricException(Errno.EINVAL, "tcp offers FI_EP_MSG only; use tcp;ofi_rxm for RDM");
-        }
-        this.fabric = fabric;
-        this.info = info;
+        super("tcp domain", fabric, info);
+        requireEndpointType(info, EndpointType.MSG, "tcp offers FI_EP_MSG only; use tcp;ofi_rxm for RDM");
         Progress p = info.domainAttr == null ? Progress.MANUAL : info.domainAttr.dataProgress;
         this.manual = p != Progress.AUTO;
         Threading t = info.domainAttr == null ? Threading.SAFE : info.domainAttr.threading;
         // FI_THREAD_DOMAIN and narrower promise serialised access; only auto progress then needs a lock
         this.locked = !manual || t == Threading.SAFE || t == Threading.UNSPEC || t == Threading.FID;
-        this.mrMode = info.domainAttr == null ? 0 : info.domainAttr.mrMode;
         this.threading = t;
-        this.mrs = new MrMap(mrMode, 8);
+        this.mrs = newMrMap(8);
     }
 
     Threading threading() {
         return threading;
     }
 
-    @Override
-    public FabricInfo info() {
-        return info;
-    }
-
-    @Override
-    public Fabric fabric() {
-        return fabric;
-    }
-
     TcpFabric tcpFabric() {
-        return fabric;
+        return fabric();
     }
 
     boolean manualProgress() {
@@ -83,47 +62,34 @@ final class TcpDomain implements Domain {
         return locked;
     }
 
-    int mrMode() {
-        return mrMode;
-    }
-
-    @Override
-    public Endpoint openEndpoint(FabricInfo epInfo) {
-        return openEndpoint(epInfo, null);
-    }
-
     @Override
     public Endpoint openEndpoint(FabricInfo epInfo, Object context) {
-        checkOpen();
-        TcpEndpoint ep = new TcpEndpoint(this, epInfo == null ? info : epInfo, context);
-        children.incrementAndGet();
-        fabric.everything.add(ep);
+        TcpEndpoint ep = new TcpEndpoint(this, endpointInfo(epInfo), context);
+        acquire();
+        fabric().everything.add(ep);
         return ep;
     }
 
     @Override
     public AddressVector openAv(AvAttr attr) {
-        throw new FabricException(Errno.ENOSYS, "tcp has FI_EP_MSG endpoints only, which need no address vector;"
-                + " use tcp;ofi_rxm for FI_EP_RDM");
+        return refuseAv();
     }
 
     @Override
     public CompletionQueue openCq(CqAttr attr) {
-        checkOpen();
-        children.incrementAndGet();
+        acquire();
         return TcpCq.open(this, attr == null ? new CqAttr() : attr);
     }
 
     @Override
     public Counter openCounter(CounterAttr attr) {
-        checkOpen();
-        children.incrementAndGet();
+        acquire();
         return TcpCounter.open(this, attr == null ? new CounterAttr() : attr);
     }
 
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey, long flags) {
-        checkOpen();
+        checkOpen("register memory on");
         if (segment == null) {
             throw new FabricException(Errno.EINVAL, "cannot register a null segment");
         }
@@ -133,7 +99,7 @@ final class TcpDomain implements Domain {
 
     @Override
     public MemoryRegion registerMemory(MrAttr attr, long flags) {
-        checkOpen();
+        checkOpen("register memory on");
         RegistrationChecks.checkAttr("tcp", attr, MrMap.IOV_LIMIT);
         for (int i = 0; i < attr.iovCount; i++) {
             checkBufferSize(attr.iov[i]);
@@ -160,34 +126,19 @@ final class TcpDomain implements Domain {
 
     void childClosed(Object child) {
         if (child instanceof Progressable p) {
-            fabric.everything.remove(p);
+            fabric().everything.remove(p);
         }
-        children.decrementAndGet();
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new FabricException(Errno.EINVAL, "domain is closed");
-        }
+        release();
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        if (children.get() > 0 || mrs.size() > 0) {
-            throw new FabricException(Errno.EBUSY, "domain still has " + children.get()
-                    + " open endpoint(s), CQ(s) or counter(s) and " + mrs.size()
-                    + " memory region(s); close them first");
-        }
-        closed = true;
-        fabric.childClosed(this);
+    protected void doClose() {
+        fabric().childClosed(this);
     }
 
     @Override
     public String toString() {
-        return "TcpDomain[" + (info.domainAttr == null ? "?" : info.domainAttr.name) + ", progress="
+        return "TcpDomain[" + (info().domainAttr == null ? "?" : info().domainAttr.name) + ", progress="
                 + (manual ? "manual" : "auto") + "]";
     }
 }

@@ -7,10 +7,8 @@ import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
 import io.jfabric.CounterAttr;
 import io.jfabric.CqAttr;
-import io.jfabric.Domain;
 import io.jfabric.Endpoint;
 import io.jfabric.Errno;
-import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
@@ -23,16 +21,14 @@ import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import io.jfabric.util.UtilFabricObject;
+import io.jfabric.util.UtilDomain;
 
 /**
  * Mirrors libfabric's verbs domain: one RDMA device (the ibv_context rdma_cm uses for it) and a
  * protection domain. Memory registration is {@code ibv_reg_mr} of native segments (FI_MR_LOCAL,
  * VIRT_ADDR, ALLOCATED, PROV_KEY). No AVs or counters on FI_EP_MSG, as libfabric's verbs.
  */
-final class VerbsDomain extends UtilFabricObject implements Domain {
-    private final VerbsFabric fabric;
-    private final FabricInfo info;
+final class VerbsDomain extends UtilDomain<VerbsFabric> {
     private final VerbsDevice device;
     private final MemorySegment context;
     private final MemorySegment pd;
@@ -41,9 +37,7 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
     private final boolean cacheRemote;
 
     VerbsDomain(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
-        super("verbs domain " + device.name());
-        this.fabric = fabric;
-        this.info = info.copy();
+        super("verbs domain " + device.name(), fabric, info);
         this.device = device;
         this.context = ibv_context.reinterpret(device.context());
         MemorySegment p = verbs_h.ibv_alloc_pd(context);
@@ -71,30 +65,13 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
     }
 
     @Override
-    public FabricInfo info() {
-        return info;
-    }
-
-    @Override
-    public Fabric fabric() {
-        return fabric;
-    }
-
-    @Override
-    public Endpoint openEndpoint(FabricInfo info) {
-        return openEndpoint(info, null);
-    }
-
-    @Override
     public Endpoint openEndpoint(FabricInfo info, Object context) {
-        checkOpen("open an endpoint on");
-        return new VerbsEndpoint(this, info == null ? this.info : info, context);
+        return new VerbsEndpoint(this, endpointInfo(info), context);
     }
 
     @Override
     public AddressVector openAv(AvAttr attr) {
-        throw new FabricException(Errno.ENOSYS, "verbs offers FI_EP_MSG only, which has no address vectors; "
-                + "use \"verbs;ofi_rxm\" for FI_EP_RDM");
+        return refuseAv();
     }
 
     @Override
@@ -192,6 +169,6 @@ final class VerbsDomain extends UtilFabricObject implements Domain {
             }
         }
         Native.checkVerbs(verbs_h.ibv_dealloc_pd(pd), "ibv_dealloc_pd");
-        fabric.release();
+        fabric().release();
     }
 }
