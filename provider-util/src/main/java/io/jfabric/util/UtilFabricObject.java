@@ -69,10 +69,21 @@ public abstract class UtilFabricObject implements FabricObject {
             }
             closed = true;
         }
-        doClose();
+        try {
+            doClose();
+        } catch (RuntimeException | Error e) {
+            // fi_close failed (a layered domain whose core still has regions): the object stays open and usable
+            synchronized (this) {
+                closed = false;
+            }
+            throw e;
+        }
     }
 
-    /** Releases resources; called once, after the reference check passed. */
+    /**
+     * Releases resources; called after the reference check passed, once unless it throws: then the object
+     * stays open and a later close calls it again, so throw before releasing anything.
+     */
     protected abstract void doClose();
 
     /** Name used in messages. */

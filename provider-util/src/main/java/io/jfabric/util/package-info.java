@@ -18,8 +18,12 @@
  * {@link io.jfabric.util.ProgressHook} in manual progress.</li>
  * <li>{@link io.jfabric.util.TagMatcher}: posted receives against unexpected messages, the one matcher
  * of every provider.</li>
+ * <li>{@link io.jfabric.util.UtilDomain}: the base of the Java providers' domains (libfabric's util_domain):
+ * info and fabric, EBUSY while anything opened from it (regions of its {@link io.jfabric.util.MrMap} too)
+ * is open, EBADF once closed.</li>
  * <li>{@link io.jfabric.util.MrMap} and {@link io.jfabric.util.UtilMemoryRegion}: keys, access rights
- * and bounds checks for remote access.</li>
+ * and bounds checks for remote access. {@link io.jfabric.util.RegisteredRegion}: MemoryRegion's getters
+ * from what was registered, for every provider's region class (the bridge's and verbs' too).</li>
  * <li>{@link io.jfabric.util.Sockaddr}: the one sockaddr_in/in6 type; {@link io.jfabric.util.FabricLog}:
  * the one logging scheme ({@code System.Logger} named {@code jfabric.<provider>}, level from
  * FI_LOG_LEVEL); {@link io.jfabric.util.ProviderParams}: FI_&lt;PROV&gt;_&lt;NAME&gt; parameters.</li>

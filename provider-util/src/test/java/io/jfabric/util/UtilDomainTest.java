@@ -29,6 +29,8 @@ class UtilDomainTest {
     private static final class TestDomain extends UtilDomain<Fabric> {
         final MrMap mrs = newMrMap(8);
         int closes;
+        /** Set: doClose fails as a layered domain's does while its core still has regions. */
+        boolean coreBusy;
 
         TestDomain(FabricInfo info) {
             super("test domain", null, info);
@@ -63,6 +65,9 @@ class UtilDomainTest {
 
         @Override
         protected void doClose() {
+            if (coreBusy) {
+                throw new FabricException(Errno.EBUSY, "the core domain still has regions");
+            }
             closes++;
         }
     }
@@ -91,6 +96,20 @@ class UtilDomainTest {
         assertEquals(Errno.EBADF, assertThrows(FabricException.class,
                 () -> d.registerMemory(MemorySegment.ofArray(new byte[8]), Access.ALL, 0, 0, 0)).errno(),
                 "a region of a closed domain is refused, not left holding nothing");
+    }
+
+    @Test
+    void aCloseThatFailsLeavesTheDomainOpen() {
+        TestDomain d = new TestDomain(info());
+        d.coreBusy = true;
+        assertEquals(Errno.EBUSY, assertThrows(FabricException.class, d::close).errno());
+        assertFalse(d.isClosed());
+        d.acquire();
+        d.release();
+        d.coreBusy = false;
+        d.close();
+        assertTrue(d.isClosed());
+        assertEquals(1, d.closes, "the retried close released the domain");
     }
 
     @Test
