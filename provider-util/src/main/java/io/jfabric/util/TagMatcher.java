@@ -393,6 +393,29 @@ public final class TagMatcher {
         return r;
     }
 
+    /**
+     * Unlinks and returns a posted receive directed at {@code src} (FI_DIRECTED_RECV), or null when none:
+     * what a provider fails when that peer is known to be gone. Receives from FI_ADDR_UNSPEC, and every
+     * receive without FI_DIRECTED_RECV (any peer may fill it), stay posted.
+     */
+    public Recv removeFirstPostedFrom(long src) {
+        if (src == Fabrics.ADDR_UNSPEC || !directed) {
+            return null;
+        }
+        Recv r = firstFrom(postedTagged, src);
+        return r != null ? r : firstFrom(postedMsg, src);
+    }
+
+    private static Recv firstFrom(RecvList list, long src) {
+        for (Recv r = list.head; r != null; r = r.next) {
+            if (r.src == src) {
+                list.unlink(r);
+                return r;
+            }
+        }
+        return null;
+    }
+
     public int postedCount() {
         return postedTagged.size + postedMsg.size;
     }
