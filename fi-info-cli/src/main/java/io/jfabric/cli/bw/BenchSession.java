@@ -236,6 +236,12 @@ final class BenchSession implements AutoCloseable {
         ep.enable();
     }
 
+    /** {@code message}, followed by the peer's name once it is known and the message does not name it. */
+    String namingThePeer(String message) {
+        PeerWatch w = watch;
+        return w == null || message.contains(ctrl.peer()) ? message : message + " (peer " + w.peer() + ")";
+    }
+
     /** RDM: the EQ hears FI_JF_PEER_FAILED (jfabric's providers); a provider that takes no EQ there still runs. */
     private boolean bindPeerFailureEq() {
         try {

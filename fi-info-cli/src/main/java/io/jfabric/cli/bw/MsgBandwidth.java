@@ -197,7 +197,7 @@ final class MsgBandwidth {
                 throw new FabricException(-rc, (o.tagged() ? "fi_tsend" : "fi_send") + " failed");
             }
             s.rxCq.read(rx.entries, 0); // progress only
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
     }
 
@@ -212,7 +212,7 @@ final class MsgBandwidth {
                 throw new FabricException(-rc, (o.tagged() ? "fi_tinject" : "fi_inject") + " failed");
             }
             tx.poll();
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
     }
 
@@ -227,7 +227,7 @@ final class MsgBandwidth {
                 throw new FabricException(-rc, (o.tagged() ? "fi_trecv" : "fi_recv") + " failed");
             }
             s.txCq.read(tx.entries, 0);
-            rx.checkDeadline(deadline, "room in the receive queue");
+            rx.checkDeadlineAndPeer(deadline, "room in the receive queue");
         }
     }
 }

@@ -166,7 +166,7 @@ final class RmaBandwidth {
                         + " bytes failed");
             }
             s.rxCq.read(rx.entries, 0);
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
     }
 
@@ -183,7 +183,7 @@ final class RmaBandwidth {
         int rc;
         while ((rc = s.ep.send(m, s.mr, s.peer, control)) == -Errno.EAGAIN) {
             tx.poll();
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
         if (rc != 0) {
             throw new FabricException(-rc, "fi_send of the control message failed");

@@ -202,6 +202,9 @@ public final class ControlChannel implements Closeable {
                     + "; it has exited", e);
         } catch (SocketTimeoutException e) {
             throw new IOException("no " + what + " from the peer within " + readTimeoutMs + " ms", e);
+        } catch (IOException e) {
+            throw new IOException("the control connection to the peer " + peer() + " failed while we read the "
+                    + what + " (" + e.getMessage() + "); it has probably exited", e);
         }
         return b;
     }

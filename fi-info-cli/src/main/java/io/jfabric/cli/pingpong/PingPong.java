@@ -93,6 +93,7 @@ final class PingPong implements AutoCloseable {
     /** Set while sizes run: notices a dead peer (EQ event, control connection closed) during waits. */
     private PeerWatch watch;
     private boolean goneReported;
+    private int refusedPosts;
 
     private long txSeq;
     private long rxSeq;
@@ -382,6 +383,7 @@ final class PingPong implements AutoCloseable {
     private int runSuite() throws IOException {
         String fabricPeer = remoteFiAddr == Fabrics.ADDR_UNSPEC ? null : av.straddr(av.lookup(remoteFiAddr));
         watch = new PeerWatch(ctrl, eqBound ? eq : null, fabricPeer);
+        debug("exchanging with the peer " + watch.peer());
         try {
             for (long size : TestSizes.of(opts, txSize)) {
                 cntAckMsg = 0;
@@ -582,10 +584,23 @@ final class PingPong implements AutoCloseable {
         if (rc < 0 && rc != -Errno.EAGAIN) {
             return rc;
         }
+        if ((++refusedPosts & 255) == 0 && peerGone()) {
+            return -Errno.ECONNRESET; // a connection being set up again to a peer that died: EAGAIN until refused
+        }
         if (System.nanoTime() - deadline > 0) {
             return timedOut("room in the transmit queue");
         }
         return 0;
+    }
+
+    /** Whether the watch says the peer is gone (then it says so on stderr, once). */
+    private boolean peerGone() {
+        String gone = watch == null ? null : watch.goneBecause();
+        if (gone != null) {
+            err.println("jfabric pingpong: the peer " + watch.peer() + " is gone: " + gone);
+            goneReported = true;
+        }
+        return gone != null;
     }
 
     private int awaitTx(long total) {
@@ -609,10 +624,7 @@ final class PingPong implements AutoCloseable {
             int rc = readOne(cq, tx);
             if (rc == -Errno.EAGAIN) {
                 if (++idle % POLLS_PER_CLOCK_READ == 0) {
-                    String gone = watch == null ? null : watch.goneBecause();
-                    if (gone != null) {
-                        err.println("jfabric pingpong: the peer " + watch.peer() + " is gone: " + gone);
-                        goneReported = true;
+                    if (peerGone()) {
                         return -Errno.ECONNRESET;
                     }
                     long now = System.nanoTime();
