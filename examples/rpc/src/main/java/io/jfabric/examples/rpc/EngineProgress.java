@@ -3,14 +3,19 @@ package io.jfabric.examples.rpc;
 import io.jfabric.CompletionQueue;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
+import io.jfabric.EqEntry;
+import io.jfabric.EqErrEntry;
+import io.jfabric.EqEvent;
 import io.jfabric.Errno;
+import io.jfabric.EventQueue;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The engine's progress and dispatch: reads the CQ and hands each completion to the {@link OpContext}
- * it was posted with, asks the engine to check deadlines and liveness every millisecond, keeps the
+ * it was posted with, passes on the EQ's FI_JF_PEER_FAILED events, asks the engine to check deadlines and
+ * liveness every millisecond, keeps the
  * queue of ready callbacks and runs them for HG_Trigger, and owns the optional progress thread and the
  * lock that serialises endpoint and queue access when that thread exists.
  */
@@ -19,6 +24,9 @@ final class EngineProgress {
 
     private final RpcEngine engine;
     private final CompletionQueue cq;
+    private final EventQueue eq;
+    private final EqEntry event = new EqEntry();
+    private final EqErrEntry eventError = new EqErrEntry();
     private final ReentrantLock lock;
     private final ReadyQueue ready = new ReadyQueue();
     private final CqEntry[] entries = CqEntry.array(16);
@@ -27,9 +35,10 @@ final class EngineProgress {
     private volatile boolean running = true;
     private Thread thread;
 
-    EngineProgress(RpcEngine engine, CompletionQueue cq, boolean withThread) {
+    EngineProgress(RpcEngine engine, CompletionQueue cq, EventQueue eq, boolean withThread) {
         this.engine = engine;
         this.cq = cq;
+        this.eq = eq;
         this.lock = withThread ? new ReentrantLock() : null;
     }
 
@@ -123,9 +132,27 @@ final class EngineProgress {
         long now = System.nanoTime();
         if (now - nextScanNanos >= 0) {
             nextScanNanos = now + SCAN_INTERVAL_NANOS;
+            readPeerFailures();
             engine.scanDeadlines(now);
         }
         return total;
+    }
+
+    /** FI_JF_PEER_FAILED on the endpoint's EQ: the engine fails what is outstanding to that peer at once. */
+    private void readPeerFailures() {
+        if (eq == null) {
+            return;
+        }
+        int rc;
+        while ((rc = eq.read(event, 0)) != -Errno.EAGAIN) {
+            if (rc == EqEvent.PEER_FAILED) {
+                engine.onPeerFailed(event.data);
+            } else if (rc == -Errno.EAVAIL) {
+                eq.readError(eventError, 0); // nothing the engine posts raises one; dropped
+            } else if (rc < 0) {
+                return;
+            }
+        }
     }
 
     /** Drives completions (no callbacks) while a post is refused with EAGAIN; false once {@code until} passed. */

@@ -34,10 +34,11 @@ import java.util.concurrent.locks.LockSupport;
  *     progress and the caller only triggers.</li>
  * </ul>
  *
- * <p>Failure: a request ends with ETIMEDOUT at its deadline, ECANCELED on cancel, or EHOSTDOWN when its
- * target stops answering the engine's pings (sent only while requests to it are outstanding) or a send
- * to it fails. An ended request's receive is cancelled and an attached bulk handle is released, so a
- * late server can no longer touch that memory. Differences from Mercury: one endpoint per engine,
+ * <p>Failure: a request ends with ETIMEDOUT at its deadline, ECANCELED on cancel, or EHOSTDOWN when the
+ * provider says its target is gone (jfabric's FI_JF_PEER_FAILED on the endpoint's EQ), its target stops
+ * answering the engine's pings (sent only while requests to it are outstanding) or a send to it fails.
+ * An ended request's receive is cancelled and an attached bulk handle is released, so a late server can
+ * no longer touch that memory. Differences from Mercury: one endpoint per engine,
  * payloads beyond {@link EngineOptions#maxPayload} must go as bulk (no automatic overflow), and
  * lookup is synchronous.
  *
@@ -90,7 +91,7 @@ public final class RpcEngine implements AutoCloseable {
     private RpcEngine(FabricResources res, EngineOptions options) {
         this.res = res;
         this.options = options;
-        this.progress = new EngineProgress(this, res.cq, options.progressThread);
+        this.progress = new EngineProgress(this, res.cq, res.eq, options.progressThread);
         this.selfAddress = res.ep.getName();
         this.maxRma = res.maxMessageSize();
         this.pingIntervalNanos = Math.max(1, options.peerTimeoutMillis / 4) * 1_000_000L;
@@ -652,6 +653,20 @@ public final class RpcEngine implements AutoCloseable {
     /** The registered RPC of {@code id}, or null. */
     Rpc<Object, Object> rpc(int id) {
         return rpcs[id];
+    }
+
+    /**
+     * The provider says the peer {@code fiAddr} is gone (FI_JF_PEER_FAILED): its targets are dead and their
+     * outstanding requests end with EHOSTDOWN now, without waiting for an unanswered ping. Caller holds the lock.
+     */
+    void onPeerFailed(long fiAddr) {
+        for (int i = 0; i < targetList.size(); i++) {
+            Target t = targetList.get(i);
+            if (t.fiAddr == fiAddr && !t.isDead()) {
+                LOG.log(System.Logger.Level.WARNING, "{0} is gone (FI_JF_PEER_FAILED); failing its requests", t);
+                markDead(t, -Errno.EHOSTDOWN);
+            }
+        }
     }
 
     /** Ends requests past their deadline and pings targets gone quiet; the progress pass calls it every millisecond. */
