@@ -402,18 +402,20 @@ public final class TagMatcher {
         if (src == Fabrics.ADDR_UNSPEC || !directed) {
             return null;
         }
-        Recv r = firstFrom(postedTagged, src);
-        return r != null ? r : firstFrom(postedMsg, src);
-    }
-
-    private static Recv firstFrom(RecvList list, long src) {
-        for (Recv r = list.head; r != null; r = r.next) {
-            if (r.src == src) {
-                list.unlink(r);
-                return r;
+        RecvList list = postedTagged;
+        Recv r = list.head;
+        while (r == null || r.src != src) {
+            if (r != null) {
+                r = r.next;
+            } else if (list == postedTagged) {
+                list = postedMsg; // the tagged queue has none: the untagged one next
+                r = list.head;
+            } else {
+                return null;
             }
         }
-        return null;
+        list.unlink(r);
+        return r;
     }
 
     public int postedCount() {

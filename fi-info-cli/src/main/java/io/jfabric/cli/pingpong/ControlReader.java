@@ -13,16 +13,18 @@ import java.net.SocketTimeoutException;
  */
 final class ControlReader extends InputStream {
     private final InputStream socketIn;
+    private int timeoutMs;
+    /** The socket said end of stream, or failed ({@code failure}). */
+    private volatile boolean eof;
+    private IOException failure;
+    /** Bytes read from the socket and not yet taken: a ring of {@code count} bytes from {@code head}. */
     private final byte[] buf = new byte[4096];
     private int head;
     private int count;
-    private boolean eof;
-    private IOException failure;
-    private int timeoutMs;
 
     ControlReader(InputStream socketIn, int timeoutMs, String name) {
-        this.socketIn = socketIn;
         this.timeoutMs = timeoutMs;
+        this.socketIn = socketIn;
         Thread.ofPlatform().daemon().name(name).start(this::pump);
     }
 

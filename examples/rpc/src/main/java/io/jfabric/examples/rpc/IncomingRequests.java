@@ -28,9 +28,10 @@ final class IncomingRequests {
     private final EngineProgress progress;
     private final MemoryRegion poolDesc;
 
-    IncomingRequests(RpcEngine engine, FabricResources res, EngineProgress progress, MemoryRegion poolDesc) {
+    /** {@code poolDesc}: the descriptor of the engine's registered buffer pool, which the requests live in. */
+    IncomingRequests(RpcEngine engine, EngineProgress progress, MemoryRegion poolDesc) {
         this.engine = engine;
-        this.res = res;
+        this.res = engine.resources();
         this.progress = progress;
         this.poolDesc = poolDesc;
     }

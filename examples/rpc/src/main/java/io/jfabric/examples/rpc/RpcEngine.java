@@ -100,7 +100,7 @@ public final class RpcEngine implements AutoCloseable {
         MemorySegment pool = arena.allocate(poolSize, 4096);
         this.poolMr = res.register(pool, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
         this.poolDesc = res.localDesc(poolMr);
-        this.server = new IncomingRequests(this, res, progress, poolDesc);
+        this.server = new IncomingRequests(this, progress, poolDesc);
         long off = 0;
         slots = new RequestSlot[options.requestSlots];
         freeSlots = new int[options.requestSlots];
