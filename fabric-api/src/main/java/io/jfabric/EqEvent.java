@@ -16,6 +16,15 @@ public final class EqEvent {
     public static final int AV_COMPLETE = 5;
     /** {@code FI_JOIN_COMPLETE}: a multicast join finished. */
     public static final int JOIN_COMPLETE = 6;
+    /**
+     * {@code FI_JF_PEER_FAILED}, a jfabric extension (libfabric has no such event; the value, "JF" in the
+     * high half, is far outside libfabric's range): on an RDM endpoint bound to an EQ, the peer is known to
+     * be gone (rxm: its connection reset, timed out or failed its keepalive; shm: its process exited or
+     * closed its endpoint). {@link EqEntry#fid} is the endpoint, {@link EqEntry#data} the peer's fi_addr
+     * (FI_ADDR_NOTAVAIL when it is not in the AV), {@link EqEntry#cmData} its address as fi_av_insert
+     * takes it. Raised once per loss; the operations bound to that peer complete with FI_ECONNRESET.
+     */
+    public static final int PEER_FAILED = 0x4A46_0001;
 
     private EqEvent() {
     }
@@ -35,6 +44,7 @@ public final class EqEvent {
             case MR_COMPLETE -> "FI_MR_COMPLETE";
             case AV_COMPLETE -> "FI_AV_COMPLETE";
             case JOIN_COMPLETE -> "FI_JOIN_COMPLETE";
+            case PEER_FAILED -> "FI_JF_PEER_FAILED";
             default -> "FI_EVENT_" + event;
         };
     }

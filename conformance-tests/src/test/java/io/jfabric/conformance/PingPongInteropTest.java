@@ -249,7 +249,7 @@ class PingPongInteropTest {
     }
 
     /** Waits until something listens on {@code port} (read from /proc, so no connection is taken from the server). */
-    private static void awaitListening(int port, Process server) throws Exception {
+    static void awaitListening(int port, Process server) throws Exception {
         String hex = String.format(":%04X ", port);
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (System.nanoTime() < deadline) {
@@ -293,7 +293,7 @@ class PingPongInteropTest {
         return null;
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             assertNotNull(s);
             return s.getLocalPort();

@@ -207,6 +207,19 @@ public final class EndpointBindings {
         av = null;
     }
 
+    /**
+     * Raises the jfabric extension {@link io.jfabric.EqEvent#PEER_FAILED} on the bound EQ, if any: the peer
+     * {@code fiAddr} (address {@code peerAddr}) is gone. Control path. Returns 0, or the EQ's negative errno.
+     */
+    public int reportPeerFailed(Object ep, long fiAddr, byte[] peerAddr) {
+        EventQueue q;
+        synchronized (this) {
+            q = eq;
+        }
+        return q instanceof UtilEventQueue u
+                ? u.post(io.jfabric.EqEvent.PEER_FAILED, ep, null, fiAddr, null, peerAddr.clone()) : 0;
+    }
+
     // ---- accessors -------------------------------------------------------------------------------
 
     public UtilCompletionQueue txCq() {

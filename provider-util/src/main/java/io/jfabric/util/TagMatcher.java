@@ -393,6 +393,31 @@ public final class TagMatcher {
         return r;
     }
 
+    /**
+     * Unlinks and returns a posted receive directed at {@code src} (FI_DIRECTED_RECV), or null when none:
+     * what a provider fails when that peer is known to be gone. Receives from FI_ADDR_UNSPEC, and every
+     * receive without FI_DIRECTED_RECV (any peer may fill it), stay posted.
+     */
+    public Recv removeFirstPostedFrom(long src) {
+        if (src == Fabrics.ADDR_UNSPEC || !directed) {
+            return null;
+        }
+        RecvList list = postedTagged;
+        Recv r = list.head;
+        while (r == null || r.src != src) {
+            if (r != null) {
+                r = r.next;
+            } else if (list == postedTagged) {
+                list = postedMsg; // the tagged queue has none: the untagged one next
+                r = list.head;
+            } else {
+                return null;
+            }
+        }
+        list.unlink(r);
+        return r;
+    }
+
     public int postedCount() {
         return postedTagged.size + postedMsg.size;
     }

@@ -15,6 +15,7 @@ import io.jfabric.conformance.PeerProcess;
 import io.jfabric.conformance.Side;
 import io.jfabric.conformance.Slow;
 import io.jfabric.conformance.StateDump;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,8 +34,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -122,6 +125,76 @@ class PeerFailureTest {
                         + " is swept when a fabric opens");
             }
         }
+    }
+
+    /** How soon after a SIGKILL an RDM endpoint bound to an EQ must say the peer is gone (jfabric's extension). */
+    static final long ANNOUNCE_MS = 2_000;
+
+    /**
+     * An RDM peer killed after it sent to the survivor: within {@link #ANNOUNCE_MS} the survivor's EQ carries
+     * FI_JF_PEER_FAILED naming the peer's fi_addr and address, a receive directed at it (FI_DIRECTED_RECV)
+     * completes with FI_ECONNRESET, and a later send to it fails; a receive from FI_ADDR_UNSPEC stays posted
+     * (another peer may fill it) until cancelled.
+     */
+    @ParameterizedTest(name = "{0}", allowZeroInvocations = true)
+    @MethodSource("io.jfabric.conformance.FabricCases#cases")
+    void aKilledRdmPeerIsAnnouncedOnTheEq(FabricCase c) throws Exception {
+        Gate.messaging(c);
+        Assumptions.assumeFalse(c.isMsg(), "MSG endpoints report a lost peer with FI_SHUTDOWN (the cases above)");
+        Assumptions.assumeFalse(c.provider().startsWith("libfabric:"), "FI_JF_PEER_FAILED is jfabric's extension;"
+                + " libfabric's own providers raise nothing when an RDM peer dies");
+        dump.caseUnderTest(c);
+        PeerProcess peer = PeerProcess.start(c, "source", dump, FaultPeer.class, List.of("2", "64"), List.of());
+        EndpointPair.Options o = new EndpointPair.Options();
+        o.alterInfo = i -> i.caps |= io.jfabric.Caps.DIRECTED_RECV;
+        // an EQ opened before the endpoint (so it closes after it) is bound by openSide
+        o.beforeEndpoint = side -> side.eq = dump.track(side.fabric.openEq(io.jfabric.EqAttr.defaults()));
+        Survivor me = Survivor.join(c, c.freshInfo(), peer, dump, o);
+        Side s = me.side;
+        try (Arena arena = Arena.ofShared()) {
+            FaultPeer.Stream rx = new FaultPeer.Stream(s, arena, 4, 64);
+            for (int i = 0; i < 2; i++) {
+                int slot = i;
+                me.poller.post("fi_recv", () -> rx.recv(slot));
+            }
+            peer.send("GO");
+            CqEntry ok = new CqEntry();
+            for (int i = 0; i < 2; i++) {
+                me.poller.expectSuccess(s.rxCq, ok, BOUND_MS, "message " + i + " from the peer");
+            }
+            peer.expect("SENT", BOUND_MS);
+            MemorySegment buf = Mem.alloc(arena, 256);
+            var mr = s.desc(buf);
+            me.poller.post("directed fi_recv", () -> s.ep.recv(buf.asSlice(0, 64), mr, s.peer, "directed"));
+            me.poller.post("fi_recv", () -> s.ep.recv(buf.asSlice(64, 64), mr, Fabrics.ADDR_UNSPEC, "any"));
+            peer.kill();
+            long killed = System.nanoTime();
+            io.jfabric.EqEntry ev = new io.jfabric.EqEntry();
+            io.jfabric.EqErrEntry evErr = new io.jfabric.EqErrEntry();
+            int rc = me.poller.awaitEvent(s.eq, ev, evErr, ANNOUNCE_MS);
+            long tookMs = (System.nanoTime() - killed) / 1_000_000;
+            assertEquals(io.jfabric.EqEvent.PEER_FAILED, rc, "the survivor's EQ within " + ANNOUNCE_MS
+                    + " ms of the SIGKILL (" + (rc == -Errno.EAVAIL ? evErr : io.jfabric.EqEvent.toString(rc)) + ")");
+            assertEquals(s.peer, ev.data, "FI_JF_PEER_FAILED names the dead peer's fi_addr");
+            assertSame(s.ep, ev.fid, "FI_JF_PEER_FAILED's fid is the endpoint");
+            assertArrayEquals(s.av.lookup(s.peer), ev.cmData, "FI_JF_PEER_FAILED carries the peer's address");
+            System.out.println("[fault] " + c.id() + ": FI_JF_PEER_FAILED " + tookMs + " ms after the kill");
+            CqErrEntry err = me.poller.expectError(s.rxCq, ANNOUNCE_MS, "the receive directed at the dead peer");
+            assertEquals("directed", err.context, "the failed receive is the directed one: " + err);
+            assertEquals(Errno.ECONNRESET, err.err, "the directed receive's errno: " + err);
+            me.poller.expectQuiet(s.rxCq, 100, "the receive from FI_ADDR_UNSPEC stays posted");
+            int sent = me.poller.tryPost(() -> s.ep.send(buf.asSlice(128, 64), mr, s.peer, "late"));
+            if (sent == 0) {
+                CqErrEntry late = me.poller.expectError(s.txCq, BOUND_MS, "a send to the dead peer");
+                assertEquals("late", late.context, "the failed send: " + late);
+            } else {
+                assertTrue(sent < 0, "a send to the dead peer is refused or fails: " + Errno.name(sent));
+            }
+            assertEquals(0, s.ep.cancel("any"), "fi_cancel of the receive from FI_ADDR_UNSPEC");
+            assertEquals(Errno.ECANCELED, me.poller.expectError(s.rxCq, BOUND_MS, "the cancelled receive").err);
+        }
+        List<Throwable> problems = dump.closeTracked();
+        assertTrue(problems.isEmpty(), "closing the survivor's objects: " + problems);
     }
 
     /** The survivor sends, the peer receives (and is frozen, then killed or let go). */

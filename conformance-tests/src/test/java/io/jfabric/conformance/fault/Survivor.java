@@ -33,8 +33,14 @@ final class Survivor {
     /** Opens a side from {@code info} and connects it to the peer (MSG) or exchanges addresses with it (RDM). */
     static Survivor join(FabricCase c, FabricInfo info, PeerProcess peer, StateDump dump) throws InterruptedException,
             IOException {
+        return join(c, info, peer, dump, new EndpointPair.Options());
+    }
+
+    /** As {@link #join(FabricCase, FabricInfo, PeerProcess, StateDump)}, opening the side with {@code o}. */
+    static Survivor join(FabricCase c, FabricInfo info, PeerProcess peer, StateDump dump, EndpointPair.Options o)
+            throws InterruptedException, IOException {
         byte[] addr = peer.expectAddress(SETUP_MS);
-        Survivor s = open(c, info, dump);
+        Survivor s = open(c, info, dump, o);
         if (c.isMsg()) {
             s.side.ep.connect(addr, null);
             // right after a link flap the host's neighbour entry for the peer may still be failed: the connect
@@ -50,7 +56,7 @@ final class Survivor {
                             + (rc == -Errno.EAVAIL ? "error " + s.eventError : EqEvent.toString(rc)));
                 }
                 System.out.println("[fault] connect attempt " + attempt + " found no route (EHOSTUNREACH); again");
-                s = open(c, info, dump);
+                s = open(c, info, dump, o);
                 s.side.ep.connect(addr, null);
             }
             s.poller.expectEvent(s.side.eq, EqEvent.CONNECTED, SETUP_MS, "connect to the fault peer");
@@ -63,10 +69,10 @@ final class Survivor {
         return s;
     }
 
-    private static Survivor open(FabricCase c, FabricInfo info, StateDump dump) {
+    private static Survivor open(FabricCase c, FabricInfo info, StateDump dump, EndpointPair.Options o) {
         Survivor s = new Survivor(new Side("survivor", c, dump));
         dump.reporter(s.side::toString);
-        EndpointPair.openSide(s.side, c, dump, new EndpointPair.Options(), info, s.poller);
+        EndpointPair.openSide(s.side, c, dump, o, info, s.poller);
         return s;
     }
 

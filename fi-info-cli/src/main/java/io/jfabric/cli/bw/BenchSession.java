@@ -29,6 +29,7 @@ import io.jfabric.MrMode;
 import io.jfabric.PassiveEndpoint;
 import io.jfabric.WaitObj;
 import io.jfabric.cli.pingpong.ControlChannel;
+import io.jfabric.cli.pingpong.PeerWatch;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -66,6 +67,10 @@ final class BenchSession implements AutoCloseable {
     AddressVector av;
     MemoryRegion mr;
     long peer = Fabrics.ADDR_UNSPEC;
+    /** Whether {@link #eq} is bound to the endpoint (MSG always; RDM when the provider takes it). */
+    private boolean eqBound;
+    /** Notices a dead peer while the benchmark waits; set once everything is open. */
+    PeerWatch watch;
 
     /** The whole registered buffer: [tx slots][rx slots][rma area]. */
     MemorySegment buffer;
@@ -104,6 +109,7 @@ final class BenchSession implements AutoCloseable {
         if (rmaBytes > 0) {
             exchangeRmaTarget();
         }
+        watch = new PeerWatch(ctrl, eqBound ? eq : null, av == null ? null : av.straddr(av.lookup(peer)));
     }
 
     private FabricInfo hints(boolean rma) {
@@ -220,12 +226,30 @@ final class BenchSession implements AutoCloseable {
         ep = track(domain.openEndpoint(fi));
         if (fi.epAttr.type == EndpointType.MSG) {
             ep.bind(eq);
+            eqBound = true;
         } else {
             ep.bind(av);
+            eqBound = bindPeerFailureEq();
         }
         ep.bind(txCq, BindFlags.TRANSMIT);
         ep.bind(rxCq, BindFlags.RECV);
         ep.enable();
+    }
+
+    /** {@code message}, followed by the peer's name once it is known and the message does not name it. */
+    String namingThePeer(String message) {
+        PeerWatch w = watch;
+        return w == null || message.contains(ctrl.peer()) ? message : message + " (peer " + w.peer() + ")";
+    }
+
+    /** RDM: the EQ hears FI_JF_PEER_FAILED (jfabric's providers); a provider that takes no EQ there still runs. */
+    private boolean bindPeerFailureEq() {
+        try {
+            ep.bind(eq);
+            return true;
+        } catch (FabricException e) {
+            return false; // the control connection alone tells that the peer died
+        }
     }
 
     private static long align(long v, long a) {

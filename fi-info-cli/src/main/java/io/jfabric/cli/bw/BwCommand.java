@@ -42,16 +42,17 @@ public final class BwCommand implements Callable<Integer> {
             return 1;
         }
         BenchReport report = new BenchReport(System.out);
-        try (BenchSession s = new BenchSession(o)) {
+        BenchSession s = new BenchSession(o);
+        try (s) {
             s.open(o.window(), o.maxSize(), 0);
             new MsgBandwidth(s, report, new Progress(System.err, o.progress())).run();
             report.writeFiles(o.json(), o.csv());
             return 0;
         } catch (FabricException e) {
-            System.err.println("jfabric bw: " + e.getMessage());
+            System.err.println("jfabric bw: " + s.namingThePeer(e.getMessage()));
             return e.errno();
         } catch (IOException e) {
-            System.err.println("jfabric bw: " + e.getMessage());
+            System.err.println("jfabric bw: " + s.namingThePeer(e.getMessage()));
             return 5;
         }
     }

@@ -5,6 +5,7 @@ import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
+import io.jfabric.cli.pingpong.PeerWatch;
 
 /**
  * Batched, allocation-free reads of one CQ for the benchmark loops: {@link #poll} returns how many entries
@@ -17,6 +18,8 @@ final class CompletionPoller {
     private final CqErrEntry err = new CqErrEntry();
     private final String what;
     private final long timeoutNanos;
+    private PeerWatch watch;
+    private int idleChecks;
 
     CompletionPoller(CompletionQueue cq, int batch, String what, long timeoutMs) {
         this.cq = cq;
@@ -35,10 +38,28 @@ final class CompletionPoller {
         }
         if (n == -Errno.EAVAIL) {
             cq.readError(err, 0);
-            throw new FabricException(err.err, what + " completed with an error: "
-                    + cq.strerror(err.provErrno, err.errData) + " (" + Errno.name(err.err) + ")");
+            throw new FabricException(err.err, what + (watch == null ? "" : " with the peer " + watch.peer())
+                    + " completed with an error: " + cq.strerror(err.provErrno, err.errData) + " ("
+                    + Errno.name(err.err) + ")");
         }
         throw new FabricException(-n, "fi_cq_read on the " + what + " CQ failed");
+    }
+
+    /** Names the peer in error messages, and lets {@link #checkDeadlineAndPeer} notice that it is gone. */
+    void watch(PeerWatch w) {
+        this.watch = w;
+    }
+
+    /**
+     * {@link #checkDeadline}, and on every 256th call whether the peer is gone (a FabricException naming it).
+     * Only for waits the peer must answer: at the end of a run a peer that is done may exit while we still
+     * wait for our own last completion.
+     */
+    void checkDeadlineAndPeer(long deadline, String waitingFor) {
+        if (watch != null && (++idleChecks & 255) == 0) {
+            watch.check();
+        }
+        checkDeadline(deadline, waitingFor);
     }
 
     long deadline() {

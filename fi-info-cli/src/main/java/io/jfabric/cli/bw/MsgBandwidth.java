@@ -42,6 +42,8 @@ final class MsgBandwidth {
     void run() throws IOException {
         tx = new CompletionPoller(s.txCq, 64, "send", o.timeoutMs());
         rx = new CompletionPoller(s.rxCq, 64, "receive", o.timeoutMs());
+        tx.watch(s.watch);
+        rx.watch(s.watch);
         for (long size : o.sizes()) {
             int window = Math.min(o.window(), s.slotsFor(size));
             MemorySegment[] txSlots = new MemorySegment[window];
@@ -103,7 +105,7 @@ final class MsgBandwidth {
             long deadline = tx.deadline();
             int n;
             while ((n = tx.poll()) == 0) {
-                tx.checkDeadline(deadline, "send completion");
+                tx.checkDeadlineAndPeer(deadline, "send completion");
             }
             long now = System.nanoTime();
             for (int k = 0; k < n; k++) {
@@ -125,7 +127,7 @@ final class MsgBandwidth {
         while (received < total) {
             int n = rx.poll();
             if (n == 0) {
-                rx.checkDeadline(deadline, "message (" + received + " of " + total + " arrived)");
+                rx.checkDeadlineAndPeer(deadline, "message (" + received + " of " + total + " arrived)");
                 continue;
             }
             deadline = rx.deadline();
@@ -195,7 +197,7 @@ final class MsgBandwidth {
                 throw new FabricException(-rc, (o.tagged() ? "fi_tsend" : "fi_send") + " failed");
             }
             s.rxCq.read(rx.entries, 0); // progress only
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
     }
 
@@ -210,7 +212,7 @@ final class MsgBandwidth {
                 throw new FabricException(-rc, (o.tagged() ? "fi_tinject" : "fi_inject") + " failed");
             }
             tx.poll();
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
     }
 
@@ -225,7 +227,7 @@ final class MsgBandwidth {
                 throw new FabricException(-rc, (o.tagged() ? "fi_trecv" : "fi_recv") + " failed");
             }
             s.txCq.read(tx.entries, 0);
-            rx.checkDeadline(deadline, "room in the receive queue");
+            rx.checkDeadlineAndPeer(deadline, "room in the receive queue");
         }
     }
 }

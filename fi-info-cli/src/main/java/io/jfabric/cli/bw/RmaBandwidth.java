@@ -45,6 +45,8 @@ final class RmaBandwidth {
     void run() throws IOException {
         tx = new CompletionPoller(s.txCq, 64, "RMA", o.timeoutMs());
         rx = new CompletionPoller(s.rxCq, 64, "receive", o.timeoutMs());
+        tx.watch(s.watch);
+        rx.watch(s.watch);
         String name = op.name().toLowerCase(java.util.Locale.ROOT);
         for (long size : o.sizes()) {
             int window = Math.min(o.window(), s.slotsFor(size));
@@ -95,7 +97,7 @@ final class RmaBandwidth {
             long deadline = tx.deadline();
             int n;
             while ((n = tx.poll()) == 0) {
-                tx.checkDeadline(deadline, op.name().toLowerCase(java.util.Locale.ROOT) + " completion");
+                tx.checkDeadlineAndPeer(deadline, op.name().toLowerCase(java.util.Locale.ROOT) + " completion");
             }
             long now = System.nanoTime();
             for (int k = 0; k < n; k++) {
@@ -119,7 +121,7 @@ final class RmaBandwidth {
             int n = rx.poll();
             tx.poll();
             if (n == 0) {
-                rx.checkDeadline(deadline, "\"done\" from the initiator");
+                rx.checkDeadlineAndPeer(deadline, "\"done\" from the initiator");
                 continue;
             }
             deadline = rx.deadline();
@@ -164,7 +166,7 @@ final class RmaBandwidth {
                         + " bytes failed");
             }
             s.rxCq.read(rx.entries, 0);
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
     }
 
@@ -181,7 +183,7 @@ final class RmaBandwidth {
         int rc;
         while ((rc = s.ep.send(m, s.mr, s.peer, control)) == -Errno.EAGAIN) {
             tx.poll();
-            tx.checkDeadline(deadline, "room in the transmit queue");
+            tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
         if (rc != 0) {
             throw new FabricException(-rc, "fi_send of the control message failed");

@@ -43,6 +43,7 @@ public final class ControlChannel implements Closeable {
     private static final byte[] CNT_OK = "cnt ok\0".getBytes(StandardCharsets.US_ASCII);
 
     private final Socket socket;
+    private final ControlReader reader;
     private final DataInputStream in;
     private final OutputStream out;
     private final boolean client;
@@ -51,9 +52,10 @@ public final class ControlChannel implements Closeable {
         this.socket = socket;
         this.client = client;
         socket.setTcpNoDelay(true);
-        socket.setSoTimeout(RECV_TIMEOUT_MS);
+        socket.setSoTimeout(0); // the reader thread blocks; ControlReader applies the read timeout
         this.readTimeoutMs = RECV_TIMEOUT_MS;
-        this.in = new DataInputStream(socket.getInputStream());
+        this.reader = new ControlReader(socket.getInputStream(), RECV_TIMEOUT_MS, "control-reader");
+        this.in = new DataInputStream(reader);
         this.out = socket.getOutputStream();
     }
 
@@ -110,8 +112,7 @@ public final class ControlChannel implements Closeable {
         b.order(ByteOrder.BIG_ENDIAN).putInt(name.length);
         b.order(ByteOrder.nativeOrder()).putInt(addrFormat);
         b.put(name);
-        out.write(b.array());
-        out.flush();
+        send(b.array());
     }
 
     /** pp_recv_name: the peer's address format and name. */
@@ -143,7 +144,7 @@ public final class ControlChannel implements Closeable {
     /** Longest wait of each later read, in ms; 0 waits forever, as fi_pingpong's {@code --timeout 0}. */
     public void readTimeout(long ms) throws IOException {
         readTimeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(0, ms));
-        socket.setSoTimeout(readTimeoutMs);
+        reader.timeout(readTimeoutMs);
     }
 
     /**
@@ -175,8 +176,13 @@ public final class ControlChannel implements Closeable {
     }
 
     private void send(byte[] b) throws IOException {
-        out.write(b);
-        out.flush();
+        try {
+            out.write(b);
+            out.flush();
+        } catch (IOException e) {
+            throw new IOException("the peer " + peer() + " closed the control connection (" + e.getMessage()
+                    + "); it has exited", e);
+        }
     }
 
     private void expect(byte[] want, String what) throws IOException {
@@ -192,9 +198,13 @@ public final class ControlChannel implements Closeable {
         try {
             in.readFully(b);
         } catch (EOFException e) {
-            throw new IOException("control connection closed by the peer while reading the " + what, e);
+            throw new IOException("the peer " + peer() + " closed the control connection while we read the " + what
+                    + "; it has exited", e);
         } catch (SocketTimeoutException e) {
             throw new IOException("no " + what + " from the peer within " + readTimeoutMs + " ms", e);
+        } catch (IOException e) {
+            throw new IOException("the control connection to the peer " + peer() + " failed while we read the "
+                    + what + " (" + e.getMessage() + "); it has probably exited", e);
         }
         return b;
     }
@@ -205,6 +215,16 @@ public final class ControlChannel implements Closeable {
             sb.append(x >= 32 && x < 127 ? String.valueOf((char) x) : String.format("\\x%02x", x & 0xff));
         }
         return sb.append('"').toString();
+    }
+
+    /** Whether the peer closed the control connection (a killed process's sockets close at once). Never blocks. */
+    public boolean peerClosed() {
+        return reader.closed();
+    }
+
+    /** The peer's end of the control connection, host:port, for messages. */
+    public String peer() {
+        return String.valueOf(socket.getRemoteSocketAddress()).replaceFirst("^/", "");
     }
 
     @Override

@@ -88,6 +88,12 @@ final class PingPong implements AutoCloseable {
     private long rxPrefix;
     private long injectSize;
     private long remoteFiAddr = Fabrics.ADDR_UNSPEC;
+    /** Whether {@link #eq} is bound to the endpoint (MSG always; RDM when the provider takes it). */
+    private boolean eqBound;
+    /** Set while sizes run: notices a dead peer (EQ event, control connection closed) during waits. */
+    private PeerWatch watch;
+    private boolean goneReported;
+    private int refusedPosts;
 
     private long txSeq;
     private long rxSeq;
@@ -310,6 +316,9 @@ final class PingPong implements AutoCloseable {
     private void initEndpoint() {
         if (fi.epAttr.type == EndpointType.MSG) {
             ep.bind(eq);
+            eqBound = true;
+        } else {
+            eqBound = bindPeerFailureEq();
         }
         if (av != null) {
             ep.bind(av);
@@ -320,6 +329,18 @@ final class PingPong implements AutoCloseable {
         int rc = postRx();
         if (rc != 0) {
             throw new FabricException(-rc, "posting the first receive failed");
+        }
+    }
+
+    /** RDM: the EQ hears FI_JF_PEER_FAILED (jfabric's providers); a provider that takes no EQ there still runs. */
+    private boolean bindPeerFailureEq() {
+        try {
+            ep.bind(eq);
+            return true;
+        } catch (FabricException e) {
+            debug("no EQ on the " + fi.epAttr.type + " endpoint (" + e.getMessage() + "); the control connection"
+                    + " alone tells that the peer died");
+            return false;
         }
     }
 
@@ -360,14 +381,25 @@ final class PingPong implements AutoCloseable {
     // ---- the benchmark ------------------------------------------------------------------------
 
     private int runSuite() throws IOException {
-        for (long size : TestSizes.of(opts, txSize)) {
-            cntAckMsg = 0;
-            int rc = pingpong(size);
-            if (rc != 0) {
-                return rc;
+        String fabricPeer = remoteFiAddr == Fabrics.ADDR_UNSPEC ? null : av.straddr(av.lookup(remoteFiAddr));
+        watch = new PeerWatch(ctrl, eqBound ? eq : null, fabricPeer);
+        debug("exchanging with the peer " + watch.peer());
+        try {
+            for (long size : TestSizes.of(opts, txSize)) {
+                cntAckMsg = 0;
+                int rc = pingpong(size);
+                if (rc != 0) {
+                    if (!goneReported) {
+                        err.println("jfabric pingpong: the exchange with the peer " + watch.peer() + " failed ("
+                                + Errno.name(-rc) + ")");
+                    }
+                    return rc;
+                }
             }
+            return 0;
+        } finally {
+            watch = null; // the peer may close its control connection once the exchange is over
         }
-        return 0;
     }
 
     private int pingpong(long size) throws IOException {
@@ -552,10 +584,23 @@ final class PingPong implements AutoCloseable {
         if (rc < 0 && rc != -Errno.EAGAIN) {
             return rc;
         }
+        if ((++refusedPosts & 255) == 0 && peerGone()) {
+            return -Errno.ECONNRESET; // a connection being set up again to a peer that died: EAGAIN until refused
+        }
         if (System.nanoTime() - deadline > 0) {
             return timedOut("room in the transmit queue");
         }
         return 0;
+    }
+
+    /** Whether the watch says the peer is gone (then it says so on stderr, once). */
+    private boolean peerGone() {
+        String gone = watch == null ? null : watch.goneBecause();
+        if (gone != null) {
+            err.println("jfabric pingpong: the peer " + watch.peer() + " is gone: " + gone);
+            goneReported = true;
+        }
+        return gone != null;
     }
 
     private int awaitTx(long total) {
@@ -579,6 +624,9 @@ final class PingPong implements AutoCloseable {
             int rc = readOne(cq, tx);
             if (rc == -Errno.EAGAIN) {
                 if (++idle % POLLS_PER_CLOCK_READ == 0) {
+                    if (peerGone()) {
+                        return -Errno.ECONNRESET;
+                    }
                     long now = System.nanoTime();
                     if (deadline == 0) {
                         deadline = opts.timeoutMs() <= 0 ? Long.MAX_VALUE / 2 + now : now + opts.timeoutMs() * 1_000_000L;

@@ -170,10 +170,24 @@ final class RxmCm implements ConnectionListener<Endpoint> {
             cd.queuedForDeferred = false;
         }
         int failed = s.transmit.connectionLost(cd, errno) + s.recv.connectionLost(cd, errno);
+        if (lostPeer) {
+            failed += peerGone(c, errno);
+        }
         if (lostPeer && PeerFailureEvent.isRecorded()) {
             PeerFailureEvent.emit("ofi_rxm", Sockaddr.straddr(c.peer().addr()), errno, failed,
                     "connection lost (" + Errno.name(errno) + ")");
         }
+    }
+
+    /**
+     * A connected peer is gone (reset, timed out, keepalive failed, restarted): the receives directed at it
+     * fail too, and the EQ hears FI_JF_PEER_FAILED naming it. Returns how many receives failed.
+     */
+    private int peerGone(RxmConnection<Endpoint> c, int errno) {
+        long fi = srcOf(c);
+        int n = fi == Fabrics.ADDR_NOTAVAIL ? 0 : s.recv.failDirectedAt(fi, errno);
+        s.bindings.reportPeerFailed(s.endpoint, fi, c.peer().addr());
+        return n;
     }
 
     /** A peer broke the protocol: its connection is closed, failing what is in flight on it. */

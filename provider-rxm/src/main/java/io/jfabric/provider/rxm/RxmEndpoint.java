@@ -48,6 +48,7 @@ final class RxmEndpoint extends UtilEndpoint {
     RxmEndpoint(RxmDomain domain, FabricInfo info) {
         honourTxLevels(RxmProvider.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "ofi_rxm endpoint");
         s = new RxmShared(domain, info);
+        s.endpoint = this;
         lock = s.lock;
         msg = new RxmMsg(s);
         tagged = new RxmTagged(s);
@@ -115,7 +116,10 @@ final class RxmEndpoint extends UtilEndpoint {
 
     @Override
     public void bind(EventQueue eq) {
-        // RDM endpoints raise no CM events; an EQ serves only asynchronous AV inserts, bound on the AV.
+        // no CM events on RDM; the EQ hears of peers found gone (the jfabric extension FI_JF_PEER_FAILED)
+        synchronized (lock) {
+            s.bindings.bindEq(eq);
+        }
     }
 
     @Override

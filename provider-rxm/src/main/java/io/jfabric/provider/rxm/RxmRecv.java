@@ -184,6 +184,17 @@ final class RxmRecv {
         }
     }
 
+    /** A peer is gone: the receives directed at {@code fiAddr} (FI_DIRECTED_RECV) fail; returns how many. */
+    int failDirectedAt(long fiAddr, int errno) {
+        int n = 0;
+        TagMatcher.Recv r;
+        while ((r = matcher.removeFirstPostedFrom(fiAddr)) != null) {
+            fail(detach(r), errno, true);
+            n++;
+        }
+        return n;
+    }
+
     /** The receive of an unlinked node, the node back to the matcher. */
     private RecvEntry detach(TagMatcher.Recv n) {
         RecvEntry e = (RecvEntry) n.state;

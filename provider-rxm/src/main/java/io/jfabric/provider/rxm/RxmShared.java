@@ -69,6 +69,8 @@ final class RxmShared {
 
     // ---- state that changes after open (under the lock)
     RxmAv av;
+    /** The application's endpoint: the fid of the EQ events it raises (FI_JF_PEER_FAILED). */
+    Object endpoint;
     boolean enabled;
     boolean closed;
 

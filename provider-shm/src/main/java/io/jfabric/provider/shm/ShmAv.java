@@ -167,6 +167,11 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
         return fiAddr >= 0 && fiAddr < count ? peers[(int) fiAddr] : null;
     }
 
+    /** How many fi_addrs were handed out (removed ones included): the bound of {@link #peer}'s argument. */
+    int size() {
+        return count;
+    }
+
     /** Data path: the fi_addr of the endpoint that sent with {@code senderId}, or FI_ADDR_NOTAVAIL. */
     long addrOfSender(long senderId) {
         return addrBySender.get(senderId);

@@ -42,6 +42,7 @@ final class ShmEndpoint extends UtilEndpoint {
     private final ShmTagged tagged;
     private final ShmRma rma;
     private final ShmProgress progress;
+    private final ShmPeerWatch peerWatch;
     private boolean enabled;
     private volatile boolean closed;
     /** This endpoint's jfabric.EndpointStatistics sample; held here so the registry's weak reference lives as long as we do. */
@@ -69,7 +70,8 @@ final class ShmEndpoint extends UtilEndpoint {
         msg = new ShmMsg(transmit, recv);
         tagged = new ShmTagged(transmit, recv);
         rma = new ShmRma(ep, inFlight, acks, cm);
-        progress = new ShmProgress(ep, recv, rma, inFlight, acks);
+        peerWatch = new ShmPeerWatch(ep, recv, this);
+        progress = new ShmProgress(ep, recv, rma, inFlight, acks, peerWatch);
     }
 
     long senderId() {
@@ -92,7 +94,10 @@ final class ShmEndpoint extends UtilEndpoint {
 
     @Override
     public void bind(EventQueue eq) {
-        throw new FabricException(Errno.ENOSYS, "shm RDM endpoints raise no connection events; no EQ to bind");
+        // no connection events on RDM; the EQ hears of peers found gone (the jfabric extension FI_JF_PEER_FAILED)
+        checkOpen("bind an EQ to");
+        ep.bindings.bindEq(eq);
+        peerWatch.activate();
     }
 
     @Override

@@ -34,6 +34,7 @@ final class ShmProgress implements RecordHandler {
     private final ShmInFlight inFlight;
     private final ShmAckQueue acks;
     private final DeadPeerTally deadPeers = new DeadPeerTally();
+    private final ShmPeerWatch peerWatch;
 
     private long lastLivenessScan;
     /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
@@ -52,7 +53,9 @@ final class ShmProgress implements RecordHandler {
     private int emptyPolls;
     private int busyPolls;
 
-    ShmProgress(ShmEndpointState ep, ShmRecv recv, ShmRma rma, ShmInFlight inFlight, ShmAckQueue acks) {
+    ShmProgress(ShmEndpointState ep, ShmRecv recv, ShmRma rma, ShmInFlight inFlight, ShmAckQueue acks,
+                ShmPeerWatch peerWatch) {
+        this.peerWatch = peerWatch;
         this.ep = ep;
         this.recv = recv;
         this.pull = recv.pull();
@@ -82,13 +85,15 @@ final class ShmProgress implements RecordHandler {
         long now = 0;
         // the clock (about 25 ns) is read on every 64th poll only: a sender spinning on its CQ for an ACK
         // or a consumed record must not pay it per poll; the scan is due every 50 ms anyway
-        if ((inFlight.inFlight() > 0 || pulls > 0) && (++busyPolls & (LIVENESS_CLOCK_EVERY - 1)) == 0) {
+        if ((inFlight.inFlight() > 0 || pulls > 0 || peerWatch.active())
+                && (++busyPolls & (LIVENESS_CLOCK_EVERY - 1)) == 0) {
             now = System.nanoTime();
             if (now - lastLivenessScan > ShmEndpointState.LIVENESS_INTERVAL) {
                 lastLivenessScan = now;
                 deadPeers.begin();
                 work += pull.failToDeadPeers(now, deadPeers) + inFlight.failToDeadPeers(now, deadPeers);
                 deadPeers.emit();
+                work += peerWatch.scan(now);
             }
         }
         if (work != 0) {
@@ -173,7 +178,8 @@ final class ShmProgress implements RecordHandler {
                 return;
             }
             // with operations in flight, wake up now and then to notice dead peers
-            long limit = inFlight.inFlight() > 0 ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
+            long limit = inFlight.inFlight() > 0 || peerWatch.active()
+                    ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
             if (inFlight.hasDeferred()) {
                 // nobody rings this doorbell when a peer consumes a deferred send: look again soon
                 limit = Math.min(limit, DEFERRED_POLL_NANOS);

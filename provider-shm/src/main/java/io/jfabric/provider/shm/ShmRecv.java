@@ -152,6 +152,18 @@ final class ShmRecv {
         return 0;
     }
 
+    /** A peer is gone: the receives directed at {@code fiAddr} (FI_DIRECTED_RECV) fail; returns how many. */
+    int failDirectedAt(long fiAddr, int errno) {
+        int n = 0;
+        TagMatcher.Recv r;
+        while ((r = matcher.removeFirstPostedFrom(fiAddr)) != null) {
+            ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, errno, errno);
+            free(r);
+            n++;
+        }
+        return n;
+    }
+
     /** Endpoint close: every posted receive is cancelled; every queued message is refused to its sender. */
     void cancelAll() {
         TagMatcher.Recv r;

@@ -13,7 +13,9 @@ import io.jfabric.CqFormat;
 import io.jfabric.Domain;
 import io.jfabric.Endpoint;
 import io.jfabric.EndpointType;
+import io.jfabric.EqAttr;
 import io.jfabric.Errno;
+import io.jfabric.EventQueue;
 import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
@@ -21,7 +23,10 @@ import io.jfabric.Progress;
 
 import java.util.List;
 
-/** One shm endpoint with its fabric, domain, AV and a single TAGGED-format CQ, opened through discovery. */
+/**
+ * One shm endpoint with its fabric, domain, AV, a single TAGGED-format CQ and an EQ, opened through
+ * discovery. The EQ is bound so that every test (the allocation ones included) runs with the peer watch on.
+ */
 final class ShmNode implements AutoCloseable {
 
     final FabricInfo info;
@@ -29,6 +34,7 @@ final class ShmNode implements AutoCloseable {
     final Domain domain;
     final CompletionQueue cq;
     final AddressVector av;
+    final EventQueue eq;
     final Endpoint ep;
 
     ShmNode(Progress progress) {
@@ -43,12 +49,14 @@ final class ShmNode implements AutoCloseable {
         }
         info = infos.get(0);
         fabric = Fabrics.openFabric(info);
+        eq = fabric.openEq(EqAttr.defaults());
         domain = fabric.openDomain(info);
         cq = domain.openCq(CqAttr.of(CqFormat.TAGGED, 4096));
         av = domain.openAv(AvAttr.of(AvType.TABLE));
         ep = domain.openEndpoint(info);
         ep.bind(cq, BindFlags.TRANSMIT | BindFlags.RECV);
         ep.bind(av);
+        ep.bind(eq);
         ep.enable();
     }
 
@@ -99,6 +107,7 @@ final class ShmNode implements AutoCloseable {
         av.close();
         cq.close();
         domain.close();
+        eq.close();
         fabric.close();
     }
 }

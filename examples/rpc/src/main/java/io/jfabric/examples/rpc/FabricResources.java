@@ -11,8 +11,10 @@ import io.jfabric.CqAttr;
 import io.jfabric.CqFormat;
 import io.jfabric.Domain;
 import io.jfabric.Endpoint;
+import io.jfabric.EqAttr;
 import io.jfabric.EndpointType;
 import io.jfabric.Errno;
+import io.jfabric.EventQueue;
 import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
@@ -42,6 +44,8 @@ final class FabricResources implements AutoCloseable {
     final CompletionQueue cq;
     final AddressVector av;
     final Endpoint ep;
+    /** The endpoint's EQ, on which jfabric's providers say a peer is gone (FI_JF_PEER_FAILED); null if refused. */
+    final EventQueue eq;
     private long nextKey = 1;
 
     private FabricResources(FabricInfo info) {
@@ -51,8 +55,10 @@ final class FabricResources implements AutoCloseable {
         CompletionQueue c = null;
         AddressVector a = null;
         Endpoint e = null;
+        EventQueue q = null;
         try {
             f = Fabrics.openFabric(info);
+            q = f.openEq(EqAttr.defaults());
             d = f.openDomain(info);
             c = d.openCq(CqAttr.of(CqFormat.TAGGED, 1024));
             AvType type = info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : info.domainAttr.avType;
@@ -60,16 +66,29 @@ final class FabricResources implements AutoCloseable {
             e = d.openEndpoint(info);
             e.bind(a);
             e.bind(c, BindFlags.TRANSMIT | BindFlags.RECV);
+            q = bindPeerFailureEq(e, q);
             e.enable();
         } catch (RuntimeException ex) {
-            closeQuietly(e, a, c, d, f);
+            closeQuietly(e, a, c, d, q, f);
             throw ex;
         }
+        eq = q;
         fabric = f;
         domain = d;
         cq = c;
         av = a;
         ep = e;
+    }
+
+    /** Binds {@code q} to the endpoint; a provider that takes no EQ on RDM (libfabric's) gets none, and it is closed. */
+    private static EventQueue bindPeerFailureEq(Endpoint e, EventQueue q) {
+        try {
+            e.bind(q);
+            return q;
+        } catch (FabricException ex) {
+            closeQuietly(q);
+            return null; // then only the engine's pings tell that a peer died
+        }
     }
 
     /**
@@ -132,14 +151,14 @@ final class FabricResources implements AutoCloseable {
 
     @Override
     public void close() {
-        closeQuietly(ep, av, cq, domain, fabric);
+        closeQuietly(ep, av, cq, domain, eq, fabric);
     }
 
     /** Closes the endpoint first (nothing posted refers to {@code regions} after that), then them, then the rest. */
     void closeWith(MemoryRegion... regions) {
         closeQuietly(ep);
         closeQuietly(regions);
-        closeQuietly(av, cq, domain, fabric);
+        closeQuietly(av, cq, domain, eq, fabric);
     }
 
     private static void closeQuietly(AutoCloseable... objects) {

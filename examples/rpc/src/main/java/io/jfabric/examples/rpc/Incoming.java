@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  * the handler must not keep it (or its input) after responding.
  */
 public final class Incoming<I, O> extends Triggerable {
-    final RpcEngine engine;
+    final IncomingRequests server;
     final int index;
     final MemorySegment recvBuf;
     final MemorySegment respBuf;
@@ -29,15 +29,15 @@ public final class Incoming<I, O> extends Triggerable {
     /** Receives only the engine's own requests (hello, ping). */
     final boolean internal;
 
-    Incoming(RpcEngine engine, int index, MemorySegment recvBuf, MemorySegment respBuf, boolean internal) {
-        this.engine = engine;
+    Incoming(IncomingRequests server, int index, MemorySegment recvBuf, MemorySegment respBuf, boolean internal) {
+        this.server = server;
         this.internal = internal;
         this.index = index;
         this.recvBuf = recvBuf;
         this.respBuf = respBuf;
         this.respPayload = respBuf.asSlice(RpcEngine.HEADER);
-        this.recvCtx = (e, err) -> engine.onRequestReceived(this, e, err);
-        this.respCtx = (e, err) -> engine.onResponseSent(this, err);
+        this.recvCtx = (e, err) -> server.onRequestReceived(this, e, err);
+        this.respCtx = (e, err) -> server.onResponseSent(this, err);
     }
 
     /** The decoded input; valid until this request is answered. */
@@ -56,16 +56,16 @@ public final class Incoming<I, O> extends Triggerable {
 
     /** HG_Respond: sends {@code output} back; returns 0 or a negative errno (EMSGSIZE when it does not fit). */
     public int respond(O output) {
-        return engine.respond(this, output);
+        return server.respond(this, output);
     }
 
     /** Answers with an error the requester's callback receives as its status. */
     public int respondError(int errno) {
-        return engine.respondError(this, -Math.abs(errno));
+        return server.respondError(this, -Math.abs(errno));
     }
 
     @Override
     void fire() {
-        engine.runHandler(this);
+        server.runHandler(this);
     }
 }

@@ -2,7 +2,6 @@ package io.jfabric.examples.rpc;
 
 import io.jfabric.Access;
 import io.jfabric.CqEntry;
-import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
@@ -17,7 +16,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A Mercury-style RPC engine over one jfabric RDM endpoint (Mercury's hg_class_t plus hg_context_t).
@@ -36,10 +34,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *     progress and the caller only triggers.</li>
  * </ul>
  *
- * <p>Failure: a request ends with ETIMEDOUT at its deadline, ECANCELED on cancel, or EHOSTDOWN when its
- * target stops answering the engine's pings (sent only while requests to it are outstanding) or a send
- * to it fails. An ended request's receive is cancelled and an attached bulk handle is released, so a
- * late server can no longer touch that memory. Differences from Mercury: one endpoint per engine,
+ * <p>Failure: a request ends with ETIMEDOUT at its deadline, ECANCELED on cancel, or EHOSTDOWN when the
+ * provider says its target is gone (jfabric's FI_JF_PEER_FAILED on the endpoint's EQ), its target stops
+ * answering the engine's pings (sent only while requests to it are outstanding) or a send to it fails.
+ * An ended request's receive is cancelled and an attached bulk handle is released, so a late server can
+ * no longer touch that memory. Differences from Mercury: one endpoint per engine,
  * payloads beyond {@link EngineOptions#maxPayload} must go as bulk (no automatic overflow), and
  * lookup is synchronous.
  *
@@ -61,14 +60,14 @@ public final class RpcEngine implements AutoCloseable {
      * How long a post refused with EAGAIN is retried; -Drpc.postRetryMs stretches it where setting up a
      * connection takes longer (the emulated Soft-RoCE VM needs seconds for an rxm connection over verbs).
      */
-    private static final long POST_RETRY_NANOS = Long.getLong("rpc.postRetryMs", 2_000) * 1_000_000L;
-    private static final long SCAN_INTERVAL_NANOS = 1_000_000L;
+    static final long POST_RETRY_NANOS = Long.getLong("rpc.postRetryMs", 2_000) * 1_000_000L;
     /** Receive buffers kept for hello and ping, apart from the application's. */
     private static final int INTERNAL_INCOMING = 8;
 
     private final FabricResources res;
     private final EngineOptions options;
-    private final ReentrantLock lock;
+    private final EngineProgress progress;
+    private final IncomingRequests server;
     private final Arena arena = Arena.ofShared();
     private final MemoryRegion poolMr;
     private final MemoryRegion poolDesc;
@@ -84,21 +83,15 @@ public final class RpcEngine implements AutoCloseable {
     private int freeBulkCount;
     @SuppressWarnings("unchecked")
     private final Rpc<Object, Object>[] rpcs = (Rpc<Object, Object>[]) new Rpc<?, ?>[0x10000];
-    private final ReadyQueue ready = new ReadyQueue();
     private final Map<String, Target> targets = new HashMap<>();
     private final List<Target> targetList = new ArrayList<>();
     private final Map<String, Long> peerIds = new HashMap<>();
-    private final CqEntry[] entries = CqEntry.array(16);
-    private final CqErrEntry errEntry = new CqErrEntry();
     private final long pingIntervalNanos;
-    private long nextScanNanos;
-    private volatile boolean running = true;
-    private Thread progressThread;
 
     private RpcEngine(FabricResources res, EngineOptions options) {
         this.res = res;
         this.options = options;
-        this.lock = options.progressThread ? new ReentrantLock() : null;
+        this.progress = new EngineProgress(this, res.cq, res.eq, options.progressThread);
         this.selfAddress = res.ep.getName();
         this.maxRma = res.maxMessageSize();
         this.pingIntervalNanos = Math.max(1, options.peerTimeoutMillis / 4) * 1_000_000L;
@@ -107,6 +100,7 @@ public final class RpcEngine implements AutoCloseable {
         MemorySegment pool = arena.allocate(poolSize, 4096);
         this.poolMr = res.register(pool, Access.SEND | Access.RECV | Access.READ | Access.WRITE);
         this.poolDesc = res.localDesc(poolMr);
+        this.server = new IncomingRequests(this, progress, poolDesc);
         long off = 0;
         slots = new RequestSlot[options.requestSlots];
         freeSlots = new int[options.requestSlots];
@@ -119,7 +113,7 @@ public final class RpcEngine implements AutoCloseable {
         }
         incomings = new Incoming<?, ?>[options.incomingSlots + INTERNAL_INCOMING];
         for (int i = 0; i < incomings.length; i++) {
-            incomings[i] = new Incoming<>(this, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize),
+            incomings[i] = new Incoming<>(server, i, pool.asSlice(off, bufSize), pool.asSlice(off + bufSize, bufSize),
                     i >= options.incomingSlots);
             off += 2L * bufSize;
         }
@@ -130,16 +124,13 @@ public final class RpcEngine implements AutoCloseable {
             freeBulks[freeBulkCount++] = i;
         }
         for (Incoming<?, ?> in : incomings) {
-            int rc = postIncoming(in);
+            int rc = server.postIncoming(in);
             if (rc < 0) {
                 throw new FabricException(-rc, "posting the server's receive buffers on " + res.providerName()
                         + " failed; lower EngineOptions.incomingSlots");
             }
         }
-        nextScanNanos = System.nanoTime();
-        if (options.progressThread) {
-            progressThread = Thread.ofPlatform().daemon().name("rpc-progress").start(this::progressLoop);
-        }
+        progress.start();
     }
 
     /** Opens an engine on an RDM endpoint of {@code provider} ("libfabric:shm", "tcp;ofi_rxm" ...). */
@@ -187,7 +178,7 @@ public final class RpcEngine implements AutoCloseable {
         if (id < 0 || id > MAX_RPC_ID) {
             throw new IllegalArgumentException("RPC id " + id + " outside 0.." + MAX_RPC_ID);
         }
-        lock();
+        progress.lock();
         try {
             if (rpcs[id] != null) {
                 throw new IllegalArgumentException("RPC id " + id + " is already registered as " + rpcs[id].name);
@@ -196,7 +187,7 @@ public final class RpcEngine implements AutoCloseable {
             rpcs[id] = (Rpc<Object, Object>) (Rpc<?, ?>) rpc;
             return rpc;
         } finally {
-            unlock();
+            progress.unlock();
         }
     }
 
@@ -209,7 +200,7 @@ public final class RpcEngine implements AutoCloseable {
     public Target lookup(byte[] address, long timeoutMillis) {
         String key = HexFormat.of().formatHex(address);
         Target t;
-        lock();
+        progress.lock();
         try {
             t = targets.get(key);
             if (t != null && t.helloStatus == 0 && !t.isDead()) {
@@ -223,17 +214,17 @@ public final class RpcEngine implements AutoCloseable {
                 throw new FabricException(-rc, "could not send a hello to " + res.av.straddr(address));
             }
         } finally {
-            unlock();
+            progress.unlock();
         }
         long deadline = System.nanoTime() + (timeoutMillis + 1000) * 1_000_000L;
         while (t.helloStatus == 1 && System.nanoTime() < deadline) {
-            if (progressThread == null) {
+            if (!progress.hasThread()) {
                 progress(1);
             } else {
                 LockSupport.parkNanos(100_000);
             }
         }
-        lock();
+        progress.lock();
         try {
             if (t.helloStatus != 0) {
                 int err = t.helloStatus == 1 ? Errno.ETIMEDOUT : -t.helloStatus;
@@ -246,12 +237,12 @@ public final class RpcEngine implements AutoCloseable {
             targetList.add(t);
             return t;
         } finally {
-            unlock();
+            progress.unlock();
         }
     }
 
     /** Our fi_addr for a peer address, inserting it into the AV the first time (control path). */
-    private long peerIdLocked(byte[] address) {
+    long peerIdLocked(byte[] address) {
         String key = HexFormat.of().formatHex(address);
         Long fi = peerIds.get(key);
         if (fi == null) {
@@ -274,7 +265,7 @@ public final class RpcEngine implements AutoCloseable {
     @SuppressWarnings("unchecked")
     public <I, O> long forward(Target target, Rpc<I, O> rpc, I input, BulkHandle attached, long timeoutMillis,
                                ResponseCallback<O> callback, Object arg) {
-        lock();
+        progress.lock();
         try {
             if (target.isDead()) {
                 return -target.deadStatus;
@@ -301,13 +292,13 @@ public final class RpcEngine implements AutoCloseable {
             int rc = launch(s, n, timeoutMillis);
             return rc < 0 ? rc : s.requestId();
         } finally {
-            unlock();
+            progress.unlock();
         }
     }
 
     /** HG_Cancel: ends request {@code requestId} with ECANCELED (its callback still runs). Returns 0, or -ENOENT if it already ended. */
     public int cancel(long requestId) {
-        lock();
+        progress.lock();
         try {
             int index = (int) (requestId & 0xFFFF);
             if (requestId < 0 || index >= slots.length) {
@@ -320,7 +311,7 @@ public final class RpcEngine implements AutoCloseable {
             finish(s, -Errno.ECANCELED);
             return 0;
         } finally {
-            unlock();
+            progress.unlock();
         }
     }
 
@@ -365,7 +356,7 @@ public final class RpcEngine implements AutoCloseable {
         int rc;
         s.recvDone = true; // nothing posted yet: a finish while draining must not cancel
         while ((rc = res.ep.trecv(s.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, tag, 0, s.recvCtx)) == -Errno.EAGAIN
-                && drainUntil(until)) {
+                && progress.drainUntil(until)) {
             // the receive queue is full: completions free it
         }
         if (rc < 0) {
@@ -394,7 +385,7 @@ public final class RpcEngine implements AutoCloseable {
         long requestTag = Tags.request(rpcId, s.requestId())
                 | (s.internal != RequestSlot.INTERNAL_NONE ? Tags.INTERNAL : 0);
         while ((rc = res.ep.tsend(msg, poolDesc, t.fiAddr, requestTag, s.sendCtx))
-                == -Errno.EAGAIN && drainUntil(until)) {
+                == -Errno.EAGAIN && progress.drainUntil(until)) {
             // the transmit queue is full, or the provider is still connecting: completions free it
         }
         if (rc < 0) {
@@ -445,7 +436,7 @@ public final class RpcEngine implements AutoCloseable {
             s.callbackDone = true;
             maybeFree(s);
         } else if (s.callback != null) {
-            ready.add(s);
+            progress.ready(s);
         } else {
             s.callbackDone = true;
             maybeFree(s);
@@ -539,152 +530,13 @@ public final class RpcEngine implements AutoCloseable {
         try {
             s.callback.onResponse(s.requestId(), status, out, s.arg);
         } finally {
-            lock();
+            progress.lock();
             try {
                 s.callbackDone = true;
                 maybeFree(s);
             } finally {
-                unlock();
+                progress.unlock();
             }
-        }
-    }
-
-    // ---- server: incoming requests ------------------------------------------------------------------
-
-    private int postIncoming(Incoming<?, ?> in) {
-        in.responded = false;
-        in.input = null;
-        long until = System.nanoTime() + POST_RETRY_NANOS;
-        int rc;
-        long tag = in.internal ? Tags.INTERNAL : 0;
-        while ((rc = res.ep.trecv(in.recvBuf, poolDesc, Fabrics.ADDR_UNSPEC, tag, Tags.REQUEST_IGNORE, in.recvCtx))
-                == -Errno.EAGAIN && drainUntil(until)) {
-            // receive queue full
-        }
-        if (rc < 0 && running) {
-            LOG.log(System.Logger.Level.ERROR, "re-posting a request buffer failed ({0}); the server has one fewer",
-                    Errno.name(-rc));
-        }
-        return rc;
-    }
-
-    @SuppressWarnings("unchecked")
-    void onRequestReceived(Incoming<?, ?> in, CqEntry e, int err) {
-        if (err != 0) {
-            if (err != Errno.ECANCELED && running) {
-                LOG.log(System.Logger.Level.WARNING, "a request receive failed ({0})", Errno.name(err));
-                postIncoming(in);
-            }
-            return;
-        }
-        Incoming<Object, Object> req = (Incoming<Object, Object>) in;
-        req.rpcId = Tags.rpcId(e.tag);
-        req.requestId = Tags.requestId(e.tag);
-        req.length = e.len;
-        req.origin = e.len >= HEADER ? in.recvBuf.get(LONG, 0) : -1;
-        if (req.rpcId == RPC_HELLO) {
-            byte[] addr = new byte[(int) (e.len - HEADER)]; // once per client: control path
-            MemorySegment.copy(in.recvBuf, ValueLayout.JAVA_BYTE, HEADER, addr, 0, addr.length);
-            try {
-                req.origin = peerIdLocked(addr);
-            } catch (FabricException ex) {
-                LOG.log(System.Logger.Level.WARNING, "hello from an address the AV refused: {0}", ex.getMessage());
-                postIncoming(in);
-                return;
-            }
-            in.respPayload.set(LONG, 0, req.origin);
-            sendResponse(req, 0, 8);
-            return;
-        }
-        if (req.origin < 0) {
-            postIncoming(in); // no hello before it: nowhere to answer
-            return;
-        }
-        if (req.rpcId == RPC_PING) {
-            sendResponse(req, 0, 0);
-            return;
-        }
-        Rpc<Object, Object> rpc = in.internal ? null : rpcs[req.rpcId];
-        if (rpc == null || rpc.handler == null) {
-            sendResponse(req, -Errno.ENOSYS, 0);
-            return;
-        }
-        req.rpc = rpc;
-        ready.add(req);
-    }
-
-    @SuppressWarnings("unchecked")
-    void runHandler(Incoming<?, ?> in) {
-        Incoming<Object, Object> req = (Incoming<Object, Object>) in;
-        Rpc<Object, Object> rpc = req.rpc;
-        try {
-            Object reuse = req.inputReuseRpcId == rpc.id ? req.inputReuse : null;
-            req.input = rpc.input.decode(req.recvBuf.asSlice(HEADER, req.length - HEADER), reuse);
-            req.inputReuse = req.input;
-            req.inputReuseRpcId = rpc.id;
-        } catch (RuntimeException e) {
-            req.respondError(Errno.EINVAL);
-            return;
-        }
-        rpc.handler.handle(req);
-    }
-
-    <O> int respond(Incoming<?, O> in, O output) {
-        lock();
-        try {
-            if (in.responded) {
-                return -Errno.EALREADY;
-            }
-            long n;
-            try {
-                n = in.rpc.output.encode(output, in.respPayload);
-            } catch (RuntimeException e) {
-                n = -1;
-            }
-            if (n < 0) {
-                return -Errno.EMSGSIZE;
-            }
-            return sendResponse(in, 0, n);
-        } finally {
-            unlock();
-        }
-    }
-
-    int respondError(Incoming<?, ?> in, int status) {
-        lock();
-        try {
-            if (in.responded) {
-                return -Errno.EALREADY;
-            }
-            return sendResponse(in, status, 0);
-        } finally {
-            unlock();
-        }
-    }
-
-    private int sendResponse(Incoming<?, ?> in, int status, long payload) {
-        in.responded = true;
-        in.respBuf.set(INT, 0, status);
-        in.respBuf.set(INT, 4, 0);
-        MemorySegment msg = in.respBuf.asSlice(0, HEADER + payload);
-        long until = System.nanoTime() + POST_RETRY_NANOS;
-        int rc;
-        while ((rc = res.ep.tsend(msg, poolDesc, in.origin, Tags.response(in.rpcId, in.requestId), in.respCtx))
-                == -Errno.EAGAIN && drainUntil(until)) {
-            // transmit queue full
-        }
-        if (rc < 0) {
-            postIncoming(in);
-        }
-        return rc;
-    }
-
-    void onResponseSent(Incoming<?, ?> in, int err) {
-        if (err != 0 && running) {
-            LOG.log(System.Logger.Level.DEBUG, "a response was not delivered ({0})", Errno.name(err));
-        }
-        if (running) {
-            postIncoming(in);
         }
     }
 
@@ -713,7 +565,7 @@ public final class RpcEngine implements AutoCloseable {
                 || remoteOffset + length > remote.length() || localOffset + length > local.length()) {
             return -Errno.EINVAL;
         }
-        lock();
+        progress.lock();
         try {
             if (freeBulkCount == 0) {
                 return -Errno.EAGAIN;
@@ -734,7 +586,7 @@ public final class RpcEngine implements AutoCloseable {
                 while ((rc = op == BulkOp.PULL
                         ? res.ep.read(buf, desc, origin, raddr, remote.key(), bt)
                         : res.ep.write(buf, desc, origin, raddr, remote.key(), bt)) == -Errno.EAGAIN
-                        && drainUntil(until)) {
+                        && progress.drainUntil(until)) {
                     // transmit queue full
                 }
                 if (rc < 0) {
@@ -750,11 +602,11 @@ public final class RpcEngine implements AutoCloseable {
             }
             bt.allPosted = true;
             if (bt.outstanding == 0) {
-                ready.add(bt);
+                progress.ready(bt);
             }
             return 0;
         } finally {
-            unlock();
+            progress.unlock();
         }
     }
 
@@ -764,7 +616,7 @@ public final class RpcEngine implements AutoCloseable {
             bt.status = -err;
         }
         if (bt.outstanding == 0 && bt.allPosted) {
-            ready.add(bt);
+            progress.ready(bt);
         }
     }
 
@@ -772,13 +624,13 @@ public final class RpcEngine implements AutoCloseable {
         BulkCallback cb = bt.callback;
         Object arg = bt.arg;
         int status = bt.status;
-        lock();
+        progress.lock();
         try {
             bt.callback = null;
             bt.arg = null;
             freeBulks[freeBulkCount++] = bt.index;
         } finally {
-            unlock();
+            progress.unlock();
         }
         cb.onTransfer(status, arg);
     }
@@ -790,77 +642,35 @@ public final class RpcEngine implements AutoCloseable {
      * Returns how many callbacks are ready. With a progress thread it only waits.
      */
     public int progress(long timeoutMillis) {
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-        int idle = 0;
-        while (true) {
-            lock();
-            try {
-                if (progressThread == null) {
-                    progressOnce();
-                }
-                if (!ready.isEmpty()) {
-                    return ready.size();
-                }
-            } finally {
-                unlock();
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                return 0;
-            }
-            idle = idleWait(idle);
-        }
+        return progress.progress(timeoutMillis);
     }
 
     /** HG_Trigger: runs up to {@code max} ready callbacks on this thread; returns how many ran. */
     public int trigger(int max) {
-        int n = 0;
-        while (n < max) {
-            Triggerable t;
-            lock();
-            try {
-                t = ready.poll();
-            } finally {
-                unlock();
-            }
-            if (t == null) {
-                break;
-            }
-            t.fire();
-            n++;
-        }
-        return n;
+        return progress.trigger(max);
     }
 
-    /** One pass: read the CQ, dispatch completions, check deadlines and liveness. Caller holds the lock. */
-    private int progressOnce() {
-        int total = 0;
-        int rc;
-        while ((rc = res.cq.read(entries, entries.length)) > 0 || rc == -Errno.EAVAIL) {
-            if (rc == -Errno.EAVAIL) {
-                if (res.cq.readError(errEntry, 0) == 1 && errEntry.context instanceof OpContext ctx) {
-                    ctx.complete(errEntry, errEntry.err == 0 ? Errno.EIO : errEntry.err);
-                }
-                total++;
-                continue;
-            }
-            for (int i = 0; i < rc; i++) {
-                CqEntry e = entries[i];
-                if (e.context instanceof OpContext ctx) {
-                    ctx.complete(e, 0);
-                }
-                e.context = null;
-            }
-            total += rc;
-        }
-        long now = System.nanoTime();
-        if (now - nextScanNanos >= 0) {
-            nextScanNanos = now + SCAN_INTERVAL_NANOS;
-            scanDeadlines(now);
-        }
-        return total;
+    /** The registered RPC of {@code id}, or null. */
+    Rpc<Object, Object> rpc(int id) {
+        return rpcs[id];
     }
 
-    private void scanDeadlines(long now) {
+    /**
+     * The provider says the peer {@code fiAddr} is gone (FI_JF_PEER_FAILED): its targets are dead and their
+     * outstanding requests end with EHOSTDOWN now, without waiting for an unanswered ping. Caller holds the lock.
+     */
+    void onPeerFailed(long fiAddr) {
+        for (int i = 0; i < targetList.size(); i++) {
+            Target t = targetList.get(i);
+            if (t.fiAddr == fiAddr && !t.isDead()) {
+                LOG.log(System.Logger.Level.WARNING, "{0} is gone (FI_JF_PEER_FAILED); failing its requests", t);
+                markDead(t, -Errno.EHOSTDOWN);
+            }
+        }
+    }
+
+    /** Ends requests past their deadline and pings targets gone quiet; the progress pass calls it every millisecond. */
+    void scanDeadlines(long now) {
         for (RequestSlot s : slots) {
             if (s.active && !s.finished && now - s.deadlineNanos >= 0) {
                 finish(s, -Errno.ETIMEDOUT);
@@ -874,65 +684,10 @@ public final class RpcEngine implements AutoCloseable {
         }
     }
 
-    /** Drives completions (no callbacks) while a post is refused with EAGAIN; false once {@code until} passed. */
-    private boolean drainUntil(long until) {
-        progressOnce();
-        if (System.nanoTime() - until >= 0) {
-            return false;
-        }
-        Thread.onSpinWait();
-        return true;
-    }
-
-    private void progressLoop() {
-        int idle = 0;
-        while (running) {
-            int n;
-            lock.lock();
-            try {
-                n = progressOnce();
-            } finally {
-                lock.unlock();
-            }
-            idle = n > 0 ? 0 : idleWait(idle);
-        }
-    }
-
-    /** Spin briefly, then yield, then sleep a little: the machine may have fewer cores than busy threads. */
-    private static int idleWait(int idle) {
-        if (idle < 64) {
-            Thread.onSpinWait();
-        } else if (idle < 256) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(50_000);
-        }
-        return idle + 1;
-    }
-
-    private void lock() {
-        if (lock != null) {
-            lock.lock();
-        }
-    }
-
-    private void unlock() {
-        if (lock != null) {
-            lock.unlock();
-        }
-    }
-
     /** Stops the progress thread and closes the endpoint and everything under it; outstanding requests are dropped. */
     @Override
     public void close() {
-        running = false;
-        if (progressThread != null) {
-            try {
-                progressThread.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        progress.stop();
         res.closeWith(poolMr);
         arena.close();
     }
