@@ -107,6 +107,10 @@ final class LibfabricFabric extends FidObject implements Fabric {
     @Override
     public EventQueue openEq(EqAttr attr) {
         checkOpen();
+        if (attr.waitObj == io.jfabric.WaitObj.SET) {
+            throw new io.jfabric.FabricException(io.jfabric.Errno.ENOSYS, "the libfabric bridge does not bridge wait "
+                    + "sets: open the EQ with FI_WAIT_FD and use waitFd() and trywait, or FI_WAIT_UNSPEC and its blocking read");
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_eq_attr.allocate(a);
             fi_eq_attr.size(na, attr.size);
