@@ -205,6 +205,32 @@ class WaitSetTest {
         }
     }
 
+    @ForEachFabric
+    void waitFdIsTheNativeDescriptorOnTheBridgeAndEnosysElsewhere(FabricCase c) {
+        OpenDomain d = OpenDomain.of(c, dump);
+        CqAttr ca = CqAttr.of(CqFormat.CONTEXT, 64);
+        ca.waitObj = WaitObj.FD;
+        CompletionQueue cq = dump.track(d.domain().openCq(ca));
+        EqAttr ea = new EqAttr();
+        ea.waitObj = WaitObj.FD;
+        EventQueue eq = dump.track(d.fabric().openEq(ea));
+        if (!bridged(c)) {
+            assertEquals(-Errno.ENOSYS, cq.waitFd(), "a Java provider's CQ has no descriptor");
+            assertEquals(-Errno.ENOSYS, eq.waitFd(), "a Java provider's EQ has no descriptor");
+            return;
+        }
+        assertTrue(cq.waitFd() >= 0, "fi_control(FI_GETWAIT) of a FI_WAIT_FD CQ: " + cq.waitFd());
+        assertTrue(eq.waitFd() >= 0, "fi_control(FI_GETWAIT) of a FI_WAIT_FD EQ: " + eq.waitFd());
+        assertEquals(0, d.fabric().trywait(cq, eq), "native fi_trywait with nothing pending");
+        EqEntry ev = new EqEntry();
+        ev.event = 0;
+        ev.context = "written";
+        eq.write(ev, 0);
+        assertEquals(-Errno.EAGAIN, d.fabric().trywait(eq), "native fi_trywait with an EQ event pending");
+        assertTrue(eq.read(new EqEntry(), 0) >= 0);
+        assertEquals(0, d.fabric().trywait(eq), "native fi_trywait once the event is read");
+    }
+
     /** Reads everything pending on b's queues, then asks fi_trywait; a few rounds for progress in flight. */
     private static int drainAndTrywait(EndpointPair p, WaitSet set) {
         int rc = -Errno.EAGAIN;

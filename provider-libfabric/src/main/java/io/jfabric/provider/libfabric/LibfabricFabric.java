@@ -122,4 +122,33 @@ final class LibfabricFabric extends FidObject implements Fabric {
             return new LibfabricEq(this, out.get(Fabric_h.C_POINTER, 0), attr);
         }
     }
+
+    /**
+     * fi_trywait on native objects goes to the native provider (for programs that then block on {@code waitFd()}
+     * descriptors); objects of Java providers go to util's trywait. One call may not mix the two, as fi_trywait(3)
+     * asks every object of one call to share one kind of wait object.
+     */
+    @Override
+    public int trywait(io.jfabric.FabricObject... objects) {
+        if (objects == null || objects.length == 0) {
+            return -io.jfabric.Errno.EINVAL;
+        }
+        int natives = 0;
+        for (io.jfabric.FabricObject o : objects) {
+            natives += o instanceof FidObject ? 1 : 0;
+        }
+        if (natives == 0) {
+            return Fabric.super.trywait(objects);
+        }
+        if (natives != objects.length) {
+            return -io.jfabric.Errno.EINVAL;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment fids = a.allocate(Fabric_h.C_POINTER, objects.length);
+            for (int i = 0; i < objects.length; i++) {
+                fids.setAtIndex(Fabric_h.C_POINTER, i, ((FidObject) objects[i]).fid);
+            }
+            return FabricInline.fi_trywait(fid, fids, objects.length);
+        }
+    }
 }
