@@ -1,14 +1,14 @@
 package io.jfabric.util;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The threads blocked on one queue or wait set, the waiting half of libfabric's {@code ofi_cq_sreadfrom} and
  * util wait objects. Leader and followers: under manual progress one waiter, the leader, drives progress and
  * sleeps on the provider's event source ({@link ProgressHook#block}); the others park on a
- * {@link java.util.concurrent.locks.Condition} until a writer publishes an event ({@link #wake}), the leader
+ * {@link ParkedThreads} list until a writer publishes an event ({@link #wake}), the leader
  * leaves and hands over, or their time is up. So ten thousand blocked readers cost one sleeper on the
  * selector or futex, not ten thousand.
  *
@@ -33,7 +33,7 @@ public final class WaitCoordinator {
     public static final Readiness WOKEN_ONLY = () -> false;
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition parked = lock.newCondition();
+    private final ParkedThreads parked = new ParkedThreads(lock);
     private final AtomicInteger waiters = new AtomicInteger();
     private final boolean wakeEveryone;
     private final long pollNanos;
@@ -69,17 +69,19 @@ public final class WaitCoordinator {
         if (waiters.get() == 0) {
             return;
         }
+        Thread woken = null;
         lock.lock();
         try {
             epoch++;
             if (wakeEveryone) {
                 parked.signalAll();
             } else {
-                parked.signal();
+                woken = parked.takeFirst();
             }
         } finally {
             lock.unlock();
         }
+        LockSupport.unpark(woken); // after the unlock: the woken thread must not find the lock held
         if (leaderSleeping) {
             hook.wakeup();
         }
@@ -123,19 +125,17 @@ public final class WaitCoordinator {
                     return sleep(readiness, hook, epochSeen, remaining);
                 }
                 lock.lock();
-                try {
-                    if (epoch != epochSeen) {
-                        return true;
-                    }
-                    if (manual && !leaderTaken) {
-                        leaderTaken = true;
-                        leading = true;
-                        continue;
-                    }
-                    parked.awaitNanos(remaining);
-                } finally {
+                if (epoch != epochSeen) {
                     lock.unlock();
+                    return true;
                 }
+                if (manual && !leaderTaken) {
+                    leaderTaken = true;
+                    leading = true;
+                    lock.unlock();
+                    continue;
+                }
+                parked.awaitNanos(remaining); // releases the lock
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -153,11 +153,9 @@ public final class WaitCoordinator {
             throws InterruptedException {
         if (!hook.canBlock()) {
             lock.lock();
-            try {
-                if (epoch == epochSeen) {
-                    parked.awaitNanos(Math.min(remaining, pollNanos));
-                }
-            } finally {
+            if (epoch == epochSeen) {
+                parked.awaitNanos(Math.min(remaining, pollNanos)); // releases the lock
+            } else {
                 lock.unlock();
             }
             return true;
