@@ -47,14 +47,15 @@ final class MemberProgress implements ProgressHook {
         return work;
     }
 
-    @Override
-    public boolean canBlock() {
-        return canBlock;
-    }
-
+    /** Sleeps on the first member's source: {@link #canBlock()} holds only when they all share it. */
     @Override
     public void block(long nanos) {
         hooks[0].block(nanos);
+    }
+
+    @Override
+    public boolean blockParksVirtualThreads() {
+        return parksVirtualThreads;
     }
 
     @Override
@@ -65,7 +66,7 @@ final class MemberProgress implements ProgressHook {
     }
 
     @Override
-    public boolean blockParksVirtualThreads() {
-        return parksVirtualThreads;
+    public boolean canBlock() {
+        return canBlock;
     }
 }

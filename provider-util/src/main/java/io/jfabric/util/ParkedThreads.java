@@ -1,5 +1,6 @@
 package io.jfabric.util;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -15,15 +16,13 @@ final class ParkedThreads {
 
     private static final class Node {
         Thread thread;
-        Node prev;
-        Node next;
         /** Cleared by a signal before it unparks: a signalled thread need not take the lock again. */
         volatile boolean queued;
     }
 
     private final ReentrantLock lock;
-    private Node head;
-    private Node tail;
+    /** Oldest first; grows to the most threads ever parked at once, then allocates no more. */
+    private final ArrayDeque<Node> parked = new ArrayDeque<>();
 
     ParkedThreads(ReentrantLock lock) {
         this.lock = lock;
@@ -36,7 +35,8 @@ final class ParkedThreads {
     void awaitNanos(long nanos) throws InterruptedException {
         Node me = SELF.get();
         me.thread = Thread.currentThread();
-        append(me);
+        me.queued = true;
+        parked.addLast(me);
         lock.unlock();
         LockSupport.parkNanos(this, nanos);
         if (me.queued) {
@@ -44,7 +44,8 @@ final class ParkedThreads {
             lock.lock();
             try {
                 if (me.queued) {
-                    remove(me);
+                    me.queued = false;
+                    parked.removeFirstOccurrence(me);
                 }
             } finally {
                 lock.unlock();
@@ -65,46 +66,18 @@ final class ParkedThreads {
      * woken thread does not find the lock still held); null if none.
      */
     Thread takeFirst() {
-        Node n = head;
+        Node n = parked.pollFirst();
         if (n == null) {
             return null;
         }
-        remove(n);
+        n.queued = false;
         return n.thread;
     }
 
     /** Unparks every parked thread. */
     void signalAll() {
-        while (head != null) {
+        while (!parked.isEmpty()) {
             signal();
         }
-    }
-
-    private void append(Node n) {
-        n.queued = true;
-        n.next = null;
-        n.prev = tail;
-        if (tail == null) {
-            head = n;
-        } else {
-            tail.next = n;
-        }
-        tail = n;
-    }
-
-    private void remove(Node n) {
-        if (n.prev == null) {
-            head = n.next;
-        } else {
-            n.prev.next = n.next;
-        }
-        if (n.next == null) {
-            tail = n.prev;
-        } else {
-            n.next.prev = n.prev;
-        }
-        n.prev = null;
-        n.next = null;
-        n.queued = false;
     }
 }

@@ -624,15 +624,15 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
 
     // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
 
+    @Override
+    public ProgressHook progressHook() {
+        return progress;
+    }
+
     /** Whether a read would find an entry (or the overrun error) now, without driving progress. */
     @Override
     public boolean hasEvents() {
         return !isEmptyForReader();
-    }
-
-    @Override
-    public ProgressHook progressHook() {
-        return progress;
     }
 
     @Override

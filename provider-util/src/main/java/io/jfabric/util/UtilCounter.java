@@ -146,6 +146,11 @@ public class UtilCounter extends UtilFabricObject implements Counter, Waitable {
 
     // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
 
+    @Override
+    public ProgressHook progressHook() {
+        return progress;
+    }
+
     /** Whether the success or error value changed since it was last read or polled. */
     @Override
     public boolean hasEvents() {
@@ -160,11 +165,6 @@ public class UtilCounter extends UtilFabricObject implements Counter, Waitable {
         }
         checkpoint = now;
         return true;
-    }
-
-    @Override
-    public ProgressHook progressHook() {
-        return progress;
     }
 
     @Override

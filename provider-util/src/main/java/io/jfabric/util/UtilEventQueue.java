@@ -168,6 +168,11 @@ public class UtilEventQueue extends UtilFabricObject implements EventQueue, Wait
 
     // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
 
+    @Override
+    public WaitObj waitObj() {
+        return attr.waitObj;
+    }
+
     /** Whether a read would return an event now, without driving progress. */
     @Override
     public boolean hasEvents() {
@@ -177,11 +182,6 @@ public class UtilEventQueue extends UtilFabricObject implements EventQueue, Wait
     @Override
     public ProgressHook progressHook() {
         return progress;
-    }
-
-    @Override
-    public WaitObj waitObj() {
-        return attr.waitObj;
     }
 
     // ---- application side ------------------------------------------------------------------------

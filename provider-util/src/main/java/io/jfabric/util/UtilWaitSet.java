@@ -90,16 +90,10 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
     /** A member closed. */
     void leave(Waitable member) {
         synchronized (membership) {
-            Waitable[] m = members;
-            for (int i = 0; i < m.length; i++) {
-                if (m[i] == member) {
-                    Waitable[] n = new Waitable[m.length - 1];
-                    System.arraycopy(m, 0, n, 0, i);
-                    System.arraycopy(m, i + 1, n, i, m.length - i - 1);
-                    setMembers(n);
-                    release();
-                    return;
-                }
+            Waitable[] rest = Arrays.stream(members).filter(w -> w != member).toArray(Waitable[]::new);
+            if (rest.length < members.length) {
+                setMembers(rest);
+                release();
             }
         }
     }
@@ -120,11 +114,6 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
     }
 
     @Override
-    public WaitAttr attr() {
-        return attr;
-    }
-
-    @Override
     public int await(int timeoutMillis) {
         long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
         for (;;) {
@@ -141,13 +130,17 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
                 return 0;
             }
             long remaining = timeoutMillis < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
-            if (remaining <= 0) {
-                return -Errno.ETIMEDOUT;
-            }
-            if (!waiters.await(readiness, hook, epoch, remaining)) {
-                return -Errno.EINTR;
+            int rc = remaining <= 0 ? -Errno.ETIMEDOUT
+                    : waiters.await(readiness, hook, epoch, remaining) ? 0 : -Errno.EINTR;
+            if (rc != 0) {
+                return rc;
             }
         }
+    }
+
+    @Override
+    public WaitAttr attr() {
+        return attr;
     }
 
     @Override

@@ -132,28 +132,7 @@ class UtilWaitSetTest {
 
     @Test
     void tenThousandVirtualReadersShareOneLeaderAndAllComplete() throws Exception {
-        AtomicInteger blocks = new AtomicInteger();
-        ProgressHook hook = new ProgressHook() {
-            @Override
-            public int progress() {
-                return 0;
-            }
-
-            @Override
-            public boolean canBlock() {
-                return true;
-            }
-
-            @Override
-            public void block(long nanos) {
-                // a native sleep would pin: the coordinator must run this on a platform thread
-                if (Thread.currentThread().isVirtual()) {
-                    throw new AssertionError("block ran on a virtual thread");
-                }
-                blocks.incrementAndGet();
-                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nanos, 1_000_000));
-            }
-        };
+        SleepingHook hook = new SleepingHook(true);
         int n = 10_000;
         UtilCompletionQueue cq = new UtilCompletionQueue(CqAttr.of(CqFormat.CONTEXT, n), hook, true, true);
         AtomicInteger done = new AtomicInteger();
@@ -177,6 +156,6 @@ class UtilWaitSetTest {
             t.join(20_000);
         }
         assertEquals(n, done.get(), "every virtual reader got an entry (" + failed.get() + " failed)");
-        assertTrue(blocks.get() > 0, "the leader slept in the hook");
+        assertTrue(hook.sleeps.get() > 0, "the leader slept in the hook");
     }
 }

@@ -24,39 +24,9 @@ class WaitAllocationTest {
     private static final int WARM = 3_000;
     private static final int MEASURED = 2_000;
 
-    /** A manual hook that sleeps by parking, as a selector or futex would, and is woken by unpark. */
-    private static final class ParkingHook implements ProgressHook {
-        volatile Thread sleeper;
-
-        @Override
-        public int progress() {
-            return 0;
-        }
-
-        @Override
-        public boolean canBlock() {
-            return true;
-        }
-
-        @Override
-        public void block(long nanos) {
-            sleeper = Thread.currentThread();
-            LockSupport.parkNanos(this, Math.min(nanos, 10_000_000));
-            sleeper = null;
-        }
-
-        @Override
-        public void wakeup() {
-            Thread t = sleeper;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
-        }
-    }
-
     @Test
     void aBlockedSreadAndItsWakeupAllocateNothingUnderManualProgress() throws Exception {
-        check(new UtilCompletionQueue(CqAttr.of(CqFormat.CONTEXT, 64), new ParkingHook(), true, false), null);
+        check(new UtilCompletionQueue(CqAttr.of(CqFormat.CONTEXT, 64), new SleepingHook(false), true, false), null);
     }
 
     @Test
@@ -70,7 +40,7 @@ class WaitAllocationTest {
         CqAttr a = CqAttr.of(CqFormat.CONTEXT, 64);
         a.waitObj = WaitObj.SET;
         a.waitSet = ws;
-        check(new UtilCompletionQueue(a, new ParkingHook(), true, false), ws);
+        check(new UtilCompletionQueue(a, new SleepingHook(false), true, false), ws);
     }
 
     /** The writer writes one entry each time the reader has taken the last; both count their own allocations. */

@@ -31,12 +31,12 @@ import java.util.concurrent.TimeUnit;
  * fi_cq_sread, {@code waitset} blocks in fi_wait on a wait set holding the CQ. {@code echo}: the echo thread is
  * a platform or a virtual thread. The queues are util's, under auto progress (the writer is another thread).
  */
+@State(Scope.Benchmark)
+@Fork(1)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Benchmark)
 public class WakeupLatencyBench {
     @Param({"busy", "sread", "waitset"})
     String wait;
