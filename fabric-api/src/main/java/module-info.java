@@ -7,4 +7,5 @@ module io.jfabric {
     exports io.jfabric.spi;
 
     uses io.jfabric.spi.FabricProvider;
+    uses io.jfabric.spi.WaitSupport;
 }

@@ -11,4 +11,6 @@ module io.jfabric.util {
 
     exports io.jfabric.util;
     exports io.jfabric.util.jfr;
+
+    provides io.jfabric.spi.WaitSupport with io.jfabric.util.UtilWaitSupport;
 }

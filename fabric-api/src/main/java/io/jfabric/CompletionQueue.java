@@ -73,6 +73,17 @@ public interface CompletionQueue extends FabricObject {
      */
     int sreadFrom(CqEntry[] entries, int count, int timeoutMillis);
 
+    /**
+     * {@code fi_control(FI_GETWAIT)}: the native file descriptor a FI_WAIT_FD queue of the libfabric bridge
+     * signals, for programs that mix in native code (block on it only after {@link Fabric#trywait} returned
+     * 0). Java providers wait in Java and have no descriptor.
+     *
+     * @return the descriptor (0 or more), or -FI_ENOSYS where there is none
+     */
+    default int waitFd() {
+        return -Errno.ENOSYS;
+    }
+
     /** {@code fi_cq_signal}: wakes a thread blocked in {@link #sread}, which returns -FI_EAGAIN. */
     void signal();
 

@@ -52,4 +52,14 @@ public interface Counter extends FabricObject {
      * @return 0, or -FI_ETIMEDOUT on timeout, -FI_EAVAIL if the error count changed while waiting
      */
     int await(long threshold, int timeoutMillis);
+
+    /**
+     * {@code fi_control(FI_GETWAIT)}: the native file descriptor a FI_WAIT_FD counter of the libfabric bridge
+     * signals (see {@link CompletionQueue#waitFd()}).
+     *
+     * @return the descriptor (0 or more), or -FI_ENOSYS where there is none
+     */
+    default int waitFd() {
+        return -Errno.ENOSYS;
+    }
 }

@@ -4,6 +4,8 @@ package io.jfabric;
 public final class CounterAttr {
     /** {@code wait_obj}: how {@link Counter#await} waits. */
     public WaitObj waitObj = WaitObj.UNSPEC;
+    /** {@code wait_set}: the {@link WaitSet} this queue joins when {@code waitObj} is FI_WAIT_SET, else null. */
+    public WaitSet waitSet;
     /** {@code flags}: 0. */
     public long flags;
 

@@ -10,6 +10,8 @@ public final class CqAttr {
     public CqFormat format = CqFormat.CONTEXT;
     /** {@code wait_obj}: how {@link CompletionQueue#sread} waits; FI_WAIT_NONE disallows blocking reads. */
     public WaitObj waitObj = WaitObj.UNSPEC;
+    /** {@code wait_set}: the {@link WaitSet} this queue joins when {@code waitObj} is FI_WAIT_SET, else null. */
+    public WaitSet waitSet;
 
     /** Attributes with format FI_CQ_FORMAT_CONTEXT and every other field unspecified. */
     public CqAttr() {

@@ -137,4 +137,15 @@ public interface Domain extends FabricObject {
         attr.offset = offset;
         return registerMemory(attr, flags);
     }
+
+    /**
+     * {@code fi_poll_open}: a poll set over completion queues and counters, which may come from any Java
+     * provider.
+     *
+     * @return the poll set
+     * @throws FabricException ENOSYS without provider-util on the path
+     */
+    default PollSet openPoll() {
+        return io.jfabric.internal.Waits.support().openPoll();
+    }
 }

@@ -8,6 +8,8 @@ public final class EqAttr {
     public long flags;
     /** {@code wait_obj}: how {@link EventQueue#sread} waits. */
     public WaitObj waitObj = WaitObj.UNSPEC;
+    /** {@code wait_set}: the {@link WaitSet} this queue joins when {@code waitObj} is FI_WAIT_SET, else null. */
+    public WaitSet waitSet;
 
     /** Attributes with every field unspecified (0): the provider chooses. */
     public EqAttr() {

@@ -59,6 +59,16 @@ public interface EventQueue extends FabricObject {
     void writeError(EqErrEntry entry, long flags);
 
     /**
+     * {@code fi_control(FI_GETWAIT)}: the native file descriptor a FI_WAIT_FD queue of the libfabric bridge
+     * signals (see {@link CompletionQueue#waitFd()}).
+     *
+     * @return the descriptor (0 or more), or -FI_ENOSYS where there is none
+     */
+    default int waitFd() {
+        return -Errno.ENOSYS;
+    }
+
+    /**
      * {@code fi_eq_strerror}: text for the provider errno of an error entry.
      *
      * @param provErrno the entry's {@link EqErrEntry#provErrno}

@@ -33,4 +33,21 @@ public interface ProgressHook {
     /** Ends a concurrent {@link #block} early. Safe from any thread. */
     default void wakeup() {
     }
+
+    /**
+     * True when {@link #block} parks a virtual thread instead of blocking its carrier (a java.nio selector
+     * does; a native futex or completion-channel read does not). When false, a virtual thread's wait hands
+     * the {@link #block} to a platform thread ({@link WaitCoordinator}).
+     */
+    default boolean blockParksVirtualThreads() {
+        return false;
+    }
+
+    /**
+     * What {@link #block} sleeps on (a selector's owner, a doorbell's domain): a wait set whose members'
+     * hooks all name one source sleeps on it; otherwise it polls each member between short parks.
+     */
+    default Object eventSource() {
+        return this;
+    }
 }

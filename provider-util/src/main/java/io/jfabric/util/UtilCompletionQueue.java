@@ -18,7 +18,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -34,8 +33,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * the head; entries behind it wait until {@link #readError} consumes it.</li>
  * <li>Every read first calls the provider's {@link ProgressHook}; {@code read(entries, 0)} only
  * progresses.</li>
- * <li>sread sleeps (Condition, or the hook's own blocking wait) and wakes when an entry is written or
+ * <li>sread sleeps in a {@link WaitCoordinator} (one waiter drives progress and sleeps on the provider's
+ * event source, the others park; virtual threads never pin) and wakes when an entry is written or
  * {@link #signal()} is called; it returns -EAGAIN on timeout or signal, -ENOSYS on a FI_WAIT_NONE CQ.</li>
+ * <li>With FI_WAIT_SET the CQ joins {@code attr.waitSet} (a {@link UtilWaitSet}) until it is closed.</li>
  * </ul>
  *
  * <h2>Overrun (a deliberate choice)</h2>
@@ -63,7 +64,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * then published with a release store instead of a volatile one (no fence on x86) and the slot count is
  * kept without atomic instructions, which saves three locked instructions per completion.
  */
-public class UtilCompletionQueue extends UtilFabricObject implements CompletionQueue {
+public class UtilCompletionQueue extends UtilFabricObject implements CompletionQueue, Waitable {
     /** libfabric's util default CQ size. */
     public static final int DEFAULT_SIZE = 1024;
     /** How long a sread parks between progress calls when the hook cannot block itself. */
@@ -114,10 +115,11 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
     private volatile boolean overrun;
     private volatile long lost;
 
-    private final ReentrantLock waitLock = new ReentrantLock();
-    private final Condition nonEmpty = waitLock.newCondition();
-    private final AtomicInteger sleepers = new AtomicInteger();
+    private final WaitCoordinator waiters;
+    private final WaitCoordinator.Readiness readable = this::hasEvents;
     private final AtomicInteger signals = new AtomicInteger();
+    /** The wait set this CQ joined (FI_WAIT_SET), else null. */
+    private final UtilWaitSet waitSet;
 
     /**
      * @param attr        the application's attributes; size 0 means {@link #DEFAULT_SIZE}
@@ -148,10 +150,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
             throw new FabricException(Errno.EINVAL, "CQ size " + attr.size
                     + " is out of range; use 0 (provider default " + DEFAULT_SIZE + ") up to " + (1 << 24));
         }
-        if (attr.waitObj == WaitObj.SET || attr.waitObj == WaitObj.POLLFD) {
-            throw new FabricException(Errno.ENOSYS, "CQ wait object " + attr.waitObj.cName()
-                    + " is not supported; use FI_WAIT_UNSPEC, FI_WAIT_NONE, FI_WAIT_FD, FI_WAIT_MUTEX_COND or FI_WAIT_YIELD");
-        }
+        UtilWaitSet set = UtilWaitSet.joinable("CQ", attr.waitObj, attr.waitSet);
         this.attr = attr;
         this.format = attr.format == null || attr.format == CqFormat.UNSPEC ? CqFormat.CONTEXT : attr.format;
         this.capacity = attr.size == 0 ? DEFAULT_SIZE : (int) attr.size;
@@ -166,6 +165,11 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         this.readLock = multiReader ? new ReentrantLock() : null;
         this.manualPollNanos = manualPollNanos;
         this.serialized = serialized && !multiWriter && !multiReader;
+        this.waiters = new WaitCoordinator(false, manualPollNanos);
+        this.waitSet = set;
+        if (set != null) {
+            set.join(this);
+        }
     }
 
     @Override
@@ -327,7 +331,8 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
                 lost++;
                 overrun = true;
                 recordOverrun();
-                wakeReaders();
+                waiters.wake(progress);
+                notifyWaitSet();
                 return -Errno.EOVERRUN;
             }
             long t = tail;
@@ -356,9 +361,8 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
                 lock.unlock();
             }
         }
-        if (sleepers.get() != 0) {
-            wakeReaders();
-        }
+        waiters.wake(progress);
+        notifyWaitSet();
         if (err != 0) {
             recordError(context, flags, len, olen, err, provErrno == 0 ? err : provErrno);
         }
@@ -597,54 +601,49 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
         int signalSeen = signals.get();
         for (;;) {
+            long epoch = waiters.epoch();
             int rc = readInternal(entries, count, from);
             if (rc != -Errno.EAGAIN || count == 0) {
+                if (rc > 0 && waiters.hasWaiters() && !isEmptyForReader()) {
+                    waiters.wake(progress); // entries left: pass them on to the next waiter
+                }
                 return rc;
             }
-            if (signals.get() != signalSeen) {
+            if (signals.get() != signalSeen || isClosed()) {
                 return -Errno.EAGAIN;
             }
             long remaining = timeoutMillis < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
             if (remaining <= 0) {
                 return -Errno.EAGAIN;
             }
-            if (!awaitEntry(remaining, signalSeen)) {
+            if (!waiters.await(readable, progress, epoch, remaining)) {
                 return -Errno.EINTR;
             }
         }
     }
 
-    /** Sleeps until an entry may be there, a signal, or {@code nanos}; false if interrupted. */
-    private boolean awaitEntry(long nanos, int signalSeen) {
-        boolean manual = progress != ProgressHook.NONE;
-        if (manual && progress.canBlock()) {
-            sleepers.incrementAndGet();
-            try {
-                if (isEmptyForReader() && signals.get() == signalSeen) {
-                    progress.block(nanos);
-                }
-            } finally {
-                sleepers.decrementAndGet();
-            }
-            return !Thread.currentThread().isInterrupted();
-        }
-        long slice = manual ? Math.min(nanos, manualPollNanos) : nanos;
-        waitLock.lock();
-        try {
-            sleepers.incrementAndGet();
-            try {
-                while (slice > 0 && isEmptyForReader() && signals.get() == signalSeen) {
-                    slice = nonEmpty.awaitNanos(slice);
-                }
-            } finally {
-                sleepers.decrementAndGet();
-            }
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } finally {
-            waitLock.unlock();
+    // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
+
+    @Override
+    public ProgressHook progressHook() {
+        return progress;
+    }
+
+    /** Whether a read would find an entry (or the overrun error) now, without driving progress. */
+    @Override
+    public boolean hasEvents() {
+        return !isEmptyForReader();
+    }
+
+    @Override
+    public WaitObj waitObj() {
+        return attr.waitObj;
+    }
+
+    private void notifyWaitSet() {
+        UtilWaitSet set = waitSet;
+        if (set != null) {
+            set.memberEvent();
         }
     }
 
@@ -663,22 +662,15 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
     @Override
     public void signal() {
         signals.incrementAndGet();
-        wakeReaders();
-    }
-
-    private void wakeReaders() {
-        waitLock.lock();
-        try {
-            nonEmpty.signalAll();
-        } finally {
-            waitLock.unlock();
-        }
-        progress.wakeup();
+        waiters.wakeAll(progress);
     }
 
     @Override
     protected void doClose() {
         signal();
+        if (waitSet != null) {
+            waitSet.leave(this);
+        }
     }
 
     @Override

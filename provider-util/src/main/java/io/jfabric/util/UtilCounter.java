@@ -6,28 +6,26 @@ import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.WaitObj;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * libfabric's util counter ({@code prov/util/src/util_cntr.c}, fi_cntr(3)): a success count and an
  * error count that providers bump as operations complete, whether or not a CQ entry is written.
- * {@link #read()} drives manual progress first (as {@code ofi_cntr_read} does); {@link #await} sleeps
- * (Condition, or the hook's own blocking wait) and returns 0 once the count reaches the threshold,
+ * {@link #read()} drives manual progress first (as {@code ofi_cntr_read} does); {@link #await} sleeps in a
+ * {@link WaitCoordinator} (virtual threads park) and returns 0 once the count reaches the threshold,
  * {@code -ETIMEDOUT} on timeout, {@code -EAVAIL} when the error count changes while waiting, and
  * {@code -ENOSYS} on a FI_WAIT_NONE counter. All methods are thread-safe and allocation-free.
  */
-public class UtilCounter extends UtilFabricObject implements Counter {
+public class UtilCounter extends UtilFabricObject implements Counter, Waitable {
     private final CounterAttr attr;
     private final ProgressHook progress;
     private final AtomicLong value = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
-    private final ReentrantLock waitLock = new ReentrantLock();
-    private final Condition changed = waitLock.newCondition();
-    private final AtomicInteger sleepers = new AtomicInteger();
-    private final long manualPollNanos;
+    private final WaitCoordinator waiters;
+    /** The wait set this counter joined (FI_WAIT_SET), else null. */
+    private final UtilWaitSet waitSet;
+    /** Success plus error count when last read or polled: a change since is an event (fi_poll(3), fi_trywait). */
+    private volatile long checkpoint;
 
     public UtilCounter(CounterAttr attr, ProgressHook progress) {
         this(attr, progress, UtilCompletionQueue.DEFAULT_MANUAL_POLL_NANOS);
@@ -38,13 +36,14 @@ public class UtilCounter extends UtilFabricObject implements Counter {
         if (attr == null) {
             throw new FabricException(Errno.EINVAL, "counter attributes are null; pass CounterAttr.defaults()");
         }
-        if (attr.waitObj == WaitObj.SET || attr.waitObj == WaitObj.POLLFD) {
-            throw new FabricException(Errno.ENOSYS, "counter wait object " + attr.waitObj.cName()
-                    + " is not supported; use FI_WAIT_UNSPEC, FI_WAIT_NONE, FI_WAIT_MUTEX_COND or FI_WAIT_YIELD");
-        }
+        UtilWaitSet set = UtilWaitSet.joinable("counter", attr.waitObj, attr.waitSet);
         this.attr = attr;
         this.progress = progress == null ? ProgressHook.NONE : progress;
-        this.manualPollNanos = manualPollNanos;
+        this.waiters = new WaitCoordinator(true, manualPollNanos);
+        this.waitSet = set;
+        if (set != null) {
+            set.join(this);
+        }
     }
 
     public CounterAttr attr() {
@@ -54,7 +53,9 @@ public class UtilCounter extends UtilFabricObject implements Counter {
     @Override
     public long read() {
         progress.progress();
-        return value.get();
+        long v = value.get();
+        checkpoint = v + errors.get();
+        return v;
     }
 
     /** The value without driving progress first (fi_cntr_read does), for a reader on another thread. */
@@ -64,7 +65,9 @@ public class UtilCounter extends UtilFabricObject implements Counter {
 
     @Override
     public long readError() {
-        return errors.get();
+        long e = errors.get();
+        checkpoint = value.get() + e;
+        return e;
     }
 
     /** Provider side: one more operation completed. */
@@ -110,8 +113,8 @@ public class UtilCounter extends UtilFabricObject implements Counter {
         }
         long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
         long errorsAtStart = errors.get();
-        boolean manual = progress != ProgressHook.NONE;
         for (;;) {
+            long epoch = waiters.epoch();
             progress.progress();
             if (value.get() >= threshold) {
                 return 0;
@@ -126,59 +129,54 @@ public class UtilCounter extends UtilFabricObject implements Counter {
             if (isClosed()) {
                 return -Errno.EBADF;
             }
-            if (manual && progress.canBlock()) {
-                sleepers.incrementAndGet();
-                try {
-                    if (value.get() < threshold && errors.get() == errorsAtStart) {
-                        progress.block(remaining);
-                    }
-                } finally {
-                    sleepers.decrementAndGet();
-                }
-                if (Thread.currentThread().isInterrupted()) {
-                    return -Errno.EINTR;
-                }
-                continue;
-            }
-            long slice = manual ? Math.min(remaining, manualPollNanos) : remaining;
-            waitLock.lock();
-            try {
-                sleepers.incrementAndGet();
-                try {
-                    while (slice > 0 && value.get() < threshold && errors.get() == errorsAtStart && !isClosed()) {
-                        slice = changed.awaitNanos(slice);
-                    }
-                } finally {
-                    sleepers.decrementAndGet();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            // each waiter has its own threshold, so every change wakes them all to compare
+            if (!waiters.await(WaitCoordinator.WOKEN_ONLY, progress, epoch, remaining)) {
                 return -Errno.EINTR;
-            } finally {
-                waitLock.unlock();
             }
         }
     }
 
     private void wakeIfWaiting() {
-        if (sleepers.get() != 0) {
-            waitLock.lock();
-            try {
-                changed.signalAll();
-            } finally {
-                waitLock.unlock();
-            }
-            progress.wakeup();
+        waiters.wake(progress);
+        UtilWaitSet set = waitSet;
+        if (set != null) {
+            set.memberEvent();
         }
+    }
+
+    // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
+
+    @Override
+    public ProgressHook progressHook() {
+        return progress;
+    }
+
+    /** Whether the success or error value changed since it was last read or polled. */
+    @Override
+    public boolean hasEvents() {
+        return value.get() + errors.get() != checkpoint;
+    }
+
+    @Override
+    public boolean takeEvents() {
+        long now = value.get() + errors.get();
+        if (now == checkpoint) {
+            return false;
+        }
+        checkpoint = now;
+        return true;
+    }
+
+    @Override
+    public WaitObj waitObj() {
+        return attr.waitObj;
     }
 
     @Override
     protected void doClose() {
-        waitLock.lock();
-        try {
-            changed.signalAll();
-        } finally {
-            waitLock.unlock();
+        waiters.wakeAll(progress);
+        if (waitSet != null) {
+            waitSet.leave(this);
         }
     }
 

@@ -35,7 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * EQ reports an EOVERRUN error entry at the point of loss, so the application learns of it.</li>
  * </ul>
  */
-public class UtilEventQueue extends UtilFabricObject implements EventQueue {
+public class UtilEventQueue extends UtilFabricObject implements EventQueue, Waitable {
     public static final int DEFAULT_SIZE = 1024;
 
     private final EqAttr attr;
@@ -48,6 +48,8 @@ public class UtilEventQueue extends UtilFabricObject implements EventQueue {
     private final long manualPollNanos = TimeUnit.MICROSECONDS.toNanos(500);
     private boolean overrunQueued;
     private long lost;
+    /** The wait set this EQ joined (FI_WAIT_SET), else null. */
+    private final UtilWaitSet waitSet;
 
     public UtilEventQueue(EqAttr attr, ProgressHook progress) {
         super("EQ");
@@ -61,6 +63,10 @@ public class UtilEventQueue extends UtilFabricObject implements EventQueue {
         this.attr = attr;
         this.capacity = attr.size == 0 ? DEFAULT_SIZE : (int) attr.size;
         this.progress = progress == null ? ProgressHook.NONE : progress;
+        this.waitSet = UtilWaitSet.joinable("EQ", attr.waitObj, attr.waitSet);
+        if (waitSet != null) {
+            waitSet.join(this);
+        }
     }
 
     @Override
@@ -149,7 +155,33 @@ public class UtilEventQueue extends UtilFabricObject implements EventQueue {
             lock.unlock();
         }
         progress.wakeup();
+        notifyWaitSet();
         return 0;
+    }
+
+    private void notifyWaitSet() {
+        UtilWaitSet set = waitSet;
+        if (set != null) {
+            set.memberEvent();
+        }
+    }
+
+    // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
+
+    @Override
+    public WaitObj waitObj() {
+        return attr.waitObj;
+    }
+
+    /** Whether a read would return an event now, without driving progress. */
+    @Override
+    public boolean hasEvents() {
+        return size() > 0;
+    }
+
+    @Override
+    public ProgressHook progressHook() {
+        return progress;
     }
 
     // ---- application side ------------------------------------------------------------------------
@@ -296,6 +328,7 @@ public class UtilEventQueue extends UtilFabricObject implements EventQueue {
             lock.unlock();
         }
         progress.wakeup();
+        notifyWaitSet();
     }
 
     @Override
@@ -308,6 +341,9 @@ public class UtilEventQueue extends UtilFabricObject implements EventQueue {
             lock.unlock();
         }
         progress.wakeup();
+        if (waitSet != null) {
+            waitSet.leave(this);
+        }
     }
 
     @Override

@@ -323,8 +323,11 @@ class UtilCompletionQueueTest {
         assertEquals(Errno.EINVAL, ex.errno());
         CqAttr a = CqAttr.of(CqFormat.CONTEXT, 4);
         a.waitObj = WaitObj.SET;
+        assertEquals(Errno.EINVAL, assertThrows(FabricException.class,
+                () -> new UtilCompletionQueue(a, null, false, false)).errno(), "FI_WAIT_SET without a wait set");
+        a.waitObj = WaitObj.POLLFD;
         assertEquals(Errno.ENOSYS, assertThrows(FabricException.class,
-                () -> new UtilCompletionQueue(a, null, false, false)).errno());
+                () -> new UtilCompletionQueue(a, null, false, false)).errno(), "FI_WAIT_POLLFD");
         assertEquals(UtilCompletionQueue.DEFAULT_SIZE, cq(CqFormat.UNSPEC, 0).capacity());
         assertEquals(CqFormat.CONTEXT, cq(CqFormat.UNSPEC, 0).format());
     }

@@ -79,6 +79,20 @@ abstract class FidObject implements FabricObject {
         }
     }
 
+    /**
+     * {@code fi_control(FI_GETWAIT)} into an int: the native descriptor of a FI_WAIT_FD (or FI_WAIT_UNSPEC that
+     * libfabric answers with a descriptor) queue, or the negative errno libfabric returns (-FI_ENOSYS without one).
+     */
+    public int waitFd() {
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment fd = a.allocate(java.lang.foreign.ValueLayout.JAVA_INT);
+            fd.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, -1);
+            int rc = io.jfabric.provider.libfabric.ffi.FabricInline.fi_control(fid,
+                    io.jfabric.provider.libfabric.ffi.generated.Fabric_h.FI_GETWAIT(), fd);
+            return rc != 0 ? rc : fd.get(java.lang.foreign.ValueLayout.JAVA_INT, 0);
+        }
+    }
+
     /** Hook for subclasses: native close succeeded; release Java-side state. */
     void closed() {
     }

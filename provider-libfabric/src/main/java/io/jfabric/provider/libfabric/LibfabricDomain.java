@@ -121,6 +121,10 @@ final class LibfabricDomain extends FidObject implements Domain {
     @Override
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen();
+        if (attr.waitObj == io.jfabric.WaitObj.SET) {
+            throw new io.jfabric.FabricException(io.jfabric.Errno.ENOSYS, "the libfabric bridge does not bridge wait "
+                    + "sets: open the CQ with FI_WAIT_FD and use waitFd() and trywait, or FI_WAIT_UNSPEC and its blocking read");
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_cq_attr.allocate(a);
             fi_cq_attr.size(na, attr.size);
@@ -139,6 +143,10 @@ final class LibfabricDomain extends FidObject implements Domain {
     @Override
     public Counter openCounter(CounterAttr attr) {
         checkOpen();
+        if (attr.waitObj == io.jfabric.WaitObj.SET) {
+            throw new io.jfabric.FabricException(io.jfabric.Errno.ENOSYS, "the libfabric bridge does not bridge wait "
+                    + "sets: open the counter with FI_WAIT_FD and use waitFd() and trywait, or FI_WAIT_UNSPEC and its blocking read");
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_cntr_attr.allocate(a);
             fi_cntr_attr.events(na, Fabric_h.FI_CNTR_EVENTS_COMP());

@@ -107,6 +107,10 @@ final class LibfabricFabric extends FidObject implements Fabric {
     @Override
     public EventQueue openEq(EqAttr attr) {
         checkOpen();
+        if (attr.waitObj == io.jfabric.WaitObj.SET) {
+            throw new io.jfabric.FabricException(io.jfabric.Errno.ENOSYS, "the libfabric bridge does not bridge wait "
+                    + "sets: open the EQ with FI_WAIT_FD and use waitFd() and trywait, or FI_WAIT_UNSPEC and its blocking read");
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_eq_attr.allocate(a);
             fi_eq_attr.size(na, attr.size);
@@ -116,6 +120,35 @@ final class LibfabricFabric extends FidObject implements Fabric {
             int rc = FabricInline.fi_eq_open(fid, na, out, MemorySegment.NULL);
             ReturnCodes.check(rc, "fi_eq_open", "check the EqAttr (size, wait object)");
             return new LibfabricEq(this, out.get(Fabric_h.C_POINTER, 0), attr);
+        }
+    }
+
+    /**
+     * fi_trywait on native objects goes to the native provider (for programs that then block on {@code waitFd()}
+     * descriptors); objects of Java providers go to util's trywait. One call may not mix the two, as fi_trywait(3)
+     * asks every object of one call to share one kind of wait object.
+     */
+    @Override
+    public int trywait(io.jfabric.FabricObject... objects) {
+        if (objects == null || objects.length == 0) {
+            return -io.jfabric.Errno.EINVAL;
+        }
+        int natives = 0;
+        for (io.jfabric.FabricObject o : objects) {
+            natives += o instanceof FidObject ? 1 : 0;
+        }
+        if (natives == 0) {
+            return Fabric.super.trywait(objects);
+        }
+        if (natives != objects.length) {
+            return -io.jfabric.Errno.EINVAL;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment fids = a.allocate(Fabric_h.C_POINTER, objects.length);
+            for (int i = 0; i < objects.length; i++) {
+                fids.setAtIndex(Fabric_h.C_POINTER, i, ((FidObject) objects[i]).fid);
+            }
+            return FabricInline.fi_trywait(fid, fids, objects.length);
         }
     }
 }

@@ -35,6 +35,7 @@ final class RxmCq extends UtilCompletionQueue {
 
     @Override
     protected void doClose() {
+        super.doClose(); // wakes blocked readers and leaves its wait set
         domain.release();
     }
 }

@@ -57,4 +57,16 @@ final class QueueProgress implements ProgressHook {
     public void wakeup() {
         fabric.wakeup();
     }
+
+    /** java.nio's selector parks a virtual thread in select (JDK 21+), so a virtual waiter sleeps on it itself. */
+    @Override
+    public boolean blockParksVirtualThreads() {
+        return true;
+    }
+
+    /** Every queue of a fabric sleeps on its one selector, so a wait set over them sleeps there too. */
+    @Override
+    public Object eventSource() {
+        return fabric;
+    }
 }

@@ -9,6 +9,7 @@ import io.jfabric.CounterAttr;
 import io.jfabric.CqAttr;
 import io.jfabric.Endpoint;
 import io.jfabric.Errno;
+import io.jfabric.WaitObj;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
@@ -77,6 +78,11 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
     @Override
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen("open a CQ on");
+        if (attr != null && (attr.waitObj == WaitObj.SET || attr.waitObj == WaitObj.POLLFD)) {
+            // its CQ sleeps on the completion channel in sread only; it cannot join a wait set (yet)
+            throw new FabricException(Errno.ENOSYS, "verbs CQs do not support wait object " + attr.waitObj.cName()
+                    + "; use FI_WAIT_UNSPEC or FI_WAIT_FD and sread, or FI_WAIT_NONE");
+        }
         return new VerbsCq(this, attr == null ? new CqAttr() : attr);
     }
 

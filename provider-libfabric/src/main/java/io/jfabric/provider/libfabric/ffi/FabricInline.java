@@ -116,6 +116,12 @@ public final class FabricInline {
         return missing(fn) ? NO_OP : fi_ops_fabric.domain.invoke(fn, fabric, info, domainOut, context);
     }
 
+    /** fi_trywait(fabric, fids, count): {@code fabric->ops->trywait}; fids is an array of fid pointers. */
+    public static int fi_trywait(MemorySegment fabric, MemorySegment fids, int count) {
+        MemorySegment fn = fabricOp(fabric, fi_ops_fabric.trywait$offset());
+        return missing(fn) ? NO_OP : fi_ops_fabric.trywait.invoke(fn, fabric, fids, count);
+    }
+
     /** fi_passive_ep(fabric, info, &pep, context). */
     public static int fi_passive_ep(MemorySegment fabric, MemorySegment info, MemorySegment pepOut, MemorySegment context) {
         MemorySegment fn = fabricOp(fabric, fi_ops_fabric.passive_ep$offset());

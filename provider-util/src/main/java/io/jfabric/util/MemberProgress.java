@@ -1,0 +1,72 @@
+package io.jfabric.util;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The progress of a wait set's or poll set's members as one {@link ProgressHook}: each distinct manual hook
+ * progressed once per call. It can sleep on an event source only when every member's hook names the same
+ * one (the queues of one tcp fabric share its selector); members of different providers are progressed
+ * between short parks instead. Immutable: a set builds a new one when its membership changes.
+ */
+final class MemberProgress implements ProgressHook {
+    private final ProgressHook[] hooks;
+    private final boolean canBlock;
+    private final boolean parksVirtualThreads;
+
+    private MemberProgress(ProgressHook[] hooks) {
+        this.hooks = hooks;
+        boolean block = hooks.length > 0;
+        boolean parks = true;
+        for (ProgressHook h : hooks) {
+            block &= h.canBlock() && h.eventSource() == hooks[0].eventSource();
+            parks &= h.blockParksVirtualThreads();
+        }
+        this.canBlock = block;
+        this.parksVirtualThreads = parks;
+    }
+
+    /** The hook for {@code members}: {@link ProgressHook#NONE} when none of them needs manual progress. */
+    static ProgressHook of(Waitable[] members) {
+        List<ProgressHook> distinct = new ArrayList<>();
+        for (Waitable w : members) {
+            ProgressHook h = w.progressHook();
+            if (h != ProgressHook.NONE && !distinct.contains(h)) {
+                distinct.add(h);
+            }
+        }
+        return distinct.isEmpty() ? ProgressHook.NONE : new MemberProgress(distinct.toArray(new ProgressHook[0]));
+    }
+
+    @Override
+    public int progress() {
+        int work = 0;
+        for (ProgressHook h : hooks) {
+            work += h.progress();
+        }
+        return work;
+    }
+
+    /** Sleeps on the first member's source: {@link #canBlock()} holds only when they all share it. */
+    @Override
+    public void block(long nanos) {
+        hooks[0].block(nanos);
+    }
+
+    @Override
+    public boolean blockParksVirtualThreads() {
+        return parksVirtualThreads;
+    }
+
+    @Override
+    public void wakeup() {
+        for (ProgressHook h : hooks) {
+            h.wakeup();
+        }
+    }
+
+    @Override
+    public boolean canBlock() {
+        return canBlock;
+    }
+}
