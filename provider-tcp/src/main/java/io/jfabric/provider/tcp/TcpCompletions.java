@@ -4,6 +4,7 @@ import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
 import io.jfabric.util.EndpointBindings;
+import io.jfabric.util.UtilCompletionQueue;
 
 /**
  * Turns what a connection reports into the endpoint's completions and counts, through its
@@ -72,8 +73,27 @@ final class TcpCompletions implements ConnectionListener {
     }
 
     @Override
+    public boolean reserveRemoteData() {
+        UtilCompletionQueue cq = bindings.rxCq();
+        return cq == null || cq.tryReserve();
+    }
+
+    @Override
+    public void cancelRemoteData() {
+        UtilCompletionQueue cq = bindings.rxCq();
+        if (cq != null) {
+            cq.cancelReservation();
+        }
+    }
+
+    @Override
     public void remoteWrite(long len, boolean hasData, long data) {
-        bindings.reportRemote(REMOTE_WRITE_FLAGS, len, data, hasData);
+        bindings.reportRemote(REMOTE_WRITE_FLAGS, len, data, false); // the counter
+        UtilCompletionQueue cq = bindings.rxCq();
+        if (hasData && cq != null) {
+            cq.writeFrom(true, null, REMOTE_WRITE_FLAGS | OpFlags.REMOTE_CQ_DATA, len, 0, data, 0,
+                    Fabrics.ADDR_NOTAVAIL);
+        }
     }
 
     @Override
