@@ -4,7 +4,6 @@ import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
 import io.jfabric.util.EndpointBindings;
-import io.jfabric.util.UtilCompletionQueue;
 
 /**
  * Turns what a connection reports into the endpoint's completions and counts, through its
@@ -74,25 +73,20 @@ final class TcpCompletions implements ConnectionListener {
 
     @Override
     public boolean reserveRemoteData() {
-        UtilCompletionQueue cq = bindings.rxCq();
-        return cq == null || cq.tryReserve();
+        return bindings.reserveRemoteData();
     }
 
     @Override
     public void cancelRemoteData() {
-        UtilCompletionQueue cq = bindings.rxCq();
-        if (cq != null) {
-            cq.cancelReservation();
-        }
+        bindings.cancelRemoteData();
     }
 
     @Override
     public void remoteWrite(long len, boolean hasData, long data) {
-        bindings.reportRemote(REMOTE_WRITE_FLAGS, len, data, false); // the counter
-        UtilCompletionQueue cq = bindings.rxCq();
-        if (hasData && cq != null) {
-            cq.writeFrom(true, null, REMOTE_WRITE_FLAGS | OpFlags.REMOTE_CQ_DATA, len, 0, data, 0,
-                    Fabrics.ADDR_NOTAVAIL);
+        if (hasData) {
+            bindings.reportRemoteReserved(REMOTE_WRITE_FLAGS, len, data);
+        } else {
+            bindings.reportRemote(REMOTE_WRITE_FLAGS, len, 0, false);
         }
     }
 

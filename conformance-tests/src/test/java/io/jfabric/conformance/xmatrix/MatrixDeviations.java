@@ -1,0 +1,44 @@
+package io.jfabric.conformance.xmatrix;
+
+import java.util.List;
+import java.util.function.LongPredicate;
+
+/**
+ * The cells of the matrix known to fail because of libfabric, each with the reason and a command that shows
+ * it without jfabric's Java providers. A listed cell may fail without failing the test; the report marks it.
+ */
+final class MatrixDeviations {
+    /**
+     * @param transport the config label prefix it applies to
+     * @param javaInitiates true/false for one direction, null for both
+     */
+    record Deviation(int number, String transport, MatrixOp op, Boolean javaInitiates, LongPredicate sizes,
+                     String reason, String reproducer) {
+    }
+
+    static final List<Deviation> LIST = List.of(
+            new Deviation(1, "tcp;ofi_rxm (FI_EP_RDM, DYN_RBUF=0)", MatrixOp.PEEK_CLAIM, true,
+                    s -> s > MatrixConfig.EAGER_LIMIT && s <= MatrixConfig.SAR_LIMIT,
+                    "libfabric 1.17's rxm (FI_OFI_RXM_ENABLE_DYN_RBUF=0) cannot claim a message that came by its SAR"
+                            + " protocol (eager limit < size <= SAR limit) after FI_PEEK|FI_CLAIM found it: the"
+                            + " FI_CLAIM receive completes with FI_ETRUNC, or (one byte over the eager limit) never"
+                            + " completes. It fails the same way with libfabric on both sides; a Java rxm target"
+                            + " claims these messages.",
+                    "mvn -B -q test -pl conformance-tests -am -Dsurefire.failIfNoSpecifiedTests=false"
+                            + " -Dtest='io.jfabric.conformance.xmatrix.CrossImplementationMatrixTest'"
+                            + " -Djfabric.xmatrix.javaSide=native -Djfabric.xmatrix.ops=peek_claim"
+                            + " -Djfabric.xmatrix.transport='tcp;ofi_rxm'"));
+
+    private MatrixDeviations() {
+    }
+
+    static Deviation find(MatrixConfig cfg, MatrixOp op, long size, boolean javaInitiates) {
+        for (Deviation d : LIST) {
+            if (cfg.label().startsWith(d.transport()) && d.op() == op
+                    && (d.javaInitiates() == null || d.javaInitiates() == javaInitiates) && d.sizes().test(size)) {
+                return d;
+            }
+        }
+        return null;
+    }
+}
