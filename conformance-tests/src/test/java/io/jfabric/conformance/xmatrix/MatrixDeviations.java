@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.function.LongPredicate;
 
 /**
- * The cells of the matrix known to fail because of libfabric, each with the reason and a command that shows
- * it without jfabric's Java providers. A listed cell may fail without failing the test; the report marks it.
+ * The cells of the matrix known to fail, each with the reason and a command that shows it (a libfabric
+ * deviation, or a known fault of jfabric's bridge that the C program shows is not libfabric's). A listed cell
+ * may fail without failing the test; the report marks it.
  */
 final class MatrixDeviations {
     /**
@@ -19,11 +20,14 @@ final class MatrixDeviations {
     static final List<Deviation> LIST = List.of(
             new Deviation(1, "tcp;ofi_rxm (FI_EP_RDM, DYN_RBUF=0)", MatrixOp.PEEK_CLAIM, true,
                     s -> s > MatrixConfig.EAGER_LIMIT && s <= MatrixConfig.SAR_LIMIT,
-                    "libfabric 1.17's rxm (FI_OFI_RXM_ENABLE_DYN_RBUF=0) cannot claim a message that came by its SAR"
-                            + " protocol (eager limit < size <= SAR limit) after FI_PEEK|FI_CLAIM found it: the"
-                            + " FI_CLAIM receive completes with FI_ETRUNC, or (one byte over the eager limit) never"
-                            + " completes. It fails the same way with libfabric on both sides; a Java rxm target"
-                            + " claims these messages.",
+                    "Open, jfabric's bridge (provider-libfabric), not libfabric: a C tcp;ofi_rxm target reached"
+                            + " through the bridge cannot claim a message that came by rxm's SAR protocol (eager limit <"
+                            + " size <= SAR limit) after FI_PEEK|FI_CLAIM found it: the FI_CLAIM receive completes"
+                            + " with FI_ETRUNC, or (one byte over the eager limit) never. libfabric keeps the claimed"
+                            + " message in the fi_context of the peek and wants the same one back with FI_CLAIM; the"
+                            + " bridge gives every post its own native context slot (ContextSlots). The same peer in"
+                            + " plain C passes (provider-libfabric/src/test/c/peek_claim_sar.c); the cell fails the"
+                            + " same way with the bridge on both sides:",
                     "mvn -B -q test -pl conformance-tests -am -Dsurefire.failIfNoSpecifiedTests=false"
                             + " -Dtest='io.jfabric.conformance.xmatrix.CrossImplementationMatrixTest'"
                             + " -Djfabric.xmatrix.javaSide=native -Djfabric.xmatrix.ops=peek_claim"

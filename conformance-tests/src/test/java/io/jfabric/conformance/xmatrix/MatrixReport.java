@@ -99,14 +99,14 @@ final class MatrixReport {
             }
         }
         sb.insert(0, "\n" + total + " cells, " + (total - failed) + " pass, " + (failed - unlisted)
-                + " fail as listed deviations" + (unlisted > 0 ? ", **" + unlisted + " fail unlisted**" : "")
+                + " fail as listed failures" + (unlisted > 0 ? ", **" + unlisted + " fail unlisted**" : "")
                 + ". Each cell ran with the Java side listening and with the C side"
                 + " listening; \"pass\" means both passed, \"–\" that the cell does not apply (inject above"
                 + " inject_size, a capability one side lacks).\n");
         if (!seen.isEmpty()) {
-            sb.append("\nDeviations (libfabric's behaviour, reproducible without jfabric's Java providers):\n\n");
+            sb.append("\nListed failures:\n\n");
             for (MatrixDeviations.Deviation d : seen) {
-                sb.append(d.number()).append(". ").append(d.reason()).append(" Reproducer: `").append(d.reproducer())
+                sb.append(d.number()).append(". ").append(d.reason()).append(" `").append(d.reproducer())
                         .append("`\n");
             }
         }
