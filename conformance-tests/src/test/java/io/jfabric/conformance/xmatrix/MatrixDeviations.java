@@ -23,9 +23,10 @@ final class MatrixDeviations {
                     "Open, jfabric's bridge (provider-libfabric), not libfabric: a C tcp;ofi_rxm target reached"
                             + " through the bridge cannot claim a message that came by rxm's SAR protocol (eager limit <"
                             + " size <= SAR limit) after FI_PEEK|FI_CLAIM found it: the FI_CLAIM receive completes"
-                            + " with FI_ETRUNC, or (one byte over the eager limit) never. libfabric keeps the claimed"
-                            + " message in the fi_context of the peek and wants the same one back with FI_CLAIM; the"
-                            + " bridge gives every post its own native context slot (ContextSlots). The same peer in"
+                            + " with FI_ETRUNC, or (one byte over the eager limit) never. Not yet traced; a suspect:"
+                            + " libfabric keeps the claimed message in the peek's fi_context and wants that one back"
+                            + " with FI_CLAIM, while the bridge gives each post a context slot of its own"
+                            + " (ContextSlots). The same peer in"
                             + " plain C passes (provider-libfabric/src/test/c/peek_claim_sar.c); the cell fails the"
                             + " same way with the bridge on both sides:",
                     "mvn -B -q test -pl conformance-tests -am -Dsurefire.failIfNoSpecifiedTests=false"

@@ -190,13 +190,13 @@ final class MatrixNode implements AutoCloseable {
             av = track(domain.openAv(AvAttr.of(fi.domainAttr.avType)));
         }
         ep = track(domain.openEndpoint(fi));
-        if (type == EndpointType.MSG) {
-            ep.bind(eq);
-        } else {
-            ep.bind(av);
-        }
         ep.bind(txCq, BindFlags.TRANSMIT);
         ep.bind(rxCq, BindFlags.RECV);
+        if (av != null) {
+            ep.bind(av); // RDM
+        } else {
+            ep.bind(eq); // MSG: connection events
+        }
         ep.enable();
         if ((fi.caps & Caps.MULTI_RECV) != 0) {
             ep.setOpt(EndpointOption.MIN_MULTI_RECV, 1); // a buffer is released only once it is full

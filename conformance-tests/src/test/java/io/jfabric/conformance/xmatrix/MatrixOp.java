@@ -4,29 +4,28 @@ import io.jfabric.Caps;
 
 /** The operations of the cross-implementation matrix, with what each needs from both sides. */
 enum MatrixOp {
-    SEND("send/recv", Caps.MSG, false),
-    INJECT("inject", Caps.MSG, true),
-    SENDDATA("senddata", Caps.MSG, false),
-    INJECTDATA("injectdata", Caps.MSG, true),
-    SENDV("sendv (2 iov)", Caps.MSG, false),
-    TAGGED("tsend/trecv", Caps.TAGGED, false),
-    PEEK_CLAIM("tsend, trecv FI_PEEK|FI_CLAIM then FI_CLAIM", Caps.TAGGED, false),
-    MULTI_RECV("2 sends into one FI_MULTI_RECV buffer", Caps.MULTI_RECV, false),
-    READ("read", Caps.RMA, false),
-    WRITE("write", Caps.RMA, false),
-    WRITEDATA("writedata", Caps.RMA, false),
-    INJECT_WRITE("inject_write", Caps.RMA, true),
+    // messages
+    SEND("send/recv", Caps.MSG), INJECT("inject", Caps.MSG),
+    SENDDATA("senddata", Caps.MSG), INJECTDATA("injectdata", Caps.MSG),
+    SENDV("sendv (2 iov)", Caps.MSG),
+    // tagged messages and multi-receive (rxm)
+    TAGGED("tsend/trecv", Caps.TAGGED),
+    PEEK_CLAIM("tsend, trecv FI_PEEK|FI_CLAIM then FI_CLAIM", Caps.TAGGED),
+    MULTI_RECV("2 sends into one FI_MULTI_RECV buffer", Caps.MULTI_RECV),
+    // RMA
+    READ("read", Caps.RMA), WRITE("write", Caps.RMA),
+    WRITEDATA("writedata", Caps.RMA), INJECT_WRITE("inject_write", Caps.RMA),
     /** The writedata bug: more CQ data than the target's CQ holds while the target does not read it. */
-    WRITEDATA_BURST("writedata x" + MatrixOps.BURST + " while the target does not read its CQ", Caps.RMA, false);
+    WRITEDATA_BURST("writedata x" + MatrixOps.BURST + " while the target does not read its CQ", Caps.RMA);
 
     final String description;
     final long cap;
-    final boolean inject;
+    /** An inject form: no completion, and only up to the initiator's inject_size. */
+    final boolean inject = name().startsWith("INJECT");
 
-    MatrixOp(String description, long cap, boolean inject) {
+    MatrixOp(String description, long cap) {
         this.description = description;
         this.cap = cap;
-        this.inject = inject;
     }
 
     String id() {

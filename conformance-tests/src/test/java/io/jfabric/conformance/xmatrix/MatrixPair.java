@@ -1,8 +1,8 @@
 package io.jfabric.conformance.xmatrix;
 
-import java.io.BufferedReader;
+import io.jfabric.conformance.PeerIo;
+
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,18 +43,7 @@ final class MatrixPair implements AutoCloseable {
             pb.environment().put("FI_OFI_RXM_ENABLE_DYN_RBUF", dynRbuf);
             process = pb.start();
             stdin = process.getOutputStream();
-            Thread.ofPlatform().daemon().name("xmatrix-" + process.pid()).start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    String l;
-                    while ((l = r.readLine()) != null) {
-                        lines.add(l);
-                    }
-                } catch (IOException ignored) {
-                    // the process ended
-                }
-                lines.add("EOF");
-            });
+            PeerIo.readLines(process, lines, "xmatrix-" + process.pid());
         }
 
         void send(String line) throws IOException {

@@ -92,7 +92,7 @@ final class MatrixReport {
                         row.append(' ').append(mark).append(" |");
                     }
                     if (any) {
-                        sb.append("| ").append(op.description).append(" | ").append(javaInit ? "Java" : "C")
+                        sb.append("| ").append(op.description.replace("|", "\\|")).append(" | ").append(javaInit ? "Java" : "C")
                                 .append(" |").append(row).append('\n');
                     }
                 }
