@@ -1,6 +1,7 @@
 package io.jfabric.conformance;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
@@ -38,6 +39,22 @@ public final class PeerIo {
                 System.err.println(who + ": stdin: " + e);
             }
             commands.add("QUIT");
+        });
+    }
+
+    /** Feeds a child process's stdout lines to {@code lines} from a daemon thread, then "EOF" when it ends. */
+    public static void readLines(Process process, BlockingQueue<String> lines, String threadName) {
+        Thread.ofPlatform().daemon().name(threadName).start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = r.readLine()) != null) {
+                    lines.add(l);
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+            lines.add("EOF");
         });
     }
 

@@ -1,8 +1,6 @@
 package io.jfabric.conformance;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,18 +29,7 @@ public final class PeerProcess implements AutoCloseable {
         this.process = process;
         this.log = log;
         this.stdin = process.getOutputStream();
-        Thread.ofPlatform().daemon().name("peer-stdout-" + process.pid()).start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = r.readLine()) != null) {
-                    lines.add(l);
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            }
-            lines.add("EOF");
-        });
+        PeerIo.readLines(process, lines, "peer-stdout-" + process.pid());
     }
 
     public static PeerProcess start(FabricCase c, String role, StateDump dump) throws IOException {

@@ -437,6 +437,31 @@ public final class EndpointBindings {
         return rxCq == null ? -Errno.ENOCQ : rxCq.writeError(context, cqFlags, 0, 0, 0, tag, 0, err, provErrno, null);
     }
 
+    /**
+     * Promises the receive-CQ slot that a peer's remote CQ data will fill (true when no CQ is bound), so a
+     * provider can hold the data back, and push back on the peer, instead of overrunning a full CQ.
+     */
+    public boolean reserveRemoteData() {
+        UtilCompletionQueue cq = rxCq;
+        return cq == null || cq.tryReserve();
+    }
+
+    /** Returns a promise of {@link #reserveRemoteData()} that will not be filled. */
+    public void cancelRemoteData() {
+        UtilCompletionQueue cq = rxCq;
+        if (cq != null) {
+            cq.cancelReservation();
+        }
+    }
+
+    /** As {@link #reportRemote(long, long, long, boolean)} with CQ data, filling a {@link #reserveRemoteData()} slot. */
+    public int reportRemoteReserved(long cqFlags, long len, long data) {
+        reportRemote(cqFlags, len, data, false);
+        UtilCompletionQueue cq = rxCq;
+        return cq == null ? 0
+                : cq.writeFrom(true, null, cqFlags | OpFlags.REMOTE_CQ_DATA, len, 0, data, 0, Fabrics.ADDR_NOTAVAIL);
+    }
+
     /** A peer's RMA hit this endpoint: REMOTE_READ/REMOTE_WRITE counter, and with remote CQ data an rx entry. */
     public int reportRemote(long cqFlags, long len, long data, boolean withCqData) {
         UtilCounter c = (cqFlags & OpFlags.REMOTE_READ) != 0 ? remoteReadCntr : remoteWriteCntr;

@@ -33,6 +33,13 @@ final class RxmProgress {
     private final EqErrEntry eqErr = new EqErrEntry();
     private long lastCmPoll;
     private boolean inProgress;
+    /**
+     * Remote CQ data read from the core while the receive CQ was full, in arrival order; the core CQ is not
+     * read again until they are delivered, so the core (and through it TCP) pushes back on the writer.
+     */
+    private final long[] heldLen = new long[BATCH];
+    private final long[] heldData = new long[BATCH];
+    private int held;
 
     RxmProgress(RxmShared s) {
         this.s = s;
@@ -71,6 +78,9 @@ final class RxmProgress {
 
     /** Reads up to {@code max} core completions (and every error completion) and dispatches them. */
     private void drainCoreCq(int max) {
+        if (held > 0 && !deliverHeld()) {
+            return;
+        }
         int reads = 0;
         int n;
         while ((n = s.coreCq.read(coreEntries, BATCH)) > 0) {
@@ -85,7 +95,7 @@ final class RxmProgress {
                 }
             }
             reads += n;
-            if (n < BATCH || reads >= max) {
+            if (n < BATCH || reads >= max || held > 0) {
                 break;
             }
         }
@@ -106,7 +116,26 @@ final class RxmProgress {
      * completion does not say which connection it came from, so the source is FI_ADDR_NOTAVAIL.
      */
     private void remoteWriteWithData(long len, long data) {
-        s.bindings.reportRemote(OpFlags.RMA | OpFlags.REMOTE_WRITE, len, data, true);
+        if (held == 0 && s.bindings.reserveRemoteData() || held == BATCH) {
+            // held == BATCH cannot happen (one batch holds at most BATCH), but never index past the arrays
+            s.bindings.reportRemoteReserved(OpFlags.RMA | OpFlags.REMOTE_WRITE, len, data);
+            return;
+        }
+        heldLen[held] = len;
+        heldData[held++] = data;
+    }
+
+    /** Delivers held remote CQ data while the receive CQ has room; true when none is left. */
+    private boolean deliverHeld() {
+        int done = 0;
+        while (done < held && s.bindings.reserveRemoteData()) {
+            s.bindings.reportRemoteReserved(OpFlags.RMA | OpFlags.REMOTE_WRITE, heldLen[done], heldData[done]);
+            done++;
+        }
+        System.arraycopy(heldLen, done, heldLen, 0, held - done);
+        System.arraycopy(heldData, done, heldData, 0, held - done);
+        held -= done;
+        return held == 0;
     }
 
     /** A core receive completed into {@code rx}: the packet goes to its protocol by its control type. */

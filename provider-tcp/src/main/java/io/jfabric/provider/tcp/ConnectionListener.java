@@ -17,7 +17,16 @@ interface ConnectionListener {
     /** A posted receive failed or was flushed. */
     void rxFailed(RxEntry e, int errno);
 
-    /** A remote write landed here. */
+    /**
+     * Promises the receive CQ slot that a remote write's CQ data will fill; false while that CQ is full (the
+     * frame then waits, and TCP pushes back on the writer, instead of the CQ overrunning).
+     */
+    boolean reserveRemoteData();
+
+    /** Returns a promise of {@link #reserveRemoteData()} that will not be filled (the connection ended). */
+    void cancelRemoteData();
+
+    /** A remote write landed here; its CQ data, when {@code hasData}, fills the slot promised beforehand. */
     void remoteWrite(long len, boolean hasData, long data);
 
     /** A remote read was served from here. */

@@ -72,8 +72,22 @@ final class TcpCompletions implements ConnectionListener {
     }
 
     @Override
+    public boolean reserveRemoteData() {
+        return bindings.reserveRemoteData();
+    }
+
+    @Override
+    public void cancelRemoteData() {
+        bindings.cancelRemoteData();
+    }
+
+    @Override
     public void remoteWrite(long len, boolean hasData, long data) {
-        bindings.reportRemote(REMOTE_WRITE_FLAGS, len, data, hasData);
+        if (hasData) {
+            bindings.reportRemoteReserved(REMOTE_WRITE_FLAGS, len, data);
+        } else {
+            bindings.reportRemote(REMOTE_WRITE_FLAGS, len, 0, false);
+        }
     }
 
     @Override

@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
  * (one handler each: ACK, message, remote write, read request, read response), payload, discard. A large
  * payload is read straight into the posted buffers. When a message arrives and no receive is posted, the
  * machine stops reading once the prefetch buffer is full, so TCP flow control pushes back on the sender;
- * nothing is buffered without bound. A too-small receive gets FI_ETRUNC with olen and the rest of the message
+ * nothing is buffered without bound. A remote write with CQ data is taken only once a receive-CQ slot is
+ * promised to it, so a writer faster than the application's CQ reads is slowed the same way instead of
+ * overrunning the CQ (libfabric queues such completions on an overflow list). A too-small receive gets FI_ETRUNC with olen and the rest of the message
  * is discarded (libfabric instead disables the endpoint). A malformed frame, an unexpected ACK or read
  * response, or an RMA access that fails the key check closes the connection with an error.
  *
@@ -62,6 +64,10 @@ final class TcpRecvMachine {
     private long curData;
     private boolean rxTagged;
     private long rxTag;
+    /** The remote write being received holds a receive-CQ slot for its CQ data. */
+    private boolean dataSlotHeld;
+    /** A remote write with CQ data waits for room in the receive CQ: stop reading until the application reads. */
+    private boolean waitingForCq;
 
     TcpRecvMachine(TcpProgress engine, TcpConnection conn, TcpTxQueue tx, TcpRecvQueue posted,
                    TcpRmaTarget rmaTarget, ConnectionListener listener, ViewCache viewCache, long maxPayload,
@@ -139,9 +145,13 @@ final class TcpRecvMachine {
         return rxState == RX_WAIT_BUF;
     }
 
-    /** A message waits for a receive that is not posted and the prefetch buffer is full: stop reading. */
+    /**
+     * Stop reading: a message waits for a receive that is not posted and the prefetch buffer is full, or a
+     * remote write's CQ data waits for room in the receive CQ.
+     */
     boolean starved() {
-        return rxState == RX_WAIT_BUF && conn.stageFull() && !posted.hasMatch(rxTagged, rxTag);
+        return rxState == RX_WAIT_BUF && conn.stageFull() && !posted.hasMatch(rxTagged, rxTag)
+                || rxState == RX_DISPATCH && waitingForCq;
     }
 
     private boolean readHeader() throws IOException {
@@ -248,6 +258,14 @@ final class TcpRecvMachine {
     }
 
     private boolean onWrite(MemorySegment h, WireOrder o, long payload) {
+        if (DataHeader.hasCqData(h, o) && !dataSlotHeld) {
+            if (!listener.reserveRemoteData()) {
+                waitingForCq = true; // retried by the next progress, which a read of that CQ drives
+                return false;
+            }
+            dataSlotHeld = true;
+            waitingForCq = false;
+        }
         int cnt = rmaTarget.writeTargets(h, o, rxBufs, targetViews);
         if (cnt < 0) {
             engine.protocolError(rmaTarget.lastError(), "remote write refused: " + rmaTarget.lastReason());
@@ -395,6 +413,7 @@ final class TcpRecvMachine {
                 posted.release(e);
             }
             case KIND_WRITE -> {
+                dataSlotHeld = false;
                 resetRx();
                 listener.remoteWrite(len, hasData, data);
             }
@@ -433,6 +452,11 @@ final class TcpRecvMachine {
             tx.release(curAck);
             curAck = null;
         }
+        if (dataSlotHeld) {
+            dataSlotHeld = false;
+            listener.cancelRemoteData();
+        }
+        waitingForCq = false;
         if (curRx != null) {
             RxEntry e = curRx;
             curRx = null;

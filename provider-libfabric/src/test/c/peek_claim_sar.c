@@ -1,0 +1,42 @@
+// fi_tagged(3): FI_PEEK|FI_CLAIM reports an unexpected message and reserves it; a following fi_trecvmsg with
+// FI_CLAIM and the same context receives that message into its buffer. Sends one tagged message of <size> bytes
+// (default 65536: above rxm's eager limit, at most its SAR limit, so rxm sends it by SAR) with no receive posted,
+// peeks for it with FI_PEEK|FI_CLAIM, claims it into a buffer of the same size and checks length and data.
+// Cross-implementation matrix: deviation 1 (tsend, trecv FI_PEEK|FI_CLAIM then FI_CLAIM on tcp;ofi_rxm).
+#include "repro.h"
+
+int main(int argc, char **argv) {
+    usage_if(argc, argv);
+    size_t size = argc > 2 ? strtoul(argv[2], NULL, 0) : 65536;
+    struct end a, b;
+    open_pair(argv[1], FI_EP_RDM, FI_TAGGED, &a, &b);
+    char *tx = malloc(size), *rx = calloc(1, size);
+    for (size_t i = 0; i < size; i++) tx[i] = (char) (i * 7 % 251);
+    static struct fi_context2 sctx, pctx;
+    POST(fi_tsend(a.ep, tx, size, NULL, a.peer, 0x1234, &sctx));
+    // WAIT=ms: let the whole message arrive before the first peek (progress(), no completion taken)
+    if (getenv("WAIT")) progress(atol(getenv("WAIT")));
+    struct iovec iov = { .iov_base = rx, .iov_len = size };
+    struct fi_msg_tagged m = { .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .tag = 0x1234, .context = &pctx };
+    struct fi_cq_tagged_entry found = {0};
+    struct fi_cq_err_entry ee;
+    int rc = 0;
+    for (long end = now_ms() + 3000; now_ms() < end && rc != 1;) {
+        POST(fi_trecvmsg(b.ep, &m, FI_PEEK | FI_CLAIM));
+        rc = cq_wait(b.rx, &found, &ee, 1000);
+    }
+    printf("FI_PEEK|FI_CLAIM: %s (len %zu)\n", rc == 1 ? "found the message" : rc == 0 ? "no answer" : fi_strerror(-rc),
+           rc == 1 ? found.len : 0);
+    int claimed = 0;
+    struct fi_cq_tagged_entry got = {0};
+    if (rc == 1) {
+        POST(fi_trecvmsg(b.ep, &m, FI_CLAIM));
+        claimed = cq_wait(b.rx, &got, &ee, 3000);
+        printf("FI_CLAIM receive: %s (len %zu)\n", claimed == 1 ? "completed" : claimed == 0 ? "no completion in 3 s"
+               : fi_strerror(-claimed), claimed == 1 ? got.len : 0);
+    }
+    int same = claimed == 1 && got.len == size && memcmp(tx, rx, size) == 0;
+    verdict(rc == 1 && same, "a %zu-byte tagged message found by FI_PEEK|FI_CLAIM %s", size,
+            rc != 1 ? "was never found" : claimed == 1 ? (same ? "was claimed intact" : "was claimed with wrong length or data")
+            : claimed == 0 ? "was never delivered by FI_CLAIM" : "failed its FI_CLAIM receive");
+}
