@@ -181,6 +181,13 @@ final class ShmDomain implements Domain, ProgressHook {
     }
 
     @Override
+    public io.jfabric.SharedRxContext srxContext(io.jfabric.RxAttr attr, Object context) {
+        checkOpen("open a shared receive context on");
+        acquire();
+        return new ShmSharedRx(this, attr);
+    }
+
+    @Override
     public Counter openCounter(CounterAttr attr) {
         throw new FabricException(Errno.ENOSYS, "shm has no counters yet; use completion queues");
     }

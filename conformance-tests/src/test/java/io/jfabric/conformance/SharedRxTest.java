@@ -1,0 +1,243 @@
+package io.jfabric.conformance;
+
+import io.jfabric.BindFlags;
+import io.jfabric.Caps;
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Endpoint;
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.Hints;
+import io.jfabric.OpFlags;
+import io.jfabric.RxAttr;
+import io.jfabric.SharedRxContext;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Shared receive contexts (fi_endpoint(3), fi_srx_context): endpoints bound to one context take their receives
+ * from it, so a receive posted once matches a message arriving on any of them, tagged or not, from any peer, and
+ * with FI_DIRECTED_RECV only from the peer it names; cancel works on the context; closing one endpoint leaves the
+ * context's receives to the others; and a provider that has none refuses rx_ctx_cnt FI_SHARED_CONTEXT in getInfo
+ * and fi_srx_context with ENOSYS.
+ */
+@Timeout(60)
+class SharedRxTest {
+    static final long T = 10_000;
+
+    @RegisterExtension
+    final StateDump dump = new StateDump();
+
+    /** Whether the case's provider offers shared receive contexts (domain_attr.max_ep_srx_ctx). */
+    static boolean advertised(FabricCase c) {
+        return c.info().domainAttr.maxEpSrxCtx != 0;
+    }
+
+    /** Side b of {@code p} with {@code n} more endpoints bound to one shared receive context, their CQs and AV b's. */
+    private record Shared(SharedRxContext srx, Endpoint[] eps, long[] fromA) {
+    }
+
+    private Shared share(EndpointPair p, int n, long rxCaps) {
+        RxAttr attr = p.b.info.rxAttr.copy();
+        attr.caps |= rxCaps;
+        SharedRxContext srx = dump.track(p.b.domain.srxContext(attr, "srx"));
+        Endpoint[] eps = new Endpoint[n];
+        long[] fromA = new long[n];
+        for (int i = 0; i < n; i++) {
+            FabricInfo info = p.b.info.copy();
+            info.epAttr.rxCtxCnt = Fabrics.SHARED_CONTEXT;
+            info.rxAttr.caps |= rxCaps;
+            Endpoint ep = dump.track(p.b.domain.openEndpoint(info));
+            ep.bind(p.b.av);
+            ep.bind(p.b.txCq, BindFlags.TRANSMIT);
+            ep.bind(p.b.rxCq, BindFlags.RECV);
+            ep.bind(srx);
+            ep.enable();
+            eps[i] = ep;
+            fromA[i] = p.a.av.insert(ep.getName());
+        }
+        return new Shared(srx, eps, fromA);
+    }
+
+    private static EndpointPair.Options directed() {
+        EndpointPair.Options o = new EndpointPair.Options();
+        o.alterInfo = i -> {
+            i.caps |= Caps.DIRECTED_RECV;
+            i.rxAttr.caps |= Caps.DIRECTED_RECV;
+        };
+        return o;
+    }
+
+    private EndpointPair open(FabricCase c, EndpointPair.Options o) {
+        Gate.require(advertised(c), c, "offers no shared receive contexts (max_ep_srx_ctx 0)");
+        Gate.messaging(c);
+        Gate.connectionless(c);
+        return EndpointPair.open(c, dump, o);
+    }
+
+    @ForEachFabric
+    void aReceivePostedOnceMatchesAMessageOnAnyBoundEndpoint(FabricCase c) {
+        EndpointPair p = open(c, new EndpointPair.Options());
+        Shared s = share(p, 2, 0);
+        CqEntry e = new CqEntry();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment tx = Mem.alloc(arena, 64);
+            MemorySegment rx = Mem.alloc(arena, 64);
+            for (int round = 0; round < 4; round++) {
+                int to = round % 2;
+                boolean tagged = round >= 2;
+                Mem.fill(tx, 100 + round);
+                String ctx = "srx-" + round;
+                if (tagged) {
+                    p.poller.post("fi_trecv on the srx", () -> s.srx.trecv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC,
+                            0x77, 0, ctx));
+                    p.poller.post("fi_tsend to endpoint " + to, () -> p.a.ep.tsend(tx, p.a.desc(tx), s.fromA[to],
+                            0x77, "tx"));
+                } else {
+                    p.poller.post("fi_recv on the srx", () -> s.srx.recv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC,
+                            ctx));
+                    p.poller.post("fi_send to endpoint " + to, () -> p.a.ep.send(tx, p.a.desc(tx), s.fromA[to],
+                            "tx"));
+                }
+                p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "send " + round);
+                p.poller.expectSuccess(p.b.rxCq, e, T, "the srx's receive takes the message to endpoint " + to);
+                assertEquals(ctx, e.context, "completion of the shared receive");
+                assertEquals(64, e.len);
+                assertTrue((e.flags & (tagged ? OpFlags.TAGGED : OpFlags.MSG)) != 0, "flags of " + e);
+                assertEquals(-1, Mem.mismatch(rx, 100 + round), "payload of round " + round);
+            }
+        }
+    }
+
+    @ForEachFabric
+    void aMessageThatCameFirstIsTakenByTheNextSharedReceive(FabricCase c) {
+        EndpointPair p = open(c, new EndpointPair.Options());
+        Shared s = share(p, 2, 0);
+        CqEntry e = new CqEntry();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment tx = Mem.alloc(arena, 48);
+            MemorySegment rx = Mem.alloc(arena, 48);
+            Mem.fill(tx, 7);
+            p.poller.post("fi_tsend to endpoint 1, nothing posted", () -> p.a.ep.tsend(tx, p.a.desc(tx), s.fromA[1],
+                    5, "tx"));
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the send");
+            p.poller.expectQuiet(p.b.rxCq, 100, "no receive is posted yet");
+            p.poller.post("fi_trecv on the srx", () -> s.srx.trecv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, 5, 0,
+                    "late"));
+            p.poller.expectSuccess(p.b.rxCq, e, T, "the queued message completes the receive");
+            assertEquals("late", e.context);
+            assertEquals(-1, Mem.mismatch(rx, 7));
+        }
+    }
+
+    @ForEachFabric
+    void aDirectedSharedReceiveTakesOnlyItsSendersMessage(FabricCase c) {
+        EndpointPair p = open(c, directed());
+        Gate.require((p.b.info.rxAttr.caps & Caps.DIRECTED_RECV) != 0, c, "does not offer FI_DIRECTED_RECV");
+        Shared s = share(p, 2, Caps.DIRECTED_RECV);
+        Endpoint a2 = dump.track(p.a.domain.openEndpoint(p.a.info.copy()));
+        a2.bind(p.a.av);
+        a2.bind(p.a.txCq, BindFlags.TRANSMIT);
+        a2.bind(p.a.rxCq, BindFlags.RECV);
+        a2.enable();
+        long fromA2 = p.b.av.insert(a2.getName());
+        long fromA = p.b.peer;
+        CqEntry e = new CqEntry();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment tx1 = Mem.alloc(arena, 32);
+            MemorySegment tx2 = Mem.alloc(arena, 32);
+            MemorySegment onlyA2 = Mem.alloc(arena, 32);
+            MemorySegment any = Mem.alloc(arena, 32);
+            Mem.fill(tx1, 1);
+            Mem.fill(tx2, 2);
+            p.poller.post("fi_recv on the srx from a2 only", () -> s.srx.recv(onlyA2, p.b.desc(onlyA2), fromA2,
+                    "from-a2"));
+            p.poller.post("a sends to endpoint 0", () -> p.a.ep.send(tx1, p.a.desc(tx1), s.fromA[0], "tx1"));
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "a's send");
+            p.poller.expectQuiet(p.b.rxCq, 100, "a's message does not match a receive directed at a2");
+            p.poller.post("a2 sends to endpoint 1", () -> a2.send(tx2, p.a.desc(tx2), s.fromA[1], "tx2"));
+            p.poller.expectSuccess(p.b.rxCq, e, T, "a2's message");
+            assertEquals("from-a2", e.context);
+            assertEquals(-1, Mem.mismatch(onlyA2, 2));
+            p.poller.post("fi_recv on the srx from any", () -> s.srx.recv(any, p.b.desc(any), Fabrics.ADDR_UNSPEC,
+                    "any"));
+            p.poller.expectSuccess(p.b.rxCq, e, T, "a's queued message");
+            assertEquals("any", e.context);
+            assertEquals(fromA, e.srcAddr == Fabrics.ADDR_NOTAVAIL ? fromA : e.srcAddr);
+            assertEquals(-1, Mem.mismatch(any, 1));
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "a2's send");
+        }
+    }
+
+    @ForEachFabric
+    void cancelOnTheSharedContext(FabricCase c) {
+        EndpointPair p = open(c, new EndpointPair.Options());
+        Shared s = share(p, 2, 0);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment rx = Mem.alloc(arena, 32);
+            p.poller.post("fi_trecv on the srx", () -> s.srx.trecv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, 9, 0,
+                    "cancel-me"));
+            assertEquals(0, s.srx.cancel("cancel-me"), "fi_cancel of a posted shared receive");
+            CqErrEntry err = p.poller.expectError(p.b.rxCq, T, "the cancelled receive");
+            assertEquals(Errno.ECANCELED, err.err);
+            assertEquals("cancel-me", err.context);
+            assertEquals(-Errno.ENOENT, s.srx.cancel("never-posted"), "fi_cancel of an unknown context");
+        }
+    }
+
+    @ForEachFabric
+    void closingAnEndpointLeavesTheContextsReceivesToTheOthers(FabricCase c) {
+        EndpointPair p = open(c, new EndpointPair.Options());
+        Shared s = share(p, 2, 0);
+        CqEntry e = new CqEntry();
+        FabricException busy = assertThrows(FabricException.class, s.srx::close,
+                "closing a shared receive context under bound endpoints");
+        assertEquals(Errno.EBUSY, busy.errno());
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment tx = Mem.alloc(arena, 40);
+            MemorySegment rx = Mem.alloc(arena, 40);
+            Mem.fill(tx, 3);
+            p.poller.post("fi_recv on the srx", () -> s.srx.recv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, "kept"));
+            dump.close(s.eps[0]);
+            p.poller.expectQuiet(p.b.rxCq, 100, "closing endpoint 0 does not cancel the context's receive");
+            p.poller.post("a sends to endpoint 1", () -> p.a.ep.send(tx, p.a.desc(tx), s.fromA[1], "tx"));
+            p.poller.expectSuccess(p.b.rxCq, e, T, "endpoint 1 takes the receive posted before endpoint 0 closed");
+            assertEquals("kept", e.context);
+            assertEquals(-1, Mem.mismatch(rx, 3));
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the send");
+        }
+    }
+
+    @ForEachFabric
+    void aProviderWithoutSharedContextsRefusesThem(FabricCase c) {
+        Gate.require(!advertised(c), c, "offers shared receive contexts (the cases above test them)");
+        FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType())
+                .mrMode(GetInfoTest.appMrMode(c)).build();
+        hints.epAttr.rxCtxCnt = Fabrics.SHARED_CONTEXT;
+        List<FabricInfo> infos;
+        try {
+            infos = Fabrics.getInfo(hints);
+        } catch (FabricException e) {
+            assertEquals(Errno.ENODATA, e.errno(), "getInfo with rx_ctx_cnt FI_SHARED_CONTEXT: " + e.getMessage());
+            infos = List.of();
+        }
+        for (FabricInfo i : infos) {
+            assertTrue(!i.providerName().equals(c.provider()),
+                    "rx_ctx_cnt FI_SHARED_CONTEXT matched " + i.providerName() + ", whose max_ep_srx_ctx is 0");
+        }
+        EndpointPair p = EndpointPair.open(c, dump);
+        FabricException e = assertThrows(FabricException.class, () -> p.b.domain.srxContext(new RxAttr(), null),
+                "fi_srx_context where max_ep_srx_ctx is 0");
+        assertEquals(Errno.ENOSYS, e.errno(), e.getMessage());
+    }
+}
