@@ -119,25 +119,40 @@ class SharedRxTest {
         }
     }
 
+    /** Small (eager, inline) and large (SAR, rendezvous, CMA or pulled) messages that arrive before the receive. */
     @ForEachFabric
     void aMessageThatCameFirstIsTakenByTheNextSharedReceive(FabricCase c) {
         EndpointPair p = open(c, new EndpointPair.Options());
         Shared s = share(p, 2, 0);
         CqEntry e = new CqEntry();
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment tx = Mem.alloc(arena, 48);
-            MemorySegment rx = Mem.alloc(arena, 48);
-            Mem.fill(tx, 7);
-            p.poller.post("fi_tsend to endpoint 1, nothing posted", () -> p.a.ep.tsend(tx, p.a.desc(tx), s.fromA[1],
-                    5, "tx"));
-            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the send");
-            p.poller.expectQuiet(p.b.rxCq, 100, "no receive is posted yet");
-            p.poller.post("fi_trecv on the srx", () -> s.srx.trecv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, 5, 0,
-                    "late"));
-            p.poller.expectSuccess(p.b.rxCq, e, T, "the queued message completes the receive");
-            assertEquals("late", e.context);
-            assertEquals(-1, Mem.mismatch(rx, 7));
+            for (long size : new long[] {48, Math.min(256 * 1024, c.maxMsgSize())}) {
+                MemorySegment tx = Mem.alloc(arena, size);
+                MemorySegment rx = Mem.alloc(arena, size);
+                Mem.fill(tx, size);
+                p.poller.post("fi_tsend of " + size + " bytes to endpoint 1, nothing posted",
+                        () -> p.a.ep.tsend(tx, p.a.desc(tx), s.fromA[1], size, "tx"));
+                p.poller.expectQuiet(p.b.rxCq, 100, "no receive is posted yet");
+                p.poller.post("fi_trecv on the srx", () -> s.srx.trecv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, size,
+                        0, "late"));
+                p.poller.expectSuccess(p.b.rxCq, e, T, "the queued message of " + size + " bytes");
+                assertEquals("late", e.context);
+                assertEquals(size, e.len);
+                assertEquals(-1, Mem.mismatch(rx, size), "payload of " + size + " bytes");
+                p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the send of " + size + " bytes");
+            }
         }
+    }
+
+    @ForEachFabric
+    void sharedContextHintsMatchTheProvider(FabricCase c) {
+        Gate.require(advertised(c), c, "offers no shared receive contexts (max_ep_srx_ctx 0)");
+        FabricInfo hints = Hints.create().provider(c.provider()).epType(c.epType())
+                .mrMode(GetInfoTest.appMrMode(c)).build();
+        hints.epAttr.rxCtxCnt = Fabrics.SHARED_CONTEXT;
+        List<FabricInfo> infos = Fabrics.getInfo(hints);
+        assertTrue(!infos.isEmpty(), "rx_ctx_cnt FI_SHARED_CONTEXT matches " + c.provider());
+        assertEquals(Fabrics.SHARED_CONTEXT, infos.getFirst().epAttr.rxCtxCnt, "the info's rx_ctx_cnt");
     }
 
     @ForEachFabric

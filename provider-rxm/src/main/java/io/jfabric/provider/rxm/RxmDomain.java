@@ -99,6 +99,13 @@ final class RxmDomain implements Domain {
     }
 
     @Override
+    public io.jfabric.SharedRxContext srxContext(io.jfabric.RxAttr attr, Object context) {
+        RxmSharedRx srx = new RxmSharedRx(this, attr);
+        adopt();
+        return srx;
+    }
+
+    @Override
     public Counter openCounter(CounterAttr attr) {
         RxmCounter c = RxmCounter.open(this, attr);
         adopt();
