@@ -23,6 +23,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Shared receive contexts (fi_endpoint(3), fi_srx_context): endpoints bound to one context take their receives
@@ -142,6 +143,71 @@ class SharedRxTest {
                 p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the send of " + size + " bytes");
             }
         }
+    }
+
+    /**
+     * DESIGN.md's "no allocation per operation once warm" for the shared receive path: tagged receives posted on the
+     * context and matched on alternating endpoints allocate nothing more per message than receives posted on an
+     * endpoint of its own, counted with this thread's allocation counter (manual progress, so every provider's work
+     * happens on this thread), and nothing at all.
+     */
+    @ForEachFabric
+    void warmSharedReceivesAllocateNothing(FabricCase c) {
+        EndpointPair p = open(c, new EndpointPair.Options());
+        Gate.require(c.info().domainAttr.dataProgress != io.jfabric.Progress.AUTO, c,
+                "runs auto progress: its thread's allocations are not this thread's");
+        Shared s = share(p, 2, 0);
+        try (Arena arena = Arena.ofShared()) {
+            long own = bytesPerMessage(p, null, arena);
+            long shared = bytesPerMessage(p, s, arena);
+            // any object per message is at least 16 bytes; less is JIT or GC bookkeeping landing on this thread
+            assertTrue(shared < own + 16, "a warm shared receive allocated " + shared + " bytes per message, one "
+                    + "posted on the endpoint " + own);
+            System.out.println("ALLOC " + c + ": bytes per warm tagged message, own receive " + own + ", shared " + shared);
+            assertTrue(shared < 16, "a warm shared receive allocated " + shared + " bytes per message");
+        }
+    }
+
+    /** Warm bytes this thread allocates per tagged message, received on b's own endpoint or on {@code s}. */
+    private static long bytesPerMessage(EndpointPair p, Shared s, Arena arena) {
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        CqEntry[] tx = CqEntry.array(8);
+        CqEntry[] rx = CqEntry.array(8);
+        MemorySegment src = Mem.alloc(arena, 64);
+        MemorySegment dst = Mem.alloc(arena, 64);
+        io.jfabric.MemoryRegion srcDesc = p.a.desc(src);
+        io.jfabric.MemoryRegion dstDesc = p.b.desc(dst);
+        Object sctx = "s";
+        Object rctx = "r";
+        long warm = 0;
+        for (int phase = 0; phase < 2; phase++) {
+            int n = phase == 0 ? 3000 : 2000;
+            long before = mx.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < n; i++) {
+                int rc = s == null ? p.b.ep.trecv(dst, dstDesc, Fabrics.ADDR_UNSPEC, 3, 0, rctx)
+                        : s.srx.trecv(dst, dstDesc, Fabrics.ADDR_UNSPEC, 3, 0, rctx);
+                assertEquals(0, rc, "fi_trecv");
+                long to = s == null ? p.a.peer : s.fromA[i & 1];
+                while ((rc = p.a.ep.tsend(src, srcDesc, to, 3, sctx)) == -Errno.EAGAIN) {
+                    p.a.txCq.read(tx, tx.length);
+                    p.b.rxCq.read(rx, rx.length);
+                }
+                assertEquals(0, rc, "fi_tsend");
+                int gotTx = 0;
+                int gotRx = 0;
+                long end = System.nanoTime() + Slow.ms(T) * 1_000_000L;
+                while ((gotTx == 0 || gotRx == 0) && System.nanoTime() < end) {
+                    gotTx += Math.max(0, p.a.txCq.read(tx, tx.length));
+                    gotRx += Math.max(0, p.b.rxCq.read(rx, rx.length));
+                }
+                if (gotTx != 1 || gotRx != 1) {
+                    fail("completions tx " + gotTx + ", rx " + gotRx); // built only then: the loop counts bytes
+                }
+            }
+            warm = (mx.getCurrentThreadAllocatedBytes() - before) / n;
+        }
+        return warm;
     }
 
     @ForEachFabric
