@@ -45,7 +45,12 @@ class SharedRxTest {
     }
 
     /** Side b of {@code p} with {@code n} more endpoints bound to one shared receive context, their CQs and AV b's. */
-    private record Shared(SharedRxContext srx, Endpoint[] eps, long[] fromA) {
+    private record Shared(EndpointPair p, SharedRxContext srx, Endpoint[] eps, long[] fromA) {
+    }
+
+    /** A pair of the case whose side b has two more endpoints on one shared receive context. */
+    private Shared shared(FabricCase c) {
+        return share(open(c, new EndpointPair.Options()), 2, 0);
     }
 
     private Shared share(EndpointPair p, int n, long rxCaps) {
@@ -67,7 +72,7 @@ class SharedRxTest {
             eps[i] = ep;
             fromA[i] = p.a.av.insert(ep.getName());
         }
-        return new Shared(srx, eps, fromA);
+        return new Shared(p, srx, eps, fromA);
     }
 
     private static EndpointPair.Options directed() {
@@ -88,12 +93,12 @@ class SharedRxTest {
 
     @ForEachFabric
     void aReceivePostedOnceMatchesAMessageOnAnyBoundEndpoint(FabricCase c) {
-        EndpointPair p = open(c, new EndpointPair.Options());
-        Shared s = share(p, 2, 0);
-        CqEntry e = new CqEntry();
+        Shared s = shared(c);
+        EndpointPair p = s.p();
         try (Arena arena = Arena.ofShared()) {
             MemorySegment tx = Mem.alloc(arena, 64);
             MemorySegment rx = Mem.alloc(arena, 64);
+            CqEntry e = new CqEntry();
             for (int round = 0; round < 4; round++) {
                 int to = round % 2;
                 boolean tagged = round >= 2;
@@ -123,8 +128,8 @@ class SharedRxTest {
     /** Small (eager, inline) and large (SAR, rendezvous, CMA or pulled) messages that arrive before the receive. */
     @ForEachFabric
     void aMessageThatCameFirstIsTakenByTheNextSharedReceive(FabricCase c) {
-        EndpointPair p = open(c, new EndpointPair.Options());
-        Shared s = share(p, 2, 0);
+        Shared s = shared(c);
+        EndpointPair p = s.p();
         CqEntry e = new CqEntry();
         try (Arena arena = Arena.ofShared()) {
             for (long size : new long[] {48, Math.min(256 * 1024, c.maxMsgSize())}) {
@@ -235,11 +240,11 @@ class SharedRxTest {
         long fromA = p.b.peer;
         CqEntry e = new CqEntry();
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment tx1 = Mem.alloc(arena, 32);
-            MemorySegment tx2 = Mem.alloc(arena, 32);
             MemorySegment onlyA2 = Mem.alloc(arena, 32);
             MemorySegment any = Mem.alloc(arena, 32);
+            MemorySegment tx1 = Mem.alloc(arena, 32);
             Mem.fill(tx1, 1);
+            MemorySegment tx2 = Mem.alloc(arena, 32);
             Mem.fill(tx2, 2);
             p.poller.post("fi_recv on the srx from a2 only", () -> s.srx.recv(onlyA2, p.b.desc(onlyA2), fromA2,
                     "from-a2"));
@@ -262,8 +267,9 @@ class SharedRxTest {
 
     @ForEachFabric
     void cancelOnTheSharedContext(FabricCase c) {
-        EndpointPair p = open(c, new EndpointPair.Options());
-        Shared s = share(p, 2, 0);
+        Shared s = shared(c);
+        EndpointPair p = s.p();
+        assertEquals(-Errno.ENOENT, s.srx.cancel("nothing-posted"), "fi_cancel with nothing posted");
         try (Arena arena = Arena.ofShared()) {
             MemorySegment rx = Mem.alloc(arena, 32);
             p.poller.post("fi_trecv on the srx", () -> s.srx.trecv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, 9, 0,
@@ -278,8 +284,8 @@ class SharedRxTest {
 
     @ForEachFabric
     void closingAnEndpointLeavesTheContextsReceivesToTheOthers(FabricCase c) {
-        EndpointPair p = open(c, new EndpointPair.Options());
-        Shared s = share(p, 2, 0);
+        Shared s = shared(c);
+        EndpointPair p = s.p();
         CqEntry e = new CqEntry();
         FabricException busy = assertThrows(FabricException.class, s.srx::close,
                 "closing a shared receive context under bound endpoints");

@@ -75,9 +75,11 @@ public abstract class UtilSharedRx implements SharedRxContext {
     }
 
     private int post(OpRequest r) {
-        int rc = postRecv(r);
-        r.clear();
-        return rc;
+        try {
+            return postRecv(r);
+        } finally {
+            r.clear();
+        }
     }
 
     @Override

@@ -102,6 +102,19 @@ final class ShmDomain implements Domain, ProgressHook {
         }
     }
 
+    /** Takes the domain lock where the threading level or auto progress has one (AV changes, shared receives). */
+    void lockData() {
+        if (lock != null) {
+            lock.lock();
+        }
+    }
+
+    void unlockData() {
+        if (lock != null) {
+            lock.unlock();
+        }
+    }
+
     boolean autoProgress() {
         return progressThread != null;
     }

@@ -13,6 +13,12 @@ import io.jfabric.util.UtilSharedRx;
  * orders the endpoints' progress, at the threading levels that need it.
  */
 final class ShmSharedRx extends UtilSharedRx {
+    /** What {@link #locked} does. */
+    private static final int POST = 0;
+    private static final int POST_TAGGED = 1;
+    private static final int CANCEL = 2;
+    private static final int CLOSE = 3;
+
     final ShmDomain domain;
     final ShmRxQueue queue;
 
@@ -30,46 +36,37 @@ final class ShmSharedRx extends UtilSharedRx {
         if (tagged && (req.flags & (OpFlags.PEEK | OpFlags.CLAIM | OpFlags.DISCARD)) != 0) {
             return -Errno.EOPNOTSUPP;
         }
-        lock();
-        try {
-            return queue.post(req, tagged, !tagged && (req.flags & OpFlags.MULTI_RECV) != 0);
-        } finally {
-            unlock();
-        }
+        return locked(tagged ? POST_TAGGED : POST, req, null);
     }
 
     @Override
     public int cancel(Object context) {
-        lock();
-        try {
-            return queue.cq() == null ? -Errno.ENOENT : queue.cancel(context);
-        } finally {
-            unlock();
-        }
+        return locked(CANCEL, null, context);
     }
 
     @Override
     protected void closeShared() {
-        lock();
-        try {
-            if (queue.cq() != null) {
-                queue.cancelPosted();
-            }
-        } finally {
-            unlock();
-        }
+        locked(CLOSE, null, null);
         domain.release();
     }
 
-    private void lock() {
-        if (domain.lock != null) {
-            domain.lock.lock();
-        }
-    }
-
-    private void unlock() {
-        if (domain.lock != null) {
-            domain.lock.unlock();
+    /** One place that takes the domain lock (where the threading level has one) around the queue's work. */
+    private int locked(int what, OpRequest req, Object context) {
+        domain.lockData();
+        try {
+            return switch (what) {
+                case POST -> queue.post(req, false, (req.flags & OpFlags.MULTI_RECV) != 0);
+                case POST_TAGGED -> queue.post(req, true, false);
+                case CANCEL -> queue.cq() == null ? -Errno.ENOENT : queue.cancel(context);
+                default -> {
+                    if (queue.cq() != null) {
+                        queue.cancelPosted(); // no endpoint is left: the receives complete as cancelled
+                    }
+                    yield 0;
+                }
+            };
+        } finally {
+            domain.unlockData();
         }
     }
 }
