@@ -10,9 +10,10 @@ import io.jfabric.util.TagMatcher;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The receive side: posted receives and unexpected messages on provider-util's {@link TagMatcher}, the
- * matching of every arriving message (whatever its protocol), and receive completions. Each unexpected
- * message's payload is a pooled {@link UnexpectedMessage}.
+ * The receive side of one endpoint: the matching of every message arriving on it (whatever its protocol) against
+ * its receive context ({@link ShmRxQueue}: its own, or a shared receive context's), the messages it queues there, and
+ * the completions of receives its messages land in. Each unexpected message's payload is a pooled
+ * {@link UnexpectedMessage} of this endpoint.
  */
 final class ShmRecv {
     private final ShmEndpointState ep;
