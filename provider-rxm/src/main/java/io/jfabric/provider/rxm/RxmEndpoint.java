@@ -166,6 +166,11 @@ final class RxmEndpoint extends UtilEndpoint {
         r.add(this);
     }
 
+    /** The bound receive CQ (a shared receive context completes what it still holds at close there). */
+    io.jfabric.util.UtilCompletionQueue rxCq() {
+        return s.bindings.rxCq();
+    }
+
     /** Whether a shared receive context may post through this endpoint: enabled and not closed (under the lock). */
     boolean acceptsPosts() {
         return s.enabled && !s.closed;

@@ -2,9 +2,11 @@ package io.jfabric.provider.rxm;
 
 import io.jfabric.Caps;
 import io.jfabric.Errno;
+import io.jfabric.OpFlags;
 import io.jfabric.RxAttr;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.TagMatcher;
+import io.jfabric.util.UtilCompletionQueue;
 import io.jfabric.util.UtilSharedRx;
 
 import java.util.ArrayList;
@@ -21,6 +23,8 @@ final class RxmSharedRx extends UtilSharedRx {
     final TagMatcher matcher;
     /** The endpoints bound, in binding order (under the domain lock). */
     private final List<RxmEndpoint> endpoints = new ArrayList<>();
+    /** The receive CQ of the endpoint that took the last post: where receives still posted at close complete. */
+    private UtilCompletionQueue lastCq;
 
     RxmSharedRx(RxmDomain domain, RxAttr attr) {
         super("ofi_rxm shared receive context");
@@ -57,7 +61,11 @@ final class RxmSharedRx extends UtilSharedRx {
     protected int postRecv(OpRequest op) {
         synchronized (domain.lock) {
             RxmEndpoint ep = poster();
-            return ep == null ? -Errno.EOPBADSTATE : ep.postRecv(op);
+            if (ep == null) {
+                return -Errno.EOPBADSTATE;
+            }
+            lastCq = ep.rxCq();
+            return ep.postRecv(op);
         }
     }
 
@@ -69,9 +77,22 @@ final class RxmSharedRx extends UtilSharedRx {
         }
     }
 
-    /** No endpoint is left to complete the receives still posted: they go with the context, as in libfabric. */
+    /**
+     * No endpoint is left: the receives still posted complete with ECANCELED on the CQ of the endpoint that took the
+     * last post (their buffers are the application's again).
+     */
     @Override
     protected void closeShared() {
+        synchronized (domain.lock) {
+            TagMatcher.Recv n;
+            while ((n = matcher.removeFirstPosted()) != null) {
+                if (lastCq != null) {
+                    lastCq.writeError(n.context, OpFlags.RECV | (n.tagged ? OpFlags.TAGGED : OpFlags.MSG),
+                            Errno.ECANCELED);
+                }
+                matcher.free(n);
+            }
+        }
         domain.release();
     }
 }
