@@ -7,4 +7,5 @@ module io.jfabric.conformance {
     requires io.jfabric;
     requires java.management; // the fault tests measure thread CPU time and heap use
     requires jdk.jfr; // the virtual-thread wait test counts jdk.VirtualThreadPinned events
+    requires jdk.management; // SharedRxTest counts the bytes its thread allocates
 }

@@ -148,4 +148,19 @@ public interface Domain extends FabricObject {
     default PollSet openPoll() {
         return io.jfabric.internal.Waits.support().openPoll();
     }
+
+    /**
+     * {@code fi_srx_context}: a receive context that endpoints of this domain share (see {@link SharedRxContext}).
+     * Endpoints bind it with {@link Endpoint#bind(SharedRxContext)}; their infos' {@code ep_attr.rx_ctx_cnt} is
+     * FI_SHARED_CONTEXT, which getInfo matches only on providers whose {@code domain_attr.max_ep_srx_ctx} is not 0.
+     *
+     * @param attr the receive attributes; those of the endpoints bound to it are a subset
+     * @param context the fid context
+     * @return the shared receive context
+     * @throws FabricException ENOSYS where the provider has no shared receive contexts
+     */
+    default SharedRxContext srxContext(RxAttr attr, Object context) {
+        throw new FabricException(Errno.ENOSYS, info().providerName()
+                + " has no shared receive contexts (fi_srx_context); its domain_attr.max_ep_srx_ctx is 0");
+    }
 }

@@ -64,6 +64,18 @@ public interface Endpoint extends FabricObject {
     void bind(Counter counter, long flags);
 
     /**
+     * {@code fi_ep_bind} of a shared receive context ({@link Domain#srxContext}) before {@link #enable()}: the
+     * endpoint then takes its receives from the context, and receives posted on the endpoint go to the context.
+     *
+     * @param srx the context, from this endpoint's domain
+     * @throws FabricException ENOSYS where the provider has no shared receive contexts, EINVAL for a context of
+     *     another domain or after enable
+     */
+    default void bind(SharedRxContext srx) {
+        throw new FabricException(Errno.ENOSYS, "this endpoint takes no shared receive context (fi_srx_context)");
+    }
+
+    /**
      * {@code fi_enable}: makes the endpoint usable once its CQs, and its AV (connectionless) or EQ (FI_EP_MSG),
      * are bound.
      *

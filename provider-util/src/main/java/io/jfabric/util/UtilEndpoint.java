@@ -99,7 +99,7 @@ public abstract class UtilEndpoint implements Endpoint {
         return r;
     }
 
-    private static boolean badVector(MemorySegment[] iov, MemoryRegion[] desc, int count) {
+    static boolean badVector(MemorySegment[] iov, MemoryRegion[] desc, int count) {
         return count < 0 || count > 0 && (iov == null || count > iov.length || desc != null && count > desc.length);
     }
 

@@ -106,7 +106,7 @@ public final class LibfabricProvider implements FabricProvider {
 
     @Override
     public List<FabricInfo> getInfo(int version, String node, String service, long flags, FabricInfo hints) {
-        if (unavailableReason() != null) {
+        if (unavailableReason() != null || sharedRxAsked(hints)) {
             return List.of();
         }
         Set<String> nativeNames = new LinkedHashSet<>();
@@ -128,6 +128,11 @@ public final class LibfabricProvider implements FabricProvider {
             out.addAll(nativeGetInfo(version == 0 ? Fabrics.API_VERSION : version, node, service, flags, hints, n));
         }
         return out;
+    }
+
+    /** rx_ctx_cnt FI_SHARED_CONTEXT: the bridge passes no fi_srx_context through, so such hints match nothing. */
+    private static boolean sharedRxAsked(FabricInfo hints) {
+        return hints != null && hints.epAttr != null && hints.epAttr.rxCtxCnt == Fabrics.SHARED_CONTEXT;
     }
 
     private static List<FabricInfo> nativeGetInfo(int version, String node, String service, long flags,

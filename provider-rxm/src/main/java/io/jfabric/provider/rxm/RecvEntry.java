@@ -31,6 +31,8 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
     boolean releasesParent;
     /** Its node in the matcher while it is posted (or, for FI_MULTI_RECV, until its buffer is released). */
     TagMatcher.Recv node;
+    /** The pools it came from and goes back to. */
+    RxmPools home;
 
     // ---- the message being received into it
     long msgSize;

@@ -84,6 +84,13 @@ final class RxmDomain extends UtilDomain<RxmFabric> {
     }
 
     @Override
+    public io.jfabric.SharedRxContext srxContext(io.jfabric.RxAttr attr, Object context) {
+        RxmSharedRx srx = new RxmSharedRx(this, attr);
+        adopt();
+        return srx;
+    }
+
+    @Override
     public Counter openCounter(CounterAttr attr) {
         checkOpen("open a counter on");
         RxmCounter c = RxmCounter.open(this, attr);

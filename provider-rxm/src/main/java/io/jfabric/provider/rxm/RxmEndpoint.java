@@ -31,7 +31,7 @@ import io.jfabric.util.jfr.EndpointStatisticsEvent;
  * the connection's deferred queue. Orphaned buffers (their connection failed while the core still held
  * them) are never reused, so a late completion can never touch a live operation.
  *
- * <p>Differences from libfabric: receive buffers are posted per connection (no shared receive context);
+ * <p>Differences from libfabric: receive buffers are posted per connection (the core's shared receive context is not used);
  * the dyn_rbuf path copies from a bounce buffer instead of placing data directly; no atomics or
  * FI_BUFFERED_RECV; the receiver completes a read rendezvous once its reads finish, without waiting for
  * the rd_done packet's own send completion.
@@ -42,6 +42,8 @@ final class RxmEndpoint extends UtilEndpoint {
     private final RxmMsg msg;
     private final RxmTagged tagged;
     private final RxmRma rma;
+    /** The shared receive context bound, or null when the endpoint has its own receive queue. */
+    private RxmSharedRx srx;
     /** This endpoint's jfabric.EndpointStatistics sample; held here so the registry's weak reference lives as long as we do. */
     private final EndpointStatistics.Source statistics = this::sample;
 
@@ -153,6 +155,32 @@ final class RxmEndpoint extends UtilEndpoint {
     }
 
     @Override
+    public void bind(io.jfabric.SharedRxContext context) {
+        if (!(context instanceof RxmSharedRx r) || r.domain != s.domain) {
+            throw new FabricException(Errno.EINVAL, "bind an ofi_rxm endpoint to a shared receive context of the "
+                    + "same ofi_rxm domain");
+        }
+        synchronized (lock) {
+            if (s.enabled || srx != null || s.closed) {
+                throw new FabricException(Errno.EINVAL, "bind one shared receive context before enabling the endpoint");
+            }
+            srx = r;
+            s.recv.share(r.matcher);
+        }
+        r.add(this);
+    }
+
+    /** The bound receive CQ (a shared receive context completes what it still holds at close there). */
+    io.jfabric.util.UtilCompletionQueue rxCq() {
+        return s.bindings.rxCq();
+    }
+
+    /** Whether a shared receive context may post through this endpoint: enabled and not closed (under the lock). */
+    boolean acceptsPosts() {
+        return s.enabled && !s.closed;
+    }
+
+    @Override
     public void enable() {
         synchronized (lock) {
             s.bindings.checkEnable(true, true, false, false);
@@ -260,6 +288,9 @@ final class RxmEndpoint extends UtilEndpoint {
         s.pools.closeRegistrations();
         if (s.av != null) {
             s.av.unbindEndpoint();
+        }
+        if (srx != null) {
+            srx.remove(this);
         }
         s.bindings.releaseAll();
         s.domain.release();

@@ -128,6 +128,7 @@ final class RxmPools {
         e.clearMessage();
         e.orphan = false;
         e.multi = false;
+        e.home = this;
         return e;
     }
 
@@ -136,7 +137,8 @@ final class RxmPools {
             return; // its connection failed while the core may still complete reads into it: never reused
         }
         e.forget();
-        recvFree.addFirst(e);
+        // home: a shared receive context's receive may complete on another endpoint than the one that posted it
+        e.home.recvFree.addFirst(e);
     }
 
     Unexpected acquireUnexpected() {

@@ -135,7 +135,7 @@ public final class RxmProvider implements UtilityProvider {
         t.domainAttr.controlProgress = Progress.MANUAL;
         t.domainAttr.dataProgress = Progress.MANUAL;
         t.domainAttr.maxEpStxCtx = 0;
-        t.domainAttr.maxEpSrxCtx = 0;
+        t.domainAttr.maxEpSrxCtx = 1; // fi_srx_context: RxmSharedRx
         t.domainAttr.cntrCnt = 0;
         t.fabricAttr = core.fabricAttr.copy();
         t.fabricAttr.provName = core.fabricAttr.provName + ";" + NAME;

@@ -20,13 +20,24 @@ import io.jfabric.util.TagMatcher;
 final class RxmRecv {
     private final RxmShared s;
     private final EndpointBindings bindings;
-    /** Grows with the backlog: rxm bounds what unexpected messages hold by their receive buffers instead. */
-    private final TagMatcher matcher;
+    /**
+     * Grows with the backlog: rxm bounds what unexpected messages hold by their receive buffers instead. A shared
+     * receive context's ({@link #share}) when the endpoint is bound to one: then each queued message names the
+     * endpoint it arrived on ({@link Unexpected#owner}), whose protocols deliver it and whose buffers it holds.
+     */
+    private TagMatcher matcher;
+    private boolean shared;
 
     RxmRecv(RxmShared s) {
         this.s = s;
         this.bindings = s.bindings;
         matcher = new TagMatcher(s.directedRecv(), 16384);
+    }
+
+    /** fi_ep_bind of a shared receive context, before enable: its matcher replaces the endpoint's own. */
+    void share(TagMatcher sharedMatcher) {
+        matcher = sharedMatcher;
+        shared = true;
     }
 
     /** FI_OPT_MIN_MULTI_RECV. */
@@ -176,11 +187,26 @@ final class RxmRecv {
         return 0;
     }
 
-    /** Endpoint close: every posted receive completes with ECANCELED. */
+    /**
+     * Endpoint close: every posted receive completes with ECANCELED, unless it is a shared receive context's, which
+     * stays posted for its other endpoints; the messages queued there that arrived here go with this endpoint.
+     */
     void cancelAll() {
-        TagMatcher.Recv n;
-        while ((n = matcher.removeFirstPosted()) != null) {
-            reportCanceled(detach(n));
+        if (!shared) {
+            TagMatcher.Recv n;
+            while ((n = matcher.removeFirstPosted()) != null) {
+                reportCanceled(detach(n));
+            }
+            return;
+        }
+        for (int kind = 0; kind < 2; kind++) {
+            for (TagMatcher.Unexpected n = matcher.nextUnexpected(kind == 0, null); n != null; ) {
+                TagMatcher.Unexpected next = matcher.nextUnexpected(kind == 0, n);
+                if (((Unexpected) n.payload).owner == this) {
+                    releaseUnexpected(detach(n));
+                }
+                n = next;
+            }
         }
     }
 
@@ -264,6 +290,7 @@ final class RxmRecv {
         u.generation = cd.generation;
         u.complete = kind != Unexpected.SAR;
         u.buffers = 1;
+        u.owner = this;
         s.rxBuffers.unexpBuffers++;
         u.node = matcher.addUnexpected(tagged, tag, src, size, data, hasData ? OpFlags.REMOTE_CQ_DATA : 0);
         u.node.payload = u;
@@ -279,13 +306,17 @@ final class RxmRecv {
         return u;
     }
 
-    /** A receive meets a message that arrived first: the message's protocol takes it from here. */
+    /**
+     * A receive meets a message that arrived first: the message's protocol, on the endpoint it arrived on, takes it
+     * from here.
+     */
     private void deliverUnexpected(RecvEntry t, Unexpected u) {
         t.tagged = u.tagged;
+        RxmShared o = u.owner.s;
         switch (u.kind) {
-            case Unexpected.EAGER -> s.eager.deliverUnexpected(t, u);
-            case Unexpected.SAR -> s.sar.deliverUnexpected(t, u);
-            default -> s.rndv.deliverUnexpected(t, u);
+            case Unexpected.EAGER -> o.eager.deliverUnexpected(t, u);
+            case Unexpected.SAR -> o.sar.deliverUnexpected(t, u);
+            default -> o.rndv.deliverUnexpected(t, u);
         }
     }
 
@@ -307,11 +338,12 @@ final class RxmRecv {
     }
 
     /** Drops an unexpected message; a rendezvous one still tells its sender the buffer is free. */
-    private void discard(Unexpected u) {
+    private static void discard(Unexpected u) {
+        RxmRecv o = u.owner;
         if (u.kind == Unexpected.RNDV) {
-            s.rndv.discard(u);
+            o.s.rndv.discard(u);
         }
-        releaseUnexpected(u);
+        o.releaseUnexpected(u);
     }
 
     /** Takes {@code u} off its connection's list of SAR messages still arriving. */
@@ -429,6 +461,6 @@ final class RxmRecv {
 
     @Override
     public String toString() {
-        return "unexpected buffers " + s.rxBuffers.unexpBuffers + ", " + matcher;
+        return "unexpected buffers " + s.rxBuffers.unexpBuffers + ", " + matcher + (shared ? " (shared)" : "");
     }
 }

@@ -33,6 +33,8 @@ final class Unexpected {
     RxBuf segTail;
     boolean complete;
     int buffers;
+    /** The receive side of the endpoint it arrived on, which delivers it and holds its buffers. */
+    RxmRecv owner;
     /** Its node in the matcher while it is queued (the node's payload points back here), else null. */
     TagMatcher.Unexpected node;
     Unexpected nextActive;
@@ -46,5 +48,6 @@ final class Unexpected {
         complete = false;
         buffers = 0;
         nextActive = null;
+        owner = null;
     }
 }

@@ -75,7 +75,7 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
         checkOpen("insert into");
         int[] errs = (flags & Fabrics.SYNC_ERR) != 0 && context instanceof int[] a ? a : null;
         int ok = 0;
-        lockDomain();
+        domain.lockData();
         try {
             for (int i = 0; i < addrs.length; i++) {
                 long fiAddr = Fabrics.ADDR_NOTAVAIL;
@@ -98,7 +98,7 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
                 }
             }
         } finally {
-            unlockDomain();
+            domain.unlockData();
         }
         return ok;
     }
@@ -124,7 +124,7 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
     @Override
     public int remove(long[] fiAddrs, long flags) {
         checkOpen("remove from");
-        lockDomain();
+        domain.lockData();
         try {
             for (long a : fiAddrs) {
                 if (a < 0 || a >= count || peers[(int) a] == null) {
@@ -138,7 +138,7 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
             }
             return 0;
         } finally {
-            unlockDomain();
+            domain.unlockData();
         }
     }
 
@@ -177,17 +177,6 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
         return addrBySender.get(senderId);
     }
 
-    private void lockDomain() {
-        if (domain.lock != null) {
-            domain.lock.lock();
-        }
-    }
-
-    private void unlockDomain() {
-        if (domain.lock != null) {
-            domain.lock.unlock();
-        }
-    }
 
     @Override
     protected void doClose() {

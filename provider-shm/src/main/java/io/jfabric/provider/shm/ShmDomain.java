@@ -92,6 +92,19 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
         }
     }
 
+    /** Takes the domain lock where the threading level or auto progress has one (AV changes, shared receives). */
+    void lockData() {
+        if (lock != null) {
+            lock.lock();
+        }
+    }
+
+    void unlockData() {
+        if (lock != null) {
+            lock.unlock();
+        }
+    }
+
     boolean autoProgress() {
         return progressThread != null;
     }
@@ -158,6 +171,13 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
             release();
             throw e;
         }
+    }
+
+    @Override
+    public io.jfabric.SharedRxContext srxContext(io.jfabric.RxAttr attr, Object context) {
+        checkOpen("open a shared receive context on");
+        acquire();
+        return new ShmSharedRx(this, attr);
     }
 
     @Override

@@ -44,6 +44,8 @@ final class ShmEndpoint extends UtilEndpoint {
     private final ShmProgress progress;
     private final ShmPeerWatch peerWatch;
     private boolean enabled;
+    /** The shared receive context bound, or null when the endpoint has its own. */
+    private ShmSharedRx srx;
     private volatile boolean closed;
     /** This endpoint's jfabric.EndpointStatistics sample; held here so the registry's weak reference lives as long as we do. */
     private final EndpointStatistics.Source statistics = this::sample;
@@ -116,6 +118,20 @@ final class ShmEndpoint extends UtilEndpoint {
     }
 
     @Override
+    public void bind(io.jfabric.SharedRxContext context) {
+        checkOpen("bind a shared receive context to");
+        if (!(context instanceof ShmSharedRx s) || s.domain != ep.domain) {
+            throw new FabricException(Errno.EINVAL, "shm endpoints bind shared receive contexts of their own domain");
+        }
+        if (enabled || srx != null) {
+            throw new FabricException(Errno.EINVAL, "bind one shared receive context before enabling the endpoint");
+        }
+        s.attach();
+        srx = s;
+        recv.share(s.queue);
+    }
+
+    @Override
     public void enable() {
         checkOpen("enable");
         if (ep.av == null) {
@@ -126,6 +142,12 @@ final class ShmEndpoint extends UtilEndpoint {
         }
         ep.txCq = ep.bindings.txCq();
         ep.rxCq = ep.bindings.rxCq();
+        ep.lock();
+        try {
+            recv.enable();
+        } finally {
+            ep.unlock();
+        }
         enabled = true;
         EndpointStatistics.register(statistics);
     }
@@ -299,6 +321,9 @@ final class ShmEndpoint extends UtilEndpoint {
         ep.futex.close();
         ep.cma.close();
         ep.bindings.releaseAll();
+        if (srx != null) {
+            srx.detach();
+        }
         ep.domain.endpointClosed(this);
         ep.arena.close();
     }

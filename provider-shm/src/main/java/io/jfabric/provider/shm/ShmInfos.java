@@ -98,6 +98,7 @@ final class ShmInfos {
         d.rxCtxCnt = 1024;
         d.maxEpTxCtx = 1;
         d.maxEpRxCtx = 1;
+        d.maxEpSrxCtx = 1; // fi_srx_context: rx_ctx_cnt FI_SHARED_CONTEXT (ShmSharedRx)
         d.mrIovLimit = MrMap.IOV_LIMIT;
         f.fabricAttr.name = "shm";
         f.fabricAttr.provName = "shm";

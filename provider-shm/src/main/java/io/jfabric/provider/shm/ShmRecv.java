@@ -10,9 +10,10 @@ import io.jfabric.util.TagMatcher;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The receive side: posted receives and unexpected messages on provider-util's {@link TagMatcher}, the
- * matching of every arriving message (whatever its protocol), and receive completions. Each unexpected
- * message's payload is a pooled {@link UnexpectedMessage}.
+ * The receive side of one endpoint: the matching of every message arriving on it (whatever its protocol) against
+ * its receive context ({@link ShmRxQueue}: its own, or a shared receive context's), the messages it queues there, and
+ * the completions of receives its messages land in. Each unexpected message's payload is a pooled
+ * {@link UnexpectedMessage} of this endpoint.
  */
 final class ShmRecv {
     private final ShmEndpointState ep;
@@ -20,18 +21,13 @@ final class ShmRecv {
     private final ShmCm cm;
     private final ShmCma cma;
     private final ShmPull pull;
-    private final TagMatcher matcher;
-    private final int rxSize;
+    /** The endpoint's own receive context, or the shared one it is bound to ({@link #share}). */
+    private ShmRxQueue queue;
+    private boolean shared;
     private final UnexpectedMessage[] unexpectedPool;
     private int unexpectedPoolFree;
-    /** Buffer lists of receives posted with more than one buffer. */
-    private final ShmIov[] iovPool;
-    private int iovPoolFree;
-    /** Queued messages that came before their sender's address was in the AV (at most: some may be gone). */
-    private int unknownSources;
     /** FI_SOURCE with FI_SOURCE_ERR: a message from a sender not in the AV completes as an EADDRNOTAVAIL error. */
     private final boolean sourceErr;
-    private final java.util.function.ToLongFunction<TagMatcher.Unexpected> sourceOfUnexpected;
 
     ShmRecv(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm, ShmCma cma, int rxSize,
             int unexpected, boolean directed, boolean sourceErr) {
@@ -40,20 +36,24 @@ final class ShmRecv {
         this.acks = acks;
         this.cm = cm;
         this.cma = cma;
-        this.rxSize = rxSize;
-        this.matcher = new TagMatcher(rxSize, unexpected, directed, 0);
+        this.queue = new ShmRxQueue(rxSize, unexpected, directed);
         this.pull = new ShmPull(ep, inFlight, acks, cm, this, rxSize);
         unexpectedPool = new UnexpectedMessage[unexpected];
         for (int i = 0; i < unexpected; i++) {
             unexpectedPool[i] = new UnexpectedMessage(ep.arena.allocate(ep.slotSize, 64));
         }
         unexpectedPoolFree = unexpected;
-        iovPool = new ShmIov[rxSize];
-        for (int i = 0; i < rxSize; i++) {
-            iovPool[i] = new ShmIov();
-        }
-        iovPoolFree = rxSize;
-        sourceOfUnexpected = u -> ep.av.addrOfSender(((UnexpectedMessage) u.payload).senderId);
+    }
+
+    /** fi_ep_bind of a shared receive context, before enable: its queue replaces the endpoint's own. */
+    void share(ShmRxQueue sharedQueue) {
+        queue = sharedQueue;
+        shared = true;
+    }
+
+    /** fi_enable: the receive context learns (or checks) the endpoint's receive CQ and AV. */
+    void enable() {
+        queue.attach(ep.rxCq, ep.av);
     }
 
     ShmPull pull() {
@@ -61,144 +61,66 @@ final class ShmRecv {
     }
 
     int rxSize() {
-        return rxSize;
+        return queue.rxSize();
     }
 
     long minMultiRecv() {
-        return matcher.minMultiRecv();
+        return queue.matcher.minMultiRecv();
     }
 
     void setMinMultiRecv(long bytes) {
-        matcher.setMinMultiRecv(bytes);
+        queue.matcher.setMinMultiRecv(bytes);
     }
 
     // ---- posting -------------------------------------------------------------------------------
 
-    /**
-     * Posts a receive. A multi-receive buffer is one buffer (EINVAL otherwise): its messages are placed one
-     * after the other and each completion names where its message starts.
-     *
-     * <p>Kept under C2's FreqInlineSize (325 bytecodes) so that it inlines into the endpoint's receive
-     * hook: what only some receives need (a buffer list, sources resolved late, messages that came first)
-     * is in methods of their own.
-     */
+    /** Posts a receive on the endpoint's receive context (the shared one when bound to one). */
     int post(OpRequest req, boolean tagged, boolean multi) {
-        long length = ShmIov.length(req.iov, req.count);
-        if (length < 0 || multi && req.count != 1) {
-            return -Errno.EINVAL;
-        }
-        TagMatcher.Recv r = matcher.newRecv();
-        if (r == null) {
-            return -Errno.EAGAIN;
-        }
-        // the CQ slot for this receive's completion is promised now, so delivery can never overrun it
-        if (!ep.rxCq.tryReserve()) {
-            matcher.free(r);
-            return -Errno.EAGAIN;
-        }
-        r.buffer = req.count == 1 ? req.iov[0] : bufferList(req);
-        r.length = length;
-        r.context = req.context;
-        r.tagged = tagged;
-        r.src = req.peer;
-        r.tag = tagged ? req.tag : 0;
-        r.ignore = tagged ? req.ignore : 0;
-        r.flags = multi && !tagged ? OpFlags.MULTI_RECV : 0;
-        if (unknownSources > 0 && r.src != Fabrics.ADDR_UNSPEC) {
-            unknownSources = matcher.resolveUnknownSources(sourceOfUnexpected);
-        }
-        TagMatcher.Unexpected u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src);
-        if (u == null || !deliverQueued(r, u)) {
-            matcher.post(r);
-        }
-        return 0;
-    }
-
-    /** The buffer of a receive posted with no buffer or several (a pooled list for several). */
-    private Object bufferList(OpRequest req) {
-        if (req.count == 0) {
-            return MemorySegment.NULL;
-        }
-        ShmIov v = iovPool[--iovPoolFree]; // never empty: one list per posted receive at most
-        v.set(req.iov, req.count);
-        return v;
-    }
-
-    /**
-     * Delivers the messages that arrived before receive {@code r} was posted, {@code u} first (a
-     * multi-receive buffer may take several). Returns true when {@code r} is used up, false when it is still
-     * to be posted.
-     */
-    private boolean deliverQueued(TagMatcher.Recv r, TagMatcher.Unexpected u) {
-        do {
-            boolean taken = deliverUnexpected(r, u);
-            freeUnexpected(u);
-            if (taken) {
-                return true;
-            }
-        } while ((u = matcher.takeUnexpected(r.tagged, r.tag, r.ignore, r.src)) != null);
-        return false;
+        return queue.post(req, tagged, multi);
     }
 
     /** fi_cancel: the posted receive with this context completes with ECANCELED. */
     int cancel(Object context) {
-        TagMatcher.Recv r = matcher.cancel(context);
-        if (r == null) {
-            return -Errno.ENOENT;
-        }
-        ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0,
-                Errno.ECANCELED, Errno.ECANCELED);
-        free(r);
-        return 0;
+        return queue.cancel(context);
     }
 
-    /** A peer is gone: the receives directed at {@code fiAddr} (FI_DIRECTED_RECV) fail; returns how many. */
+    /** A peer is gone: the receives directed at {@code fiAddr} on this endpoint's receive context fail. */
     int failDirectedAt(long fiAddr, int errno) {
-        int n = 0;
-        TagMatcher.Recv r;
-        while ((r = matcher.removeFirstPostedFrom(fiAddr)) != null) {
-            ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, errno, errno);
-            free(r);
-            n++;
-        }
-        return n;
+        return queue.failDirectedAt(fiAddr, errno);
     }
 
-    /** Endpoint close: every posted receive is cancelled; every queued message is refused to its sender. */
+    /**
+     * Endpoint close: every queued message that arrived here is refused to its sender; the posted receives are
+     * cancelled, unless they are a shared context's, which stay posted for its other endpoints.
+     */
     void cancelAll() {
-        TagMatcher.Recv r;
-        while ((r = matcher.removeFirstPosted()) != null) {
-            ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, 0, 0, Errno.ECANCELED,
-                    Errno.ECANCELED);
-            free(r);
+        if (!shared) {
+            queue.cancelPosted();
         }
-        TagMatcher.Unexpected u;
-        while ((u = matcher.removeFirstUnexpected()) != null) {
-            UnexpectedMessage m = (UnexpectedMessage) u.payload;
-            if ((m.type == Wire.CMA || m.type == Wire.RTS) && m.peer != null) {
-                acks.send(m.peer, m.opId, Errno.ECANCELED);
+        TagMatcher matcher = queue.matcher;
+        for (int kind = 0; kind < 2; kind++) {
+            TagMatcher.Unexpected u = matcher.nextUnexpected(kind == 0, null);
+            while (u != null) {
+                TagMatcher.Unexpected next = matcher.nextUnexpected(kind == 0, u);
+                UnexpectedMessage m = (UnexpectedMessage) u.payload;
+                if (m.owner == this) {
+                    if ((m.type == Wire.CMA || m.type == Wire.RTS) && m.peer != null) {
+                        acks.send(m.peer, m.opId, Errno.ECANCELED);
+                    }
+                    matcher.removeUnexpected(u);
+                    freeUnexpected(u);
+                }
+                u = next;
             }
-            freeUnexpected(u);
         }
     }
 
-    private void free(TagMatcher.Recv r) {
-        if (r.buffer instanceof ShmIov v) {
-            v.clear();
-            iovPool[iovPoolFree++] = v;
-        }
-        matcher.free(r);
-    }
-
-    private void freeUnexpected(TagMatcher.Unexpected u) {
+    /** Returns a queued message that arrived on this endpoint, taken or dropped, to the pools. */
+    void freeUnexpected(TagMatcher.Unexpected u) {
         UnexpectedMessage m = (UnexpectedMessage) u.payload;
         m.clear();
         unexpectedPool[unexpectedPoolFree++] = m;
-        matcher.free(u);
-    }
-
-    private static long flagsOf(TagMatcher.Recv r) {
-        return OpFlags.RECV | (r.tagged ? OpFlags.TAGGED : OpFlags.MSG);
+        queue.matcher.free(u);
     }
 
     // ---- arriving messages -----------------------------------------------------------------------
@@ -229,7 +151,7 @@ final class ShmRecv {
             return ep.dropCorrupt(type, length);
         }
         long srcAddr = ep.av == null ? Fabrics.ADDR_NOTAVAIL : ep.av.addrOfSender(sender);
-        TagMatcher.Recv r = matcher.matchPosted(tagged, tag, srcAddr);
+        TagMatcher.Recv r = queue.matcher.matchPosted(tagged, tag, srcAddr);
         if (r == null) {
             return queueUnexpected(type, s, at, peer, sender, srcAddr, tagged, tag, wflags, len);
         }
@@ -270,16 +192,17 @@ final class ShmRecv {
         if (unexpectedPoolFree == 0) {
             return false; // back-pressure: leave it in the ring until a receive is posted
         }
-        TagMatcher.Unexpected u = matcher.addUnexpected(tagged, tag, srcAddr, len, Wire.getLong(s, at + Wire.DATA),
+        TagMatcher.Unexpected u = queue.matcher.addUnexpected(tagged, tag, srcAddr, len, Wire.getLong(s, at + Wire.DATA),
                 wflags);
         if (u == null) {
             return false;
         }
         UnexpectedMessage m = unexpectedPool[--unexpectedPoolFree];
         u.payload = m;
+        m.owner = this;
         m.senderId = sender;
         if (srcAddr == Fabrics.ADDR_NOTAVAIL && ep.av != null) {
-            unknownSources++;
+            queue.unknownSources++;
         }
         m.type = type;
         m.peer = peer;
@@ -296,7 +219,7 @@ final class ShmRecv {
      * A receive being posted met a queued message (already off the matcher's queue). Returns whether the
      * receive is used up (a normal one always; a multi-receive buffer once released).
      */
-    private boolean deliverUnexpected(TagMatcher.Recv r, TagMatcher.Unexpected u) {
+    boolean deliverUnexpected(TagMatcher.Recv r, TagMatcher.Unexpected u) {
         UnexpectedMessage m = (UnexpectedMessage) u.payload;
         long offset = r.consumed;
         long n = Math.min(u.len, r.length - offset);
@@ -329,12 +252,12 @@ final class ShmRecv {
             finishReceive(r, status, len, n, data, wflags, tag, srcAddr, sender);
             return;
         }
-        long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
+        long flags = ShmRxQueue.flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
         long bufAddr = ShmIov.address(r.buffer);
         if (bufAddr != 0) {
             bufAddr += r.consumed;
         }
-        matcher.consumeMultiRecv(r, n);
+        queue.matcher.consumeMultiRecv(r, n);
         boolean last = r.released;
         flags |= last ? OpFlags.MULTI_RECV : 0;
         if (status != 0 || n < len) {
@@ -346,15 +269,15 @@ final class ShmRecv {
             ep.bindings.reportRx(true, false, r.context, flags, n, bufAddr, data, tag, srcAddr);
         }
         if (last) {
-            ep.rxCq.cancelReservation();
-            free(r);
+            queue.cq().cancelReservation();
+            queue.free(r);
         }
     }
 
     /** Writes the completion of a (non-multi) receive no longer queued, and recycles it. */
     void finishReceive(TagMatcher.Recv r, int status, long len, long n, long data, int wflags, long tag,
                        long srcAddr, long sender) {
-        long flags = flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
+        long flags = ShmRxQueue.flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
         long bufAddr = ShmIov.address(r.buffer);
         if (status != 0) {
             ep.bindings.reportRxError(true, r.context, flags, n, bufAddr, data, tag, 0, status, status);
@@ -366,7 +289,7 @@ final class ShmRecv {
         } else {
             ep.bindings.reportRx(true, true, r.context, flags, n, bufAddr, data, tag, srcAddr);
         }
-        free(r);
+        queue.free(r);
     }
 
     /** FI_SOURCE_ERR's err_data: the sender's address as av.insert takes it, or null when it is gone. */
@@ -377,6 +300,6 @@ final class ShmRecv {
 
     @Override
     public String toString() {
-        return matcher + (unknownSources > 0 ? ", from unknown senders<=" + unknownSources : "");
+        return queue + (shared ? " (shared)" : "");
     }
 }

@@ -13,6 +13,8 @@ final class UnexpectedMessage {
     final MemorySegment buffer;
     int type;
     Peer peer;
+    /** The endpoint the message arrived on, which delivers it (a shared receive context's queue holds several). */
+    ShmRecv owner;
     /** The sender's id, to find its fi_addr if the AV learns it after the message came. */
     long senderId;
     long opId;
@@ -24,5 +26,6 @@ final class UnexpectedMessage {
 
     void clear() {
         peer = null;
+        owner = null;
     }
 }

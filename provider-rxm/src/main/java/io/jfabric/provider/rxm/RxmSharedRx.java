@@ -1,0 +1,98 @@
+package io.jfabric.provider.rxm;
+
+import io.jfabric.Caps;
+import io.jfabric.Errno;
+import io.jfabric.OpFlags;
+import io.jfabric.RxAttr;
+import io.jfabric.util.OpRequest;
+import io.jfabric.util.TagMatcher;
+import io.jfabric.util.UtilCompletionQueue;
+import io.jfabric.util.UtilSharedRx;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * ofi_rxm's {@code fi_srx_context} (libfabric's rxm uses util_srx the same way): one {@link TagMatcher} that the
+ * endpoints bound to it match their arriving messages against, each delivering and completing what arrived on it.
+ * A receive posted here is taken in by a bound endpoint that is enabled, as if posted on it, and so is a cancel:
+ * the receive's entry and its cancel's completion go through that endpoint. Everything runs under the domain lock.
+ */
+final class RxmSharedRx extends UtilSharedRx {
+    final RxmDomain domain;
+    final TagMatcher matcher;
+    /** The endpoints bound, in binding order (under the domain lock). */
+    private final List<RxmEndpoint> endpoints = new ArrayList<>();
+    /** The receive CQ of the endpoint that took the last post: where receives still posted at close complete. */
+    private UtilCompletionQueue lastCq;
+
+    RxmSharedRx(RxmDomain domain, RxAttr attr) {
+        super("ofi_rxm shared receive context");
+        this.domain = domain;
+        this.matcher = new TagMatcher(attr != null && (attr.caps & Caps.DIRECTED_RECV) != 0, 16384);
+    }
+
+    void add(RxmEndpoint ep) {
+        synchronized (domain.lock) {
+            endpoints.add(ep);
+        }
+        attach();
+    }
+
+    void remove(RxmEndpoint ep) {
+        synchronized (domain.lock) {
+            endpoints.remove(ep);
+        }
+        detach();
+    }
+
+    /** The first bound endpoint that takes posts, or null before any is enabled. */
+    private RxmEndpoint poster() {
+        for (int i = 0; i < endpoints.size(); i++) {
+            RxmEndpoint ep = endpoints.get(i);
+            if (ep.acceptsPosts()) {
+                return ep;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    protected int postRecv(OpRequest op) {
+        synchronized (domain.lock) {
+            RxmEndpoint ep = poster();
+            if (ep == null) {
+                return -Errno.EOPBADSTATE;
+            }
+            lastCq = ep.rxCq();
+            return ep.postRecv(op);
+        }
+    }
+
+    @Override
+    public int cancel(Object context) {
+        synchronized (domain.lock) {
+            RxmEndpoint ep = poster();
+            return ep == null ? -Errno.ENOENT : ep.cancel(context);
+        }
+    }
+
+    /**
+     * No endpoint is left: the receives still posted complete with ECANCELED on the CQ of the endpoint that took the
+     * last post (their buffers are the application's again).
+     */
+    @Override
+    protected void closeShared() {
+        synchronized (domain.lock) {
+            TagMatcher.Recv n;
+            while ((n = matcher.removeFirstPosted()) != null) {
+                if (lastCq != null) {
+                    lastCq.writeError(n.context, OpFlags.RECV | (n.tagged ? OpFlags.TAGGED : OpFlags.MSG),
+                            Errno.ECANCELED);
+                }
+                matcher.free(n);
+            }
+        }
+        domain.release();
+    }
+}
