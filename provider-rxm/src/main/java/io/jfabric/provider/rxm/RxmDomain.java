@@ -85,8 +85,9 @@ final class RxmDomain extends UtilDomain<RxmFabric> {
 
     @Override
     public io.jfabric.SharedRxContext srxContext(io.jfabric.RxAttr attr, Object context) {
+        checkOpen("open a shared receive context on");
         RxmSharedRx srx = new RxmSharedRx(this, attr);
-        adopt();
+        acquire();
         return srx;
     }
 
