@@ -25,8 +25,8 @@ public final class AotTraining {
         String[][] transports = {{"shm", "rdm"}, {"tcp", "msg"}, {"tcp;ofi_rxm", "rdm"}};
         int failed = 0;
         for (String[] t : transports) {
-            failed += run("pingpong", t[0], t[1], "-S", "64", "-I", "2000") ? 0 : 1;
-            failed += run("pingpong", t[0], t[1], "-S", "1048576", "-I", "50") ? 0 : 1;
+            failed += run("pingpong", t[0], t[1], "-S", "64", "-I", "500") ? 0 : 1;
+            failed += run("pingpong", t[0], t[1], "-S", "1048576", "-I", "20") ? 0 : 1;
             failed += run("bw", t[0], t[1], "--rate", "-S", "64", "-I", "20", "-w", "2", "--no-progress") ? 0 : 1;
         }
         System.err.println("jfabric AOT training: " + (3 * transports.length - failed) + " of " + 3 * transports.length
