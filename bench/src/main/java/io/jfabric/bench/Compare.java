@@ -40,6 +40,9 @@ public final class Compare {
     private String fiPingpong = "fi_pingpong";
     private String floors = "bench/target/floors";
     private long timeoutMs = 180_000;
+    /** --cold: the first 10,000 round trips at 64 B with no warm-up, and again with the CLI's AOT cache. */
+    private boolean cold;
+    private String aotCache;
     private final Ports ports = new Ports();
     private final PrintStream log = System.out;
 
@@ -53,6 +56,9 @@ public final class Compare {
         final List<Double> floorBw = new ArrayList<>();
         /** shm only: the two-line floor (one line each way), measured in the same pairs as the one-line floor. */
         final List<Double> floor2Lat = new ArrayList<>();
+        /** --cold only: jfabric with the AOT cache the launcher trains. */
+        final List<Double> aotLat = new ArrayList<>();
+        final List<Double> aotBw = new ArrayList<>();
     }
 
     public static void main(String[] args) throws Exception {
@@ -87,11 +93,19 @@ public final class Compare {
                 case "--fi-pingpong" -> fiPingpong = value(args, ++i, a);
                 case "--floors" -> floors = value(args, ++i, a);
                 case "--timeout" -> timeoutMs = Long.parseLong(value(args, ++i, a));
+                case "--cold" -> cold = true;
+                case "--aot-cache" -> aotCache = value(args, ++i, a);
                 default -> throw new IllegalArgumentException("unknown option " + a + " (see bench/compare --help)");
             }
         }
         if (pairs < 5) {
             throw new IllegalArgumentException("--pairs " + pairs + ": at least 5 pairs per size");
+        }
+        if (cold && !List.of(args).contains("--sizes")) {
+            sizes = List.of(64L);
+        }
+        if (aotCache == null) {
+            aotCache = Path.of(jar).resolveSibling("jfabric.aot").toString();
         }
         if (out == null) {
             out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -123,6 +137,9 @@ public final class Compare {
 
     /** fi_pingpong's iteration count for a size: enough for a stable number, scaled by --iters-scale. */
     long iterations(long size) {
+        if (cold) {
+            return COLD_ROUND_TRIPS;
+        }
         long base = size <= 4096 ? 50_000 : Math.max(500, 1_000_000_000L / size);
         return Math.max(20, Math.round(base * itersScale));
     }
@@ -145,6 +162,7 @@ public final class Compare {
     }
 
     private static final long LARGE_WARMUP_ROUND_TRIPS = 20_000;
+    private static final long COLD_ROUND_TRIPS = 10_000;
     private static final long LARGE_WARMUP_BYTES = 32L << 30;
 
     private int run() throws IOException, InterruptedException {
@@ -172,8 +190,13 @@ public final class Compare {
                     if (jfMissing == null) {
                         List<String> base = List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar, "pingpong",
                                 "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size), "-I", Long.toString(iters),
-                                "--warmup", Long.toString(warmup(t, size, iters)));
+                                "--warmup", Long.toString(cold ? 0 : warmup(t, size, iters)));
                         record(runner, "jfabric", t, size, pair, iters, base, cell.jfLat, cell.jfBw, runsCsv);
+                        if (cold && Files.isRegularFile(Path.of(aotCache))) {
+                            List<String> withCache = new ArrayList<>(base);
+                            withCache.addAll(1, List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot*=off,cds*=off"));
+                            record(runner, "jfabric-aot", t, size, pair, iters, withCache, cell.aotLat, cell.aotBw, runsCsv);
+                        }
                     }
                     if (lfMissing == null) {
                         List<String> base = List.of(fiPingpong, "-p", t.libfabricProv(), "-e", t.epType(), "-S",
@@ -287,6 +310,11 @@ public final class Compare {
                 t.floor(), num(fl), num(fl / ll), num(jl / fl),
                 c.floor2Lat.isEmpty() ? "" : " | floor-shm2 " + num(f2) + " usec (jfabric ÷ floor " + num(jl / f2) + ")",
                 status.equals("ok") ? "" : "  [" + status + "]");
+        if (!c.aotLat.isEmpty()) {
+            double al = Stats.median(c.aotLat);
+            log.printf(Locale.ROOT, "  %-12s %8s  cold, with the AOT cache: %s usec (÷ libfabric %s; without the cache ÷ "
+                    + "libfabric %s)%n", t.jfabricProv(), Plot.sizeLabel(size), num(al), num(al / ll), num(jl / ll));
+        }
         csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", t.key(), size,
                 num(jl), num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb), t.floor(), num(fl), num(fb), num(fl / ll),
                 num(fb / lb), num(jl / fl), num(f2), num(jl / f2), status));

@@ -34,9 +34,9 @@ import java.util.List;
 /**
  * A sender and a receiver endpoint of one provider in this process, driven from one thread: connected
  * through a passive endpoint (MSG) or with each other in their AVs (RDM). Each side has its own fabric,
- * domain and CQs, as two processes would.
+ * domain and CQs, as two processes would. Used by the allocation test and the per-message JMH benchmark.
  */
-final class MessagePair implements AutoCloseable {
+public final class MessagePair implements AutoCloseable {
     final FabricInfo info;
     Endpoint sender;
     Endpoint receiver;
@@ -55,7 +55,7 @@ final class MessagePair implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
 
     /** The first info of {@code prov} with {@code type} and {@code caps}, or null when there is none. */
-    static FabricInfo find(String prov, EndpointType type, long caps) {
+    public static FabricInfo find(String prov, EndpointType type, long caps) {
         FabricInfo h = FabricInfo.hints();
         h.fabricAttr.provName = prov;
         h.epAttr.type = type;
@@ -78,7 +78,7 @@ final class MessagePair implements AutoCloseable {
         }
     }
 
-    MessagePair(FabricInfo info, long bufBytes) {
+    public MessagePair(FabricInfo info, long bufBytes) {
         this.info = info;
         this.senderBuf = arena.allocate(bufBytes, 4096);
         this.receiverBuf = arena.allocate(bufBytes, 4096);
