@@ -100,6 +100,15 @@ static int sock_floor(size_t size, long iters) {
     return 0;
 }
 
+/* waits for the echoing child and prints one cache line's round trips since t0, in fi_pingpong's units */
+static int report_line(pid_t child, double t0, long iters) {
+    double us = now_us() - t0;
+    int status;
+    waitpid(child, &status, 0);
+    printf("usec_per_xfer=%.3f mb_per_sec=%.2f\n", us / iters / 2, 64.0 * iters * 2 / us);
+    return 0;
+}
+
 static int shm_floor(long iters) {
     /* two processes, one shared 64-byte line: the parent writes odd values, the child answers with even ones */
     _Atomic long *line = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -129,11 +138,7 @@ static int shm_floor(long iters) {
             __builtin_ia32_pause();
         }
     }
-    double us = now_us() - t0;
-    int status;
-    waitpid(child, &status, 0);
-    printf("usec_per_xfer=%.3f mb_per_sec=%.2f\n", us / iters / 2, 64.0 * iters * 2 / us);
-    return 0;
+    return report_line(child, t0, iters);
 }
 
 static int shm2_floor(long iters) {
@@ -167,11 +172,7 @@ static int shm2_floor(long iters) {
             __builtin_ia32_pause();
         }
     }
-    double us = now_us() - t0;
-    int status;
-    waitpid(child, &status, 0);
-    printf("usec_per_xfer=%.3f mb_per_sec=%.2f\n", us / iters / 2, 64.0 * iters * 2 / us);
-    return 0;
+    return report_line(child, t0, iters);
 }
 
 int main(int argc, char **argv) {

@@ -62,18 +62,20 @@ public final class Compare {
     }
 
     public static void main(String[] args) throws Exception {
-        if (List.of(args).contains("--rate")) {
-            RateCompare.main(args);
-            return;
-        }
-        Compare c = new Compare();
+        boolean rate = List.of(args).contains("--rate");
+        Compare c = rate ? null : new Compare();
+        RateCompare r = rate ? new RateCompare() : null;
         try {
-            c.parse(args);
+            if (rate) {
+                r.parse(args);
+            } else {
+                c.parse(args);
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("bench/compare: " + e.getMessage());
             System.exit(2);
         }
-        System.exit(c.run());
+        System.exit(rate ? r.run() : c.run());
     }
 
     private void parse(String[] args) {

@@ -38,18 +38,7 @@ final class RateCompare {
     private final Ports ports = new Ports();
     private final PrintStream log = System.out;
 
-    static void main(String[] args) throws Exception {
-        RateCompare c = new RateCompare();
-        try {
-            c.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("bench/compare --rate: " + e.getMessage());
-            System.exit(2);
-        }
-        System.exit(c.run());
-    }
-
-    private void parse(String[] args) {
+    void parse(String[] args) {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -76,7 +65,7 @@ final class RateCompare {
         }
     }
 
-    private int run() throws IOException, InterruptedException {
+    int run() throws IOException, InterruptedException {
         Files.createDirectories(out);
         ProcessRunner runner = new ProcessRunner(timeoutMs);
         String java = ProcessHandle.current().info().command().orElse("java");
