@@ -140,7 +140,7 @@ public final class Compare {
     /** fi_pingpong's iteration count for a size: enough for a stable number, scaled by --iters-scale. */
     long iterations(long size) {
         if (cold) {
-            return COLD_ROUND_TRIPS;
+            return Math.max(20, Math.round(COLD_ROUND_TRIPS * itersScale));
         }
         long base = size <= 4096 ? 50_000 : Math.max(500, 1_000_000_000L / size);
         return Math.max(20, Math.round(base * itersScale));
