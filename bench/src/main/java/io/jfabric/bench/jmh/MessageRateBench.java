@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+// the providers' FFM socket calls run in the forked JVM, which must allow them as the CLI does
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class MessageRateBench {
     private static final long SIZE = 64;
     private static final long STEP_BUDGET_NANOS = 10_000_000_000L;
