@@ -6,6 +6,9 @@
  *                                     without sleeping, so this is the floor it and jfabric are held to
  *   floors sock-blocking <size> <iterations>   the same with blocking read/write (sleeps in the kernel)
  *   floors shm <iterations>           a cache-line ping-pong between two processes over shared memory
+ *   floors shm2 <iterations>          the same with one line per direction (each side writes only its own line
+ *                                     and reads only the other's), as a ring per direction needs: the floor a
+ *                                     shared-memory transport with a queue each way is held to
  *
  * Prints one line "usec_per_xfer=<one-way microseconds> mb_per_sec=<MB/s>", in fi_pingpong's units
  * (one-way time is the round trip / 2; MB/s counts both directions, 10^6 bytes).
@@ -97,6 +100,15 @@ static int sock_floor(size_t size, long iters) {
     return 0;
 }
 
+/* waits for the echoing child and prints one cache line's round trips since t0, in fi_pingpong's units */
+static int report_line(pid_t child, double t0, long iters) {
+    double us = now_us() - t0;
+    int status;
+    waitpid(child, &status, 0);
+    printf("usec_per_xfer=%.3f mb_per_sec=%.2f\n", us / iters / 2, 64.0 * iters * 2 / us);
+    return 0;
+}
+
 static int shm_floor(long iters) {
     /* two processes, one shared 64-byte line: the parent writes odd values, the child answers with even ones */
     _Atomic long *line = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -126,11 +138,41 @@ static int shm_floor(long iters) {
             __builtin_ia32_pause();
         }
     }
-    double us = now_us() - t0;
-    int status;
-    waitpid(child, &status, 0);
-    printf("usec_per_xfer=%.3f mb_per_sec=%.2f\n", us / iters / 2, 64.0 * iters * 2 / us);
-    return 0;
+    return report_line(child, t0, iters);
+}
+
+static int shm2_floor(long iters) {
+    /* ping on one line, pong on another, 128 bytes apart so the adjacent-line prefetcher does not pair them */
+    char *base = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+        perror("floors: mmap");
+        return 1;
+    }
+    _Atomic long *ping = (_Atomic long *) base;
+    _Atomic long *pong = (_Atomic long *) (base + 128);
+    atomic_store(ping, 0);
+    atomic_store(pong, 0);
+    pid_t child = fork();
+    if (child == 0) {
+        for (long i = 1; i <= iters + 1000; i++) {
+            while (atomic_load_explicit(ping, memory_order_acquire) != i) {
+                __builtin_ia32_pause();
+            }
+            atomic_store_explicit(pong, i, memory_order_release);
+        }
+        _exit(0);
+    }
+    double t0 = 0;
+    for (long i = 1; i <= iters + 1000; i++) {
+        if (i == 1001) { /* the first thousand are warm-up */
+            t0 = now_us();
+        }
+        atomic_store_explicit(ping, i, memory_order_release);
+        while (atomic_load_explicit(pong, memory_order_acquire) != i) {
+            __builtin_ia32_pause();
+        }
+    }
+    return report_line(child, t0, iters);
 }
 
 int main(int argc, char **argv) {
@@ -141,6 +183,9 @@ int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "shm") == 0) {
         return shm_floor(atol(argv[2]));
     }
-    fprintf(stderr, "usage: floors sock|sock-blocking <size> <iterations> | floors shm <iterations>\n");
+    if (argc == 3 && strcmp(argv[1], "shm2") == 0) {
+        return shm2_floor(atol(argv[2]));
+    }
+    fprintf(stderr, "usage: floors sock|sock-blocking <size> <iterations> | floors shm|shm2 <iterations>\n");
     return 2;
 }

@@ -40,7 +40,10 @@ public final class Compare {
     private String fiPingpong = "fi_pingpong";
     private String floors = "bench/target/floors";
     private long timeoutMs = 180_000;
-    private int nextPort = 48_100 + (int) (ProcessHandle.current().pid() % 500) * 2;
+    /** --cold: the first 10,000 round trips at 64 B with no warm-up, and again with the CLI's AOT cache. */
+    private boolean cold;
+    private String aotCache;
+    private final Ports ports = new Ports();
     private final PrintStream log = System.out;
 
     /** Measurements of one (transport, size). */
@@ -51,37 +54,36 @@ public final class Compare {
         final List<Double> lfBw = new ArrayList<>();
         final List<Double> floorLat = new ArrayList<>();
         final List<Double> floorBw = new ArrayList<>();
+        /** shm only: the two-line floor (one line each way), measured in the same pairs as the one-line floor. */
+        final List<Double> floor2Lat = new ArrayList<>();
+        /** --cold only: jfabric with the AOT cache the launcher trains. */
+        final List<Double> aotLat = new ArrayList<>();
+        final List<Double> aotBw = new ArrayList<>();
     }
 
     public static void main(String[] args) throws Exception {
-        Compare c = new Compare();
+        boolean rate = List.of(args).contains("--rate");
+        Compare c = rate ? null : new Compare();
+        RateCompare r = rate ? new RateCompare() : null;
         try {
-            c.parse(args);
+            if (rate) {
+                r.parse(args);
+            } else {
+                c.parse(args);
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("bench/compare: " + e.getMessage());
             System.exit(2);
         }
-        System.exit(c.run());
+        System.exit(rate ? r.run() : c.run());
     }
 
     private void parse(String[] args) {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--transports" -> {
-                    List<Transport> t = new ArrayList<>();
-                    for (String k : value(args, ++i, a).split(",")) {
-                        t.add(Transport.byKey(k.trim()));
-                    }
-                    transports = t;
-                }
-                case "--sizes" -> {
-                    List<Long> s = new ArrayList<>();
-                    for (String k : value(args, ++i, a).split(",")) {
-                        s.add(PingPongResult.parseSize(k.trim()));
-                    }
-                    sizes = s;
-                }
+                case "--transports" -> transports = transportList(value(args, ++i, a));
+                case "--sizes" -> sizes = sizeList(value(args, ++i, a));
                 case "--full" -> {
                     sizes = FULL_SIZES;
                     pairs = Math.max(pairs, 7);
@@ -93,26 +95,53 @@ public final class Compare {
                 case "--fi-pingpong" -> fiPingpong = value(args, ++i, a);
                 case "--floors" -> floors = value(args, ++i, a);
                 case "--timeout" -> timeoutMs = Long.parseLong(value(args, ++i, a));
+                case "--cold" -> cold = true;
+                case "--aot-cache" -> aotCache = value(args, ++i, a);
                 default -> throw new IllegalArgumentException("unknown option " + a + " (see bench/compare --help)");
             }
         }
         if (pairs < 5) {
             throw new IllegalArgumentException("--pairs " + pairs + ": at least 5 pairs per size");
         }
+        if (cold && !List.of(args).contains("--sizes")) {
+            sizes = List.of(64L);
+        }
+        if (aotCache == null) {
+            aotCache = Path.of(jar).resolveSibling("jfabric.aot").toString();
+        }
         if (out == null) {
             out = Path.of("bench", "results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         }
     }
 
-    private static String value(String[] args, int i, String opt) {
+    static String value(String[] args, int i, String opt) {
         if (i >= args.length) {
             throw new IllegalArgumentException(opt + " needs a value");
         }
         return args[i];
     }
 
+    static List<Transport> transportList(String spec) {
+        List<Transport> t = new ArrayList<>();
+        for (String k : spec.split(",")) {
+            t.add(Transport.byKey(k.trim()));
+        }
+        return t;
+    }
+
+    static List<Long> sizeList(String spec) {
+        List<Long> s = new ArrayList<>();
+        for (String k : spec.split(",")) {
+            s.add(PingPongResult.parseSize(k.trim()));
+        }
+        return s;
+    }
+
     /** fi_pingpong's iteration count for a size: enough for a stable number, scaled by --iters-scale. */
     long iterations(long size) {
+        if (cold) {
+            return Math.max(20, Math.round(COLD_ROUND_TRIPS * itersScale));
+        }
         long base = size <= 4096 ? 50_000 : Math.max(500, 1_000_000_000L / size);
         return Math.max(20, Math.round(base * itersScale));
     }
@@ -135,6 +164,7 @@ public final class Compare {
     }
 
     private static final long LARGE_WARMUP_ROUND_TRIPS = 20_000;
+    private static final long COLD_ROUND_TRIPS = 10_000;
     private static final long LARGE_WARMUP_BYTES = 32L << 30;
 
     private int run() throws IOException, InterruptedException {
@@ -144,7 +174,7 @@ public final class Compare {
         StringBuilder runsCsv = new StringBuilder("transport,impl,bytes,pair,iterations,usec_per_xfer,mb_per_sec\n");
         StringBuilder summaryCsv = new StringBuilder("transport,bytes,jfabric_usec,libfabric_usec,latency_ratio,"
                 + "jfabric_mbps,libfabric_mbps,bandwidth_ratio,floor,floor_usec,floor_mbps,floor_latency_ratio,"
-                + "floor_bandwidth_ratio,status\n");
+                + "floor_bandwidth_ratio,jfabric_floor_ratio,floor2_usec,jfabric_floor2_ratio,status\n");
         log.printf("bench/compare: %s, sizes %s, %d pairs per size; results in %s%n", transportKeys(), sizes, pairs, out);
         for (Transport t : transports) {
             String jfMissing = available(runner, List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar,
@@ -162,8 +192,13 @@ public final class Compare {
                     if (jfMissing == null) {
                         List<String> base = List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar, "pingpong",
                                 "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size), "-I", Long.toString(iters),
-                                "--warmup", Long.toString(warmup(t, size, iters)));
+                                "--warmup", Long.toString(cold ? 0 : warmup(t, size, iters)));
                         record(runner, "jfabric", t, size, pair, iters, base, cell.jfLat, cell.jfBw, runsCsv);
+                        if (cold && Files.isRegularFile(Path.of(aotCache))) {
+                            List<String> withCache = new ArrayList<>(base);
+                            withCache.addAll(1, List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot*=off,cds*=off"));
+                            record(runner, "jfabric-aot", t, size, pair, iters, withCache, cell.aotLat, cell.aotBw, runsCsv);
+                        }
                     }
                     if (lfMissing == null) {
                         List<String> base = List.of(fiPingpong, "-p", t.libfabricProv(), "-e", t.epType(), "-S",
@@ -209,7 +244,7 @@ public final class Compare {
     private void record(ProcessRunner runner, String impl, Transport t, long size, int pair, long iters,
                         List<String> base, List<Double> lat, List<Double> bw, StringBuilder csv)
             throws IOException, InterruptedException {
-        int port = freePort();
+        int port = ports.next();
         List<String> server = new ArrayList<>(base);
         server.addAll(List.of("-B", Integer.toString(port)));
         List<String> client = new ArrayList<>(base);
@@ -238,21 +273,28 @@ public final class Compare {
             cmd = List.of(floors, "sock", Long.toString(size), Long.toString(iters));
         } else if (size == sizes.getFirst()) {
             cmd = List.of(floors, "shm", Long.toString(Math.max(10_000, iters * 10)));
+            floorRun(runner, t, "shm2", size, pair, iters, List.of(floors, "shm2", cmd.get(2)), cell.floor2Lat, new ArrayList<>(), csv);
         } else {
             return;
         }
+        floorRun(runner, t, t.floor(), size, pair, iters, cmd, cell.floorLat, cell.floorBw, csv);
+    }
+
+    private void floorRun(ProcessRunner runner, Transport t, String name, long size, int pair, long iters, List<String> cmd,
+                          List<Double> latencies, List<Double> bandwidths, StringBuilder csv)
+            throws IOException, InterruptedException {
         ProcessRunner.Result r = runner.run(cmd);
         double lat = field(r.stdout(), "usec_per_xfer=");
         double bw = field(r.stdout(), "mb_per_sec=");
         if (!r.ok() || Double.isNaN(lat)) {
-            log.printf("  floor-%s %8s pair %d: FAILED %s%n", t.floor(), Plot.sizeLabel(size), pair, firstLine(r.stderr()));
+            log.printf("  floor-%s %8s pair %d: FAILED %s%n", name, Plot.sizeLabel(size), pair, firstLine(r.stderr()));
             return;
         }
-        cell.floorLat.add(lat);
-        cell.floorBw.add(bw);
-        log.printf(Locale.ROOT, "  floor-%-4s%8s pair %d: %10.2f usec/xfer %10.2f MB/s%n", t.floor(), Plot.sizeLabel(size),
+        latencies.add(lat);
+        bandwidths.add(bw);
+        log.printf(Locale.ROOT, "  floor-%-4s%8s pair %d: %10.3f usec/xfer %10.2f MB/s%n", name, Plot.sizeLabel(size),
                 pair, lat, bw);
-        csv.append(String.format(Locale.ROOT, "%s,floor-%s,%d,%d,%d,%.3f,%.3f%n", t.key(), t.floor(), size, pair, iters,
+        csv.append(String.format(Locale.ROOT, "%s,floor-%s,%d,%d,%d,%.3f,%.3f%n", t.key(), name, size, pair, iters,
                 lat, bw));
     }
 
@@ -263,19 +305,27 @@ public final class Compare {
         double lb = Stats.median(c.lfBw);
         double fl = Stats.median(c.floorLat);
         double fb = Stats.median(c.floorBw);
+        double f2 = Stats.median(c.floor2Lat);
         log.printf(Locale.ROOT, "  %-12s %8s  median latency jfabric %s libfabric %s ratio %s | bandwidth jfabric %s "
-                        + "libfabric %s ratio %s | floor-%s %s usec (÷ libfabric %s)%s%n",
+                        + "libfabric %s ratio %s | floor-%s %s usec (÷ libfabric %s, jfabric ÷ floor %s)%s%s%n",
                 t.jfabricProv(), Plot.sizeLabel(size), num(jl), num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb),
-                t.floor(), num(fl), num(fl / ll), status.equals("ok") ? "" : "  [" + status + "]");
-        csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", t.key(), size, num(jl),
-                num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb), t.floor(), num(fl), num(fb), num(fl / ll),
-                num(fb / lb), status));
+                t.floor(), num(fl), num(fl / ll), num(jl / fl),
+                c.floor2Lat.isEmpty() ? "" : " | floor-shm2 " + num(f2) + " usec (jfabric ÷ floor " + num(jl / f2) + ")",
+                status.equals("ok") ? "" : "  [" + status + "]");
+        if (!c.aotLat.isEmpty()) {
+            double al = Stats.median(c.aotLat);
+            log.printf(Locale.ROOT, "  %-12s %8s  cold, with the AOT cache: %s usec (÷ libfabric %s; without the cache ÷ "
+                    + "libfabric %s)%n", t.jfabricProv(), Plot.sizeLabel(size), num(al), num(al / ll), num(jl / ll));
+        }
+        csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", t.key(), size,
+                num(jl), num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb), t.floor(), num(fl), num(fb), num(fl / ll),
+                num(fb / lb), num(jl / fl), num(f2), num(jl / f2), status));
     }
 
     private void plot(Transport t, Map<Long, Cell> cells) throws IOException {
         long[] s = new long[cells.size()];
         int n = s.length;
-        double[][] v = new double[6][n];
+        double[][] v = new double[7][n];
         int i = 0;
         for (Map.Entry<Long, Cell> e : cells.entrySet()) {
             s[i] = e.getKey();
@@ -286,6 +336,7 @@ public final class Compare {
             v[3][i] = Stats.median(c.lfBw);
             v[4][i] = Stats.median(c.floorLat);
             v[5][i] = Stats.median(c.floorBw);
+            v[6][i] = Stats.median(c.floor2Lat);
             i++;
         }
         List<Plot.Series> series = new ArrayList<>();
@@ -294,22 +345,16 @@ public final class Compare {
                 v[2], v[3]));
         series.add(new Plot.Series(t.floor().equals("sock") ? "floor: busy-polling loopback socket" : "floor: cache-line ping-pong",
                 new Color(90, 90, 90), true, v[4], v[5]));
+        if (t.floor().equals("shm")) {
+            double[] none = new double[n];
+            java.util.Arrays.fill(none, Double.NaN);
+            series.add(new Plot.Series("floor: two cache lines, one each way", new Color(150, 150, 150), true, v[6], none));
+        }
         String title = "jfabric vs libfabric, " + t.title() + " (median of " + pairs + " interleaved pairs)";
         Plot.render(out.resolve(t.key() + ".png"), title, s, series);
     }
 
-    private int freePort() throws IOException {
-        for (int tries = 0; tries < 1000; tries++) {
-            int p = nextPort;
-            nextPort = nextPort >= 49_900 ? 48_100 : nextPort + 1;
-            if (!ProcessRunner.listening(p)) {
-                return p;
-            }
-        }
-        throw new IOException("no free control port between 48100 and 49900");
-    }
-
-    private static double field(String text, String key) {
+    static double field(String text, String key) {
         int at = text.indexOf(key);
         if (at < 0) {
             return Double.NaN;
@@ -321,14 +366,14 @@ public final class Compare {
         return Double.parseDouble(text.substring(at + key.length(), end));
     }
 
-    private static String num(double v) {
+    static String num(double v) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return "n/a";
         }
         return String.format(Locale.ROOT, v >= 100 ? "%.1f" : v >= 1 ? "%.2f" : "%.3f", v);
     }
 
-    private static String firstLine(String s) {
+    static String firstLine(String s) {
         String t = s.strip();
         int nl = t.indexOf('\n');
         return nl < 0 ? t : t.substring(0, nl);

@@ -35,6 +35,12 @@ final class Plot {
     }
 
     static void render(Path png, String title, long[] sizes, List<Series> series) throws IOException {
+        render(png, title, sizes, series, "latency (usec/xfer, one way)", "bandwidth (MB/s)");
+    }
+
+    /** The same with other panel titles: the left panel draws each series' first values, the right its second. */
+    static void render(Path png, String title, long[] sizes, List<Series> series, String leftLabel, String rightLabel)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         BufferedImage img = new BufferedImage(2 * PANEL_W, PANEL_H + 30, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
@@ -45,8 +51,8 @@ final class Plot {
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
         g.drawString(title, 20, 24);
-        panel(g, 0, 30, "latency (usec/xfer, one way)", sizes, series, true);
-        panel(g, PANEL_W, 30, "bandwidth (MB/s)", sizes, series, false);
+        panel(g, 0, 30, leftLabel, sizes, series, true);
+        panel(g, PANEL_W, 30, rightLabel, sizes, series, false);
         g.dispose();
         ImageIO.write(img, "png", png.toFile());
     }

@@ -47,6 +47,17 @@ class CompareHelpersTest {
     }
 
     @Test
+    void rateModeReadsTheSendersRowsOfBwsCsvOnly() {
+        String out = "test   bytes ...table...\n"
+                + "test,bytes,ops,total_bytes,time_ns,mb_per_sec,mops_per_sec,usec_per_op,p50_us\n"
+                + "rate-msg,64,128000,8192000,1000000,8.19,0.128,7.81,0.5\n"
+                + "rate-msg,256,128000,32768000,2000000,16.38,0.064,15.6,0.9\n"
+                + "rate-msg-rx,64,128000,8192000,1000000,8.19,9.999,7.81,0.5\n";
+        assertEquals(java.util.Map.of(64L, 0.128, 256L, 0.064), RateCompare.parseRates(out));
+        assertTrue(RateCompare.parseRates("bw: failed to connect").isEmpty());
+    }
+
+    @Test
     void largeMessagesWarmUpLongEnoughForC2AndStayBounded() {
         Transport tcp = Transport.byKey("tcp");
         assertEquals(20_000, Compare.warmup(tcp, 1 << 20, 953), "1 MiB: per-message code must reach C2");

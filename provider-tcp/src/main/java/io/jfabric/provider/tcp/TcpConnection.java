@@ -248,7 +248,12 @@ final class TcpConnection {
         if (open && !readable && !probeReadable()) {
             return 0; // nothing arrived: leave the buffer as it is
         }
-        stage.compact();
+        // usually every staged byte was consumed: clear() then does what compact() would, without its copy call
+        if (stage.hasRemaining()) {
+            stage.compact();
+        } else {
+            stage.clear();
+        }
         int n;
         try {
             n = open ? socketRead(stage) : ch.read(stage);

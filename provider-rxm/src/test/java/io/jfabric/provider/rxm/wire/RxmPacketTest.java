@@ -44,6 +44,22 @@ class RxmPacketTest {
     }
 
     @Test
+    void writeOverwritesEveryHeaderByteOfAReusedBuffer() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(RxmPacket.SIZE);
+            p.fill((byte) 0xFF); // a bounce buffer's previous packet
+            RxmPacket.write(p, RxmPacket.CTRL_EAGER, 0x0102, 0x0304, RxmPacket.OP_TAGGED,
+                    RxmPacket.FLAG_REMOTE_CQ_DATA, 64, 0xDA7AL, 0x7A6L);
+            String hex = HEX.formatHex(p.toArray(ValueLayout.JAVA_BYTE));
+            // version 4, type eager (0); seg size, seg no, ctrl_data zero; op version 2, op tagged, flags bit 17
+            assertEquals("04000000" + "00000000" + "0201000000000000" + "0403000000000000" + "0000000000000000"
+                    + "02000100" + "00000200" + "4000000000000000" + "7ada000000000000" + "a607000000000000", hex);
+            assertEquals(RxmPacket.FLAG_REMOTE_CQ_DATA, RxmPacket.flags(p));
+            assertEquals(RxmPacket.OP_TAGGED, RxmPacket.op(p));
+        }
+    }
+
+    @Test
     void segmentFieldsRoundTrip() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(RxmPacket.SIZE);

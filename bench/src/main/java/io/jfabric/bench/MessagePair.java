@@ -1,6 +1,7 @@
 package io.jfabric.bench;
 
 import io.jfabric.Access;
+import io.jfabric.AddressVector;
 import io.jfabric.AvAttr;
 import io.jfabric.AvType;
 import io.jfabric.BindFlags;
@@ -34,9 +35,9 @@ import java.util.List;
 /**
  * A sender and a receiver endpoint of one provider in this process, driven from one thread: connected
  * through a passive endpoint (MSG) or with each other in their AVs (RDM). Each side has its own fabric,
- * domain and CQs, as two processes would.
+ * domain and CQs, as two processes would. Used by the allocation test and the per-message JMH benchmark.
  */
-final class MessagePair implements AutoCloseable {
+public final class MessagePair implements AutoCloseable {
     final FabricInfo info;
     Endpoint sender;
     Endpoint receiver;
@@ -55,7 +56,7 @@ final class MessagePair implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
 
     /** The first info of {@code prov} with {@code type} and {@code caps}, or null when there is none. */
-    static FabricInfo find(String prov, EndpointType type, long caps) {
+    public static FabricInfo find(String prov, EndpointType type, long caps) {
         FabricInfo h = FabricInfo.hints();
         h.fabricAttr.provName = prov;
         h.epAttr.type = type;
@@ -78,7 +79,7 @@ final class MessagePair implements AutoCloseable {
         }
     }
 
-    MessagePair(FabricInfo info, long bufBytes) {
+    public MessagePair(FabricInfo info, long bufBytes) {
         this.info = info;
         this.senderBuf = arena.allocate(bufBytes, 4096);
         this.receiverBuf = arena.allocate(bufBytes, 4096);
@@ -120,22 +121,27 @@ final class MessagePair implements AutoCloseable {
     }
 
     private void openRdm() {
-        FabricInfo si = info.copy();
-        Fabric sf = track(Fabrics.openFabric(si));
-        Domain sd = track(sf.openDomain(si));
-        var sav = track(sd.openAv(AvAttr.of(si.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : si.domainAttr.avType)));
-        sender = endpoint(sd, si, null, true);
-        sender.bind(sav);
-        sender.enable();
-        FabricInfo ri = info.copy();
-        Fabric rf = track(Fabrics.openFabric(ri));
-        Domain rd = track(rf.openDomain(ri));
-        var rav = track(rd.openAv(AvAttr.of(ri.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : ri.domainAttr.avType)));
-        receiver = endpoint(rd, ri, null, false);
-        receiver.bind(rav);
-        receiver.enable();
+        AddressVector sav = openRdmSide(true);
+        AddressVector rav = openRdmSide(false);
         toReceiver = sav.insert(receiver.getName());
         toSender = rav.insert(sender.getName());
+    }
+
+    /** One side of the RDM pair, as its own process would open it: fabric, domain, AV and enabled endpoint. */
+    private AddressVector openRdmSide(boolean isSender) {
+        FabricInfo i = info.copy();
+        Fabric f = track(Fabrics.openFabric(i));
+        Domain d = track(f.openDomain(i));
+        AddressVector av = track(d.openAv(AvAttr.of(i.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : i.domainAttr.avType)));
+        Endpoint ep = endpoint(d, i, null, isSender);
+        ep.bind(av);
+        ep.enable();
+        if (isSender) {
+            sender = ep;
+        } else {
+            receiver = ep;
+        }
+        return av;
     }
 
     private Endpoint endpoint(Domain d, FabricInfo i, EventQueue eq, boolean isSender) {

@@ -14,8 +14,8 @@ import java.lang.foreign.MemorySegment;
  * flight, and every completion re-arms its slot. Everything it uses is allocated up front, so whatever
  * allocation a measured run shows belongs to the provider.
  */
-final class MessageStream {
-    static final int WINDOW = 32;
+public final class MessageStream {
+    public static final int WINDOW = 32;
     static final long TAG = 7;
     private static final long STALL_NANOS = 10_000_000_000L;
 
@@ -29,7 +29,7 @@ final class MessageStream {
     private int nextTx;
     private int outstanding;
 
-    MessageStream(MessagePair pair, long size) {
+    public MessageStream(MessagePair pair, long size) {
         this.p = pair;
         this.tagged = pair.tagged();
         for (int i = 0; i < WINDOW; i++) {
@@ -43,7 +43,7 @@ final class MessageStream {
     }
 
     /** Sends and receives {@code count} messages; the receives stay posted for the next call. */
-    void run(long count, long deadlineNanos) {
+    public void run(long count, long deadlineNanos) {
         long sent = 0;
         long received = 0;
         long lastProgress = System.nanoTime();
