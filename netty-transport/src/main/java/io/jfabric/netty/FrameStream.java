@@ -59,6 +59,8 @@ final class FrameStream implements FrameLink.Sink {
     private boolean creditPending;
     private short finPending = -1;
     private boolean blocked;
+    private byte handshakeType;
+    private long handshakeDest;
     /** When a closed channel's stream stops waiting for its last sends ({@link JfabricIoHandler#linger}). */
     long lingerDeadline;
 
@@ -93,22 +95,34 @@ final class FrameStream implements FrameLink.Sink {
         recvSeq = 1;
     }
 
-    /** Sends CONNECT to {@code server} (client) or ACCEPT to the peer (accepting side); 0 or a negative errno. */
+    /**
+     * Sends CONNECT to {@code dest} (client) or ACCEPT to the peer ({@code dest} -1, accepting side); while the
+     * provider answers EAGAIN (ofi_rxm connecting on demand) it is retried on each poll. Returns 0, or a negative
+     * errno the provider gave for good.
+     */
     int sendHandshake(byte type, long dest) {
+        handshakeType = type;
+        handshakeDest = dest == -1 ? peer : dest;
+        int rc = trySendHandshake();
+        return rc == -Errno.EAGAIN ? 0 : rc;
+    }
+
+    private int trySendHandshake() {
         TxSlot slot = link.takeTx();
         if (slot == null) {
             return -Errno.EAGAIN;
         }
         byte[] name = link.name();
         MemorySegment m = slot.memory;
-        Frame.write(m, type, (short) 0, sendSeq, window, 4 + name.length);
+        Frame.write(m, handshakeType, (short) 0, sendSeq, window, 4 + name.length);
         m.set(U32, Frame.HEADER, link.slotSize);
         MemorySegment.copy(name, 0, m, ValueLayout.JAVA_BYTE, Frame.HEADER + 4, name.length);
-        int rc = link.send(slot, Frame.HEADER + 4 + name.length, dest == -1 ? peer : dest);
+        int rc = link.send(slot, Frame.HEADER + 4 + name.length, handshakeDest);
         if (rc != 0) {
             link.giveBack(slot);
             return rc;
         }
+        handshakeType = 0;
         sendSeq++;
         return 0;
     }
@@ -124,7 +138,7 @@ final class FrameStream implements FrameLink.Sink {
 
     /** A transmit slot for a DATA frame when credit allows, else null (and the stream remembers to say writable). */
     TxSlot takeDataSlot() {
-        TxSlot slot = sendCredit > 0 ? link.takeTx() : null;
+        TxSlot slot = sendCredit > 0 && handshakeType == 0 ? link.takeTx() : null;
         if (slot == null) {
             blocked = true;
         }
@@ -203,6 +217,16 @@ final class FrameStream implements FrameLink.Sink {
 
     /** Sends what control frames wait for a slot: FIN after a CREDIT owed, so the grant travels first. */
     void flushControl() {
+        if (handshakeType != 0) {
+            int rc = trySendHandshake();
+            if (rc != 0 && rc != -Errno.EAGAIN) {
+                listener.broken(new IOException("jfabric handshake to " + peerText + " failed: " + Errno.strerror(-rc)));
+            }
+            if (handshakeType != 0) {
+                return;
+            }
+            wakeWriter();
+        }
         if (creditPending && grant > 0) {
             TxSlot slot = link.takeTx();
             if (slot == null) {
@@ -235,7 +259,7 @@ final class FrameStream implements FrameLink.Sink {
 
     int poll() {
         int work = link.poll(this);
-        if (creditPending || finPending != -1) {
+        if (creditPending || finPending != -1 || handshakeType != 0) {
             flushControl();
         }
         return work;
