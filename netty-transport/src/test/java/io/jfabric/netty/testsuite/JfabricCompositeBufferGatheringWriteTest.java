@@ -1,0 +1,22 @@
+package io.jfabric.netty.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation;
+import io.netty.testsuite.transport.socket.CompositeBufferGatheringWriteTest;
+
+import java.net.SocketAddress;
+import java.util.List;
+
+/** Netty's {@link CompositeBufferGatheringWriteTest} over jfabric's providers ({@link JfabricSocketTestPermutation}). */
+public class JfabricCompositeBufferGatheringWriteTest extends CompositeBufferGatheringWriteTest {
+    @Override
+    protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return JfabricSocketTestPermutation.socket();
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return JfabricSocketTestPermutation.newSocketAddress();
+    }
+}

@@ -1,0 +1,22 @@
+package io.jfabric.netty.testsuite;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.testsuite.transport.TestsuitePermutation;
+import io.netty.testsuite.transport.socket.SocketStringEchoTest;
+
+import java.net.SocketAddress;
+import java.util.List;
+
+/** Netty's {@link SocketStringEchoTest} over jfabric's providers ({@link JfabricSocketTestPermutation}). */
+public class JfabricSocketStringEchoTest extends SocketStringEchoTest {
+    @Override
+    protected List<TestsuitePermutation.BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() {
+        return JfabricSocketTestPermutation.socket();
+    }
+
+    @Override
+    protected SocketAddress newSocketAddress() {
+        return JfabricSocketTestPermutation.newSocketAddress();
+    }
+}
