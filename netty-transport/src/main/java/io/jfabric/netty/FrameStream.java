@@ -59,6 +59,8 @@ final class FrameStream implements FrameLink.Sink {
     private boolean creditPending;
     private short finPending = -1;
     private boolean blocked;
+    /** The peer closed the whole channel (FIN with FLAG_CLOSED arrived): it reads nothing more. */
+    boolean peerClosed;
     private byte handshakeType;
     private long handshakeDest;
     /** When a closed channel's stream stops waiting for its last sends ({@link JfabricIoHandler#linger}). */
@@ -296,6 +298,9 @@ final class FrameStream implements FrameLink.Sink {
         }
         switch (Frame.type(m)) {
             case Frame.DATA, Frame.FIN -> {
+                if (Frame.type(m) == Frame.FIN && (Frame.flags(m) & Frame.FLAG_CLOSED) != 0) {
+                    peerClosed = true;
+                }
                 inbound.addLast(slot);
                 listener.inboundReady();
             }

@@ -229,6 +229,13 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
         FrameStream s = stream;
+        if (!s.peerClosed) {
+            // the peer's close may wait unread in the CQ (a handler that blocked its loop); a TCP write would fail
+            s.poll();
+        }
+        if (s.peerClosed) {
+            throw new IOException("jfabric peer " + s.peerText() + " closed the stream; it reads nothing more");
+        }
         boolean inPlace = !s.link.loop.needsLocalDesc;
         for (;;) {
             Object msg = in.current();
@@ -439,6 +446,13 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             e.retryWrite = false;
             ((JfabricUnsafe) unsafe()).resumeFlush();
         }
+        if (state == State.ACTIVE && !readPending && s.hasInbound()
+                && Frame.type(s.peekInbound().memory) == Frame.FIN) {
+            // as epoll's RDHUP: the peer's FIN is seen with nothing before it even when no read is pending
+            s.releaseHead();
+            closeOnRead();
+            work++;
+        }
         if (readPending && state == State.ACTIVE) {
             if (s.hasInbound()) {
                 readInbound();
@@ -508,7 +522,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             }
             if (Frame.type(slot.memory) == Frame.FIN) {
                 fin = true;
-                peerClosed = (Frame.flags(slot.memory) & Frame.FLAG_CLOSED) != 0;
+                peerClosed = s.peerClosed;
                 s.releaseHead();
                 break;
             }
@@ -543,6 +557,10 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         if (!inputShutdown && config.isAllowHalfClosure()) {
             inputShutdown = true;
             pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            if (!readPending && !inputShutdownSeen && state == State.ACTIVE) {
+                inputShutdownSeen = true;
+                pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+            }
         } else {
             inputShutdown = true;
             unsafe().close(unsafe().voidPromise());
