@@ -88,6 +88,13 @@ final class FrameStream implements FrameLink.Sink {
         maxFrame = Math.min(link.slotSize, peerSlotSize);
     }
 
+    /** The peer's endpoint vanished before it could be inserted: nothing can be sent to it. */
+    void peerGone(byte[] name) {
+        peer = -1;
+        peerText = new String(name, java.nio.charset.StandardCharsets.ISO_8859_1).strip();
+        peerClosed = true;
+    }
+
     String peerText() {
         return peerText;
     }

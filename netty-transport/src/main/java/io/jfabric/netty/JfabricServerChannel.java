@@ -9,8 +9,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
 
 import java.lang.foreign.ValueLayout;
@@ -38,7 +36,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
     private volatile boolean open = true;
     private volatile JfabricAddress local;
     private JfabricIoHandler handler;
-    private IoRegistration registration;
+    private final LoopRegistration registration = new LoopRegistration();
     private FrameLink link;
     private boolean readPending;
 
@@ -72,7 +70,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop io && io.isCompatible(ServerUnsafe.class);
+        return LoopRegistration.compatible(loop, ServerUnsafe.class);
     }
 
     @Override
@@ -82,21 +80,12 @@ public final class JfabricServerChannel extends AbstractServerChannel {
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((ServerUnsafe) unsafe()).addListener(f -> {
-            if (f.isSuccess()) {
-                registration = (IoRegistration) f.getNow();
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause());
-            }
-        });
+        registration.register(eventLoop(), (ServerUnsafe) unsafe(), promise);
     }
 
     @Override
     protected void doDeregister() {
-        if (registration != null) {
-            registration.cancel();
-        }
+        registration.cancel();
     }
 
     @Override

@@ -16,8 +16,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
@@ -61,7 +59,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private volatile JfabricAddress remote;
     private JfabricAddress bindTo;
     private JfabricIoHandler handler;
-    private IoRegistration registration;
+    private final LoopRegistration registration = new LoopRegistration();
     private FrameStream stream;
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
@@ -133,7 +131,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
 
     @Override
     protected boolean isCompatible(EventLoop loop) {
-        return loop instanceof IoEventLoop io && io.isCompatible(JfabricUnsafe.class);
+        return LoopRegistration.compatible(loop, JfabricUnsafe.class);
     }
 
     @Override
@@ -143,21 +141,12 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        ((IoEventLoop) eventLoop()).register((JfabricUnsafe) unsafe()).addListener(f -> {
-            if (f.isSuccess()) {
-                registration = (IoRegistration) f.getNow();
-                promise.setSuccess();
-            } else {
-                promise.setFailure(f.cause());
-            }
-        });
+        registration.register(eventLoop(), (JfabricUnsafe) unsafe(), promise);
     }
 
     @Override
     protected void doDeregister() {
-        if (registration != null) {
-            registration.cancel();
-        }
+        registration.cancel();
     }
 
     @Override
@@ -187,7 +176,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         }
         FrameStream s = stream;
         if (s != null) {
-            if (was == State.ACTIVE && !peerClosed && !events.broken) {
+            if (was == State.ACTIVE && !peerClosed && !s.peerClosed && !events.broken) {
                 s.sendFin(true);
             }
             if (handler != null) {
@@ -481,10 +470,9 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         try {
             stream.peer(name, e.acceptedWindow, e.acceptedSlotSize);
         } catch (FabricException ex) {
-            p.tryFailure(new ConnectException("jfabric: the server's ACCEPT named an endpoint the AV refused: "
-                    + ex.getMessage()));
-            unsafe().close(unsafe().voidPromise());
-            return;
+            // the accepted side closed already and its endpoint is gone (shm's AV refuses a vanished region): as
+            // a TCP connect accepted and closed at once, the channel connects, reads what came, and sees the close
+            stream.peerGone(name);
         }
         state = State.ACTIVE;
         boolean promiseSet = p.trySuccess();

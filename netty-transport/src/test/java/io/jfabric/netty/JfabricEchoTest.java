@@ -26,20 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A client writes 4 MiB in mixed sizes, direct and heap; the server echoes; the bytes come back in order. */
 @Timeout(60)
-class JfabricEchoTest {
-    static EventLoopGroup group;
-
-    @BeforeAll
-    static void start() {
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-        group = new JfabricEventLoopGroup(2);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
-    }
-
+class JfabricEchoTest extends GroupTestBase {
     @ParameterizedTest
     @ValueSource(strings = {Providers.SHM, Providers.RXM})
     void echoesInOrder(String provider) throws Exception {

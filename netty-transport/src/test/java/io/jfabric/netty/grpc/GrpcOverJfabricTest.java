@@ -14,7 +14,7 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.jfabric.netty.Jfabric;
 import io.jfabric.netty.JfabricAddress;
-import io.jfabric.netty.JfabricEventLoopGroup;
+import io.jfabric.netty.GroupTestBase;
 import io.jfabric.netty.JfabricServerChannel;
 import io.jfabric.netty.JfabricSocketChannel;
 import io.netty.channel.EventLoopGroup;
@@ -48,47 +48,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * deadlines, cancellation, 16 MiB messages and 100 concurrent calls, with plain byte[] marshallers.
  */
 @Timeout(120)
-class GrpcOverJfabricTest {
-    static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
+class GrpcOverJfabricTest extends GroupTestBase {
     static final MethodDescriptor<byte[], byte[]> UNARY = method("Echo", MethodDescriptor.MethodType.UNARY);
     static final MethodDescriptor<byte[], byte[]> SERVER_STREAM = method("Split", MethodDescriptor.MethodType.SERVER_STREAMING);
     static final MethodDescriptor<byte[], byte[]> CLIENT_STREAM = method("Join", MethodDescriptor.MethodType.CLIENT_STREAMING);
     static final MethodDescriptor<byte[], byte[]> BIDI = method("Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
     static final MethodDescriptor<byte[], byte[]> SLOW = method("Slow", MethodDescriptor.MethodType.UNARY);
 
-    static EventLoopGroup group;
     static final CountDownLatch serverSawCancel = new CountDownLatch(1);
 
     static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
-        return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type)
-                .setFullMethodName(MethodDescriptor.generateFullMethodName("jfabric.Test", name))
-                .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
-    }
-
-    @BeforeAll
-    static void start() {
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-        group = new JfabricEventLoopGroup(2);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        return ByteArrayMarshaller.method("jfabric.Test", name, type);
     }
 
     static ServerServiceDefinition service() {
