@@ -55,7 +55,8 @@ class GrpcOverJfabricTest extends GroupTestBase {
     static final MethodDescriptor<byte[], byte[]> BIDI = method("Chat", MethodDescriptor.MethodType.BIDI_STREAMING);
     static final MethodDescriptor<byte[], byte[]> SLOW = method("Slow", MethodDescriptor.MethodType.UNARY);
 
-    static final CountDownLatch serverSawCancel = new CountDownLatch(1);
+    /** Counted down by the server's cancel handler; fresh for each run. */
+    static volatile CountDownLatch serverSawCancel = new CountDownLatch(1);
 
     static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
         return ByteArrayMarshaller.method("jfabric.Test", name, type);
@@ -68,15 +69,23 @@ class GrpcOverJfabricTest extends GroupTestBase {
                     out.onCompleted();
                 }))
                 .addMethod(SERVER_STREAM, ServerCalls.asyncServerStreamingCall((req, out) -> {
-                    // one response per request byte, each naming its index, until the client cancels
+                    // one response per request byte, each naming its index, until the client cancels; sent from
+                    // another thread, so the call's executor is free to deliver the cancellation
                     io.grpc.stub.ServerCallStreamObserver<byte[]> o = (io.grpc.stub.ServerCallStreamObserver<byte[]>) out;
-                    o.setOnCancelHandler(serverSawCancel::countDown);
-                    for (int i = 0; i < req.length && !o.isCancelled(); i++) {
-                        out.onNext(new byte[] {(byte) i});
-                    }
-                    if (!o.isCancelled()) {
-                        out.onCompleted();
-                    }
+                    CountDownLatch cancelled = serverSawCancel;
+                    o.setOnCancelHandler(cancelled::countDown);
+                    java.util.concurrent.CompletableFuture.runAsync(() -> {
+                        for (int i = 0; i < req.length && !o.isCancelled(); i++) {
+                            while (!o.isReady() && !o.isCancelled()) {
+                                // HTTP/2 flow control: queue no more than the transport takes
+                                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                            }
+                            out.onNext(new byte[] {(byte) i});
+                        }
+                        if (!o.isCancelled()) {
+                            out.onCompleted();
+                        }
+                    });
                 }))
                 .addMethod(CLIENT_STREAM, ServerCalls.asyncClientStreamingCall(out -> new StreamObserver<>() {
                     long total;
@@ -122,6 +131,7 @@ class GrpcOverJfabricTest extends GroupTestBase {
     @ValueSource(strings = {"shm", "tcp;ofi_rxm"})
     void everyCallShape(String provider) throws Exception {
         Assumptions.assumeTrue(Jfabric.isAvailable(provider), () -> provider + " offers no RDM endpoint here");
+        serverSawCancel = new CountDownLatch(1);
         JfabricAddress bindTo = provider.equals("shm") ? JfabricAddress.any(provider)
                 : JfabricAddress.bind(provider, "127.0.0.1", null);
         Server server = NettyServerBuilder.forAddress(bindTo)
