@@ -1,0 +1,272 @@
+package io.jfabric.netty;
+
+import io.jfabric.Access;
+import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
+import io.jfabric.AvType;
+import io.jfabric.BindFlags;
+import io.jfabric.CompletionQueue;
+import io.jfabric.CqAttr;
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.CqFormat;
+import io.jfabric.Endpoint;
+import io.jfabric.Errno;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+
+import io.netty.util.ReferenceCountUtil;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * One RDM endpoint with its own CQ and AV, and the registered slots a stream sends from and receives into: the
+ * transport under one channel. It knows nothing of frames beyond their slots; {@link Sink} gets every completion.
+ *
+ * <p>Receive slots are posted untagged from any source, so whichever frame comes next lands in the next posted
+ * slot. Transmit slots are a free stack; a send that finds none is refused and the caller waits for a completion.
+ */
+final class FrameLink implements AutoCloseable {
+    /** What a link reports from its CQ. */
+    interface Sink {
+        void received(RxSlot slot);
+
+        void sent(TxSlot slot);
+
+        /** An error completion of {@code context} (an {@link RxSlot} or {@link TxSlot}) with {@code err} (positive errno). */
+        void failed(Object context, int err, String why);
+    }
+
+    /** A receive buffer: its index, its memory, and how many bytes the last frame filled. */
+    static final class RxSlot {
+        final int index;
+        final MemorySegment memory;
+        /** The same memory as a ByteBuffer, so a ByteBuf copies out of it without a view per frame. */
+        final ByteBuffer view;
+        long received;
+        /** Payload bytes already handed to the pipeline (a read may take a frame in several ByteBufs). */
+        int consumed;
+
+        RxSlot(int index, MemorySegment memory) {
+            this.index = index;
+            this.memory = memory;
+            this.view = memory.asByteBuffer();
+        }
+    }
+
+    /** A transmit buffer: its memory, and the caller's object kept alive until the send completes. */
+    static final class TxSlot {
+        final MemorySegment memory;
+        final ByteBuffer view;
+        final MemorySegment[] iov = new MemorySegment[2];
+        final MemoryRegion[] descs = new MemoryRegion[2];
+        Object held;
+
+        TxSlot(MemorySegment memory) {
+            this.memory = memory;
+            this.view = memory.asByteBuffer();
+        }
+    }
+
+    private static final int POLL_BATCH = 16;
+
+    final LoopDomain loop;
+    final Endpoint ep;
+    final int slotSize;
+    private final CompletionQueue cq;
+    private final AddressVector av;
+    private final Arena arena;
+    private final MemoryRegion mr;
+    private final MemoryRegion desc;
+    private final RxSlot[] rx;
+    private final TxSlot[] txAll;
+    private final TxSlot[] txFree;
+    private int txFreeCount;
+    private final RxSlot[] repost;
+    private int repostCount;
+    private final CqEntry[] entries = CqEntry.array(POLL_BATCH);
+    private final CqErrEntry error = new CqErrEntry();
+    private boolean closed;
+
+    private FrameLink(LoopDomain loop, FabricInfo info, int rxSlots, int txSlots, int slotSize) {
+        this.loop = loop;
+        this.slotSize = slotSize;
+        this.arena = Arena.ofShared();
+        CompletionQueue c = null;
+        AddressVector a = null;
+        Endpoint e = null;
+        MemoryRegion m = null;
+        try {
+            MemorySegment all = arena.allocate((long) (rxSlots + txSlots) * slotSize, 4096);
+            if (loop.needsLocalDesc) {
+                m = loop.domain.registerMemory(all, Access.SEND | Access.RECV, 0, loop.nextKey(), 0);
+            }
+            c = loop.domain.openCq(CqAttr.of(CqFormat.MSG, 2L * (rxSlots + txSlots) + 16));
+            AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
+            a = loop.domain.openAv(AvAttr.of(type));
+            e = loop.domain.openEndpoint(info);
+            e.bind(a);
+            e.bind(c, BindFlags.TRANSMIT | BindFlags.RECV);
+            e.enable();
+            rx = new RxSlot[rxSlots];
+            repost = new RxSlot[rxSlots];
+            for (int i = 0; i < rxSlots; i++) {
+                rx[i] = new RxSlot(i, all.asSlice((long) i * slotSize, slotSize));
+            }
+            txAll = new TxSlot[txSlots];
+            txFree = new TxSlot[txSlots];
+            for (int i = 0; i < txSlots; i++) {
+                txAll[i] = new TxSlot(all.asSlice((long) (rxSlots + i) * slotSize, slotSize));
+                txFree[i] = txAll[i];
+            }
+            txFreeCount = txSlots;
+        } catch (RuntimeException ex) {
+            closeAll(e, a, c, m);
+            arena.close();
+            throw ex;
+        }
+        cq = c;
+        av = a;
+        ep = e;
+        mr = m;
+        desc = m;
+    }
+
+    /** Opens an endpoint from {@code info} on {@code loop}'s domain and posts every receive slot. */
+    static FrameLink open(LoopDomain loop, FabricInfo info, int rxSlots, int txSlots, int slotSize) {
+        FrameLink link = new FrameLink(loop, info, rxSlots, txSlots, slotSize);
+        for (RxSlot s : link.rx) {
+            link.postRecv(s);
+        }
+        return link;
+    }
+
+    byte[] name() {
+        return ep.getName();
+    }
+
+    /** Inserts a peer's name; returns its fi_addr. Throws FabricException if the AV refuses it. */
+    long insert(byte[] peerName) {
+        return av.insert(peerName);
+    }
+
+    String straddr(byte[] name) {
+        return av.straddr(name);
+    }
+
+    MemoryRegion desc() {
+        return desc;
+    }
+
+    /** Gives the slot back to the endpoint; a refusal (EAGAIN) is retried on the next poll. */
+    void postRecv(RxSlot slot) {
+        if (closed) {
+            return;
+        }
+        int rc = ep.recv(slot.memory, desc, Fabrics.ADDR_UNSPEC, slot);
+        if (rc != 0) {
+            repost[repostCount++] = slot;
+        }
+    }
+
+    /** A free transmit slot, or null while all are in flight. */
+    TxSlot takeTx() {
+        return txFreeCount == 0 ? null : txFree[--txFreeCount];
+    }
+
+    void giveBack(TxSlot slot) {
+        slot.held = null;
+        txFree[txFreeCount++] = slot;
+    }
+
+    boolean txIdle() {
+        return txFreeCount == txFree.length;
+    }
+
+    /** Sends {@code length} bytes of {@code slot}; 0, or a negative errno (the slot is then still the caller's). */
+    int send(TxSlot slot, int length, long dest) {
+        return ep.send(slot.memory.asSlice(0, length), desc, dest, slot);
+    }
+
+    /**
+     * Sends the slot's first {@link Frame#HEADER} bytes and {@code payload}, memory the provider reads in place
+     * until the send completes, as one message.
+     */
+    int sendv(TxSlot slot, MemorySegment payload, MemoryRegion payloadDesc, long dest) {
+        slot.iov[0] = slot.memory.asSlice(0, Frame.HEADER);
+        slot.iov[1] = payload;
+        slot.descs[0] = desc;
+        slot.descs[1] = payloadDesc;
+        return ep.sendv(slot.iov, slot.descs, 2, dest, slot);
+    }
+
+    /** Reads up to a batch of completions into {@code sink}; returns how many it handled. */
+    int poll(Sink sink) {
+        if (closed) {
+            return 0;
+        }
+        int work = 0;
+        if (repostCount > 0) {
+            int n = repostCount;
+            repostCount = 0;
+            for (int i = 0; i < n; i++) {
+                postRecv(repost[i]);
+            }
+        }
+        int n = cq.read(entries, POLL_BATCH);
+        if (n > 0) {
+            for (int i = 0; i < n; i++) {
+                CqEntry e = entries[i];
+                Object ctx = e.context;
+                e.context = null;
+                if (ctx instanceof RxSlot s) {
+                    s.received = e.len;
+                    sink.received(s);
+                } else if (ctx instanceof TxSlot t) {
+                    sink.sent(t);
+                }
+            }
+            work += n;
+        } else if (n == -Errno.EAVAIL) {
+            if (cq.readError(error, 0) > 0) {
+                Object ctx = error.context;
+                error.context = null;
+                sink.failed(ctx, error.err, cq.strerror(error.provErrno, error.errData));
+                work++;
+            }
+        }
+        return work;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeAll(ep, av, cq, mr);
+        // sends that never completed still hold their buffers: the endpoint is gone, so nothing reads them now
+        for (TxSlot t : txAll) {
+            if (t.held != null) {
+                ReferenceCountUtil.safeRelease(t.held);
+                t.held = null;
+            }
+        }
+        arena.close();
+    }
+
+    private static void closeAll(AutoCloseable... objects) {
+        for (AutoCloseable o : objects) {
+            if (o != null) {
+                try {
+                    o.close();
+                } catch (Exception ignored) {
+                    // teardown: a failure to close one object must not keep the rest open
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,367 @@
+package io.jfabric.netty;
+
+import io.jfabric.Errno;
+import io.jfabric.netty.FrameLink.RxSlot;
+import io.jfabric.netty.FrameLink.TxSlot;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * One direction-pair of the stream protocol over a {@link FrameLink} (wire layout in {@link Frame}): sequence
+ * checks, the credit window, and the queue of received frames the pipeline has not taken yet. It never touches
+ * Netty's pipeline; it tells its {@link Listener}.
+ *
+ * <p>Flow control: the receiver keeps {@code window} slots for DATA plus {@link Frame#CONTROL_SLOTS}. A sender
+ * spends one credit per DATA frame and stops at zero; the receiver grants a slot back when the pipeline has taken
+ * all of its bytes, on its next frame or, once half a window is owed, in a CREDIT frame. A reader that stops
+ * reading therefore stops its writer, and the writer's unsent bytes stay in Netty's outbound buffer, where they
+ * turn the channel unwritable at the high water mark.
+ */
+final class FrameStream implements FrameLink.Sink {
+    /** What the stream tells its channel. */
+    interface Listener {
+        /** The client's handshake finished: the accepting endpoint's name and its slot size. */
+        void accepted(byte[] peerName, int peerWindow, int peerSlotSize);
+
+        /** DATA or FIN is waiting in {@link #peekInbound()}. */
+        void inboundReady();
+
+        /** Credit or a transmit slot came back after a send was refused. */
+        void writable();
+
+        /** The stream is broken (malformed frame, failed peer, failed send); the channel must close. */
+        void broken(IOException cause);
+    }
+
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    final FrameLink link;
+    private final Listener listener;
+    private final int window;
+    private final ArrayDeque<RxSlot> inbound;
+    /**
+     * Frames that completed ahead of an earlier one, by sequence modulo the slot count. Receives match in the order
+     * they were posted (FI_ORDER_SAS), but a provider may complete a large one (shm's CMA or pull) after a small
+     * one behind it; the stream still takes them in sequence.
+     */
+    private final RxSlot[] ahead;
+    private long peer = -1;
+    private String peerText = "?";
+    private int sendSeq;
+    private int recvSeq;
+    private int sendCredit;
+    private int grant;
+    private int maxFrame;
+    private boolean creditPending;
+    private short finPending = -1;
+    private boolean blocked;
+    /** The peer closed the whole channel (FIN with FLAG_CLOSED arrived): it reads nothing more. */
+    boolean peerClosed;
+    private byte handshakeType;
+    private long handshakeDest;
+    /** When a closed channel's stream stops waiting for its last sends ({@link JfabricIoHandler#linger}). */
+    long lingerDeadline;
+
+    FrameStream(FrameLink link, int window, Listener listener) {
+        this.link = link;
+        this.window = window;
+        this.listener = listener;
+        this.inbound = new ArrayDeque<>(rxSlots(window));
+        this.ahead = new RxSlot[rxSlots(window)];
+        this.maxFrame = link.slotSize;
+    }
+
+    /** The rx slots a link of this window needs. */
+    static int rxSlots(int window) {
+        return window + Frame.CONTROL_SLOTS;
+    }
+
+    /** Sets the peer this stream talks to, with what its handshake said. */
+    void peer(byte[] name, int peerWindow, int peerSlotSize) {
+        peer = link.insert(name);
+        peerText = link.straddr(name);
+        sendCredit = peerWindow;
+        maxFrame = Math.min(link.slotSize, peerSlotSize);
+    }
+
+    /** The peer's endpoint vanished before it could be inserted: nothing can be sent to it. */
+    void peerGone(byte[] name) {
+        peer = -1;
+        peerText = new String(name, java.nio.charset.StandardCharsets.ISO_8859_1).strip();
+        peerClosed = true;
+    }
+
+    String peerText() {
+        return peerText;
+    }
+
+    /** The receiving side of an accepted stream has already seen the client's CONNECT (sequence 0). */
+    void connectSeen() {
+        recvSeq = 1;
+    }
+
+    /**
+     * Sends CONNECT to {@code dest} (client) or ACCEPT to the peer ({@code dest} -1, accepting side); while the
+     * provider answers EAGAIN (ofi_rxm connecting on demand) it is retried on each poll. Returns 0, or a negative
+     * errno the provider gave for good.
+     */
+    int sendHandshake(byte type, long dest) {
+        handshakeType = type;
+        handshakeDest = dest == -1 ? peer : dest;
+        int rc = trySendHandshake();
+        return rc == -Errno.EAGAIN ? 0 : rc;
+    }
+
+    private int trySendHandshake() {
+        TxSlot slot = link.takeTx();
+        if (slot == null) {
+            return -Errno.EAGAIN;
+        }
+        byte[] name = link.name();
+        MemorySegment m = slot.memory;
+        Frame.write(m, handshakeType, (short) 0, sendSeq, window, 4 + name.length);
+        m.set(U32, Frame.HEADER, link.slotSize);
+        MemorySegment.copy(name, 0, m, ValueLayout.JAVA_BYTE, Frame.HEADER + 4, name.length);
+        int rc = link.send(slot, Frame.HEADER + 4 + name.length, handshakeDest);
+        if (rc != 0) {
+            link.giveBack(slot);
+            return rc;
+        }
+        handshakeType = 0;
+        sendSeq++;
+        return 0;
+    }
+
+    long peerAddress() {
+        return peer;
+    }
+
+    /** Largest payload of one DATA frame. */
+    int maxPayload() {
+        return maxFrame - Frame.HEADER;
+    }
+
+    /** A transmit slot for a DATA frame when credit allows, else null (and the stream remembers to say writable). */
+    TxSlot takeDataSlot() {
+        TxSlot slot = sendCredit > 0 && handshakeType == 0 ? link.takeTx() : null;
+        if (slot == null) {
+            blocked = true;
+        }
+        return slot;
+    }
+
+    /**
+     * Sends a DATA frame whose {@code length} payload bytes were copied into {@code slot} after the header; 0, or a
+     * negative errno with the slot given back.
+     */
+    int sendCopied(TxSlot slot, int length) {
+        Frame.write(slot.memory, Frame.DATA, (short) 0, sendSeq, takeGrant(), length);
+        int rc = link.send(slot, Frame.HEADER + length, peer);
+        return afterDataSend(slot, rc);
+    }
+
+    /** Sends a DATA frame whose payload is {@code payload}, read in place; {@code held} stays alive until it completes. */
+    int sendInPlace(TxSlot slot, MemorySegment payload, Object held) {
+        Frame.write(slot.memory, Frame.DATA, (short) 0, sendSeq, takeGrant(), (int) payload.byteSize());
+        slot.held = held;
+        int rc = link.sendv(slot, payload, null, peer);
+        return afterDataSend(slot, rc);
+    }
+
+    private int afterDataSend(TxSlot slot, int rc) {
+        if (rc != 0) {
+            slot.held = null;
+            link.giveBack(slot);
+            return rc;
+        }
+        sendSeq++;
+        sendCredit--;
+        return 0;
+    }
+
+    private int takeGrant() {
+        int g = grant;
+        grant = 0;
+        creditPending = false;
+        return g;
+    }
+
+    /** Sends FIN (with {@link Frame#FLAG_CLOSED} when the whole channel closes), now or when a slot frees. */
+    void sendFin(boolean closed) {
+        finPending = closed ? Frame.FLAG_CLOSED : 0;
+        flushControl();
+    }
+
+    boolean finSent() {
+        return finPending == -1;
+    }
+
+    /** The oldest received DATA or FIN frame the pipeline has not finished, or null. */
+    RxSlot peekInbound() {
+        return inbound.peekFirst();
+    }
+
+    boolean hasInbound() {
+        return !inbound.isEmpty();
+    }
+
+    /** The pipeline has taken all of the head frame: its slot goes back to the endpoint, and DATA earns a credit. */
+    void releaseHead() {
+        RxSlot slot = inbound.pollFirst();
+        boolean data = Frame.type(slot.memory) == Frame.DATA;
+        slot.consumed = 0;
+        link.postRecv(slot);
+        if (data) {
+            grant++;
+            if (grant >= (window + 1) / 2) {
+                creditPending = true;
+                flushControl();
+            }
+        }
+    }
+
+    /** Sends what control frames wait for a slot: FIN after a CREDIT owed, so the grant travels first. */
+    void flushControl() {
+        if (handshakeType != 0) {
+            int rc = trySendHandshake();
+            if (rc != 0 && rc != -Errno.EAGAIN) {
+                listener.broken(new IOException("jfabric handshake to " + peerText + " failed: " + Errno.strerror(-rc)));
+            }
+            if (handshakeType != 0) {
+                return;
+            }
+            wakeWriter();
+        }
+        if (creditPending && grant > 0) {
+            TxSlot slot = link.takeTx();
+            if (slot == null) {
+                return;
+            }
+            int g = grant;
+            Frame.write(slot.memory, Frame.CREDIT, (short) 0, sendSeq, g, 0);
+            if (link.send(slot, Frame.HEADER, peer) != 0) {
+                link.giveBack(slot);
+                return;
+            }
+            sendSeq++;
+            grant = 0;
+            creditPending = false;
+        }
+        if (finPending != -1) {
+            TxSlot slot = link.takeTx();
+            if (slot == null) {
+                return;
+            }
+            Frame.write(slot.memory, Frame.FIN, finPending, sendSeq, takeGrant(), 0);
+            if (link.send(slot, Frame.HEADER, peer) != 0) {
+                link.giveBack(slot);
+                return;
+            }
+            sendSeq++;
+            finPending = -1;
+        }
+    }
+
+    int poll() {
+        int work = link.poll(this);
+        if (creditPending || finPending != -1 || handshakeType != 0) {
+            flushControl();
+        }
+        return work;
+    }
+
+    @Override
+    public void received(RxSlot slot) {
+        MemorySegment m = slot.memory;
+        String why = Frame.malformed(m, slot.received);
+        int distance = why == null ? Frame.seq(m) - recvSeq : 0;
+        if (why == null && (distance < 0 || distance >= ahead.length || ahead[Integer.remainderUnsigned(Frame.seq(m), ahead.length)] != null)) {
+            why = "frame " + Frame.seq(m) + " arrived where " + recvSeq + " was due (repeated or beyond the window)";
+        }
+        if (why != null) {
+            link.postRecv(slot);
+            listener.broken(new IOException("malformed stream from jfabric peer " + peerText + ": " + why));
+            return;
+        }
+        ahead[Integer.remainderUnsigned(Frame.seq(m), ahead.length)] = slot;
+        RxSlot next;
+        while ((next = ahead[Integer.remainderUnsigned(recvSeq, ahead.length)]) != null) {
+            ahead[Integer.remainderUnsigned(recvSeq, ahead.length)] = null;
+            recvSeq++;
+            take(next);
+        }
+    }
+
+    private void take(RxSlot slot) {
+        MemorySegment m = slot.memory;
+        int credit = Frame.credit(m);
+        if (credit > 0) {
+            sendCredit += credit;
+            wakeWriter();
+        }
+        switch (Frame.type(m)) {
+            case Frame.DATA, Frame.FIN -> {
+                if (Frame.type(m) == Frame.FIN && (Frame.flags(m) & Frame.FLAG_CLOSED) != 0) {
+                    peerClosed = true;
+                }
+                inbound.addLast(slot);
+                listener.inboundReady();
+            }
+            case Frame.ACCEPT -> {
+                int peerSlot = m.get(U32, Frame.HEADER);
+                byte[] name = m.asSlice(Frame.HEADER + 4, slot.received - Frame.HEADER - 4).toArray(ValueLayout.JAVA_BYTE);
+                link.postRecv(slot);
+                listener.accepted(name, credit, peerSlot);
+            }
+            case Frame.CREDIT -> link.postRecv(slot);
+            default -> {
+                link.postRecv(slot);
+                listener.broken(new IOException("malformed stream from jfabric peer " + peerText
+                        + ": a CONNECT frame on an established stream"));
+            }
+        }
+    }
+
+    @Override
+    public void sent(TxSlot slot) {
+        Object held = slot.held;
+        link.giveBack(slot);
+        if (held != null) {
+            io.netty.util.ReferenceCountUtil.safeRelease(held);
+        }
+        wakeWriter();
+    }
+
+    private void wakeWriter() {
+        if (blocked) {
+            blocked = false;
+            listener.writable();
+        }
+    }
+
+    @Override
+    public void failed(Object context, int err, String why) {
+        if (context instanceof TxSlot t) {
+            sent(t);
+        } else if (context instanceof RxSlot && err == Errno.ECANCELED) {
+            return;
+        }
+        listener.broken(new IOException("jfabric peer " + peerText + " failed: " + why + " (errno " + err + ")"));
+    }
+
+    /** Copies {@code src}'s remaining bytes, at most {@code max}, to {@code slot} at {@code offset}; returns the count. */
+    static int copyIn(ByteBuffer src, TxSlot slot, int offset, int max) {
+        int n = Math.min(src.remaining(), max);
+        ByteBuffer dst = slot.view;
+        dst.clear().position(offset);
+        int limit = src.limit();
+        src.limit(src.position() + n);
+        dst.put(src);
+        src.limit(limit);
+        return n;
+    }
+}

@@ -1,0 +1,205 @@
+package io.jfabric.netty;
+
+import io.jfabric.FabricInfo;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Netty 4.2's I/O side of one event loop on jfabric (the counterpart of EpollIoHandler): each turn it polls every
+ * registered channel's completion queue, which also drives the providers' manual progress, and when no channel had
+ * work and the loop may block it waits in {@link IdleWait} until the next scheduled task or a {@link #wakeup()}.
+ *
+ * <p>It also owns the loop's fabric and domain per provider ({@link LoopDomain}), so that everything a channel on
+ * this loop opens is used by this loop's thread only.
+ */
+public final class JfabricIoHandler implements IoHandler {
+    static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final ThreadAwareExecutor executor;
+    private final ArrayList<Registration> registrations = new ArrayList<>();
+    private final Map<String, LoopDomain> domains = new HashMap<>();
+    private final ArrayList<FrameStream> lingering = new ArrayList<>();
+    private final IdleWait idle = new IdleWait();
+    private volatile Thread thread;
+    private boolean cancelled;
+
+    private JfabricIoHandler(ThreadAwareExecutor executor) {
+        this.executor = executor;
+    }
+
+    /** The factory a {@link io.netty.channel.MultiThreadIoEventLoopGroup} makes each loop's handler with. */
+    public static IoHandlerFactory newFactory() {
+        return JfabricIoHandler::new;
+    }
+
+    @Override
+    public void initialize() {
+        thread = Thread.currentThread();
+    }
+
+    @Override
+    public int run(IoHandlerContext context) {
+        if (thread == null) {
+            thread = Thread.currentThread();
+        }
+        int work = 0;
+        ArrayList<Registration> regs = registrations;
+        for (int i = 0; i < regs.size(); i++) {
+            Registration r = regs.get(i);
+            if (r.valid) {
+                work += r.handle.poll();
+            }
+        }
+        if (!lingering.isEmpty()) {
+            work += pollLingering();
+        }
+        if (cancelled) {
+            regs.removeIf(r -> !r.valid);
+            cancelled = false;
+        }
+        if (work > 0) {
+            idle.reset();
+        } else if (context.canBlock()) {
+            idle.idle(this, context.delayNanos(System.nanoTime()));
+        }
+        return work;
+    }
+
+    /**
+     * A closed channel's stream stays here until its last sends (the closing FIN among them) complete, or
+     * {@link #LINGER_NANOS} pass, so that closing right after a write loses nothing; then its endpoint closes.
+     */
+    void linger(FrameStream stream) {
+        stream.lingerDeadline = System.nanoTime() + LINGER_NANOS;
+        lingering.add(stream);
+    }
+
+    private int pollLingering() {
+        int work = 0;
+        long now = System.nanoTime();
+        for (int i = lingering.size() - 1; i >= 0; i--) {
+            FrameStream s = lingering.get(i);
+            work += s.poll();
+            if (s.link.txIdle() && s.finSent() || now - s.lingerDeadline > 0) {
+                lingering.remove(i);
+                s.link.close();
+            }
+        }
+        return work;
+    }
+
+    @Override
+    public void wakeup() {
+        Thread t = thread;
+        if (t != null && !executor.isExecutorThread(Thread.currentThread())) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public void prepareToDestroy() {
+        for (Registration r : new ArrayList<>(registrations)) {
+            if (r.valid) {
+                r.handle.closeNow();
+            }
+        }
+    }
+
+    @Override
+    public void destroy() {
+        registrations.clear();
+        for (FrameStream s : lingering) {
+            s.link.close();
+        }
+        lingering.clear();
+        for (LoopDomain d : domains.values()) {
+            try {
+                d.close();
+            } catch (RuntimeException ignored) {
+                // shutting the loop down: close the other providers' domains all the same
+            }
+        }
+        domains.clear();
+    }
+
+    @Override
+    public IoRegistration register(IoHandle handle) {
+        JfabricIoHandle h = (JfabricIoHandle) handle;
+        Registration r = new Registration(h);
+        registrations.add(r);
+        h.registered(this);
+        return r;
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+        return JfabricIoHandle.class.isAssignableFrom(handleType);
+    }
+
+    /** This loop's domain for endpoints of {@code info}, opened on first use; loop thread only. */
+    LoopDomain domain(FabricInfo info) {
+        String key = LoopDomain.key(info);
+        LoopDomain d = domains.get(key);
+        if (d == null) {
+            d = LoopDomain.open(info);
+            domains.put(key, d);
+        }
+        return d;
+    }
+
+    /** A channel's place in the loop; its attachment is the handler, which channels ask for their domain. */
+    private final class Registration implements IoRegistration {
+        final JfabricIoHandle handle;
+        volatile boolean valid = true;
+
+        Registration(JfabricIoHandle handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T attachment() {
+            return (T) JfabricIoHandler.this;
+        }
+
+        @Override
+        public long submit(IoOps ops) {
+            throw new UnsupportedOperationException("jfabric channels have no I/O ops to submit");
+        }
+
+        @Override
+        public boolean isValid() {
+            return valid;
+        }
+
+        @Override
+        public boolean cancel() {
+            if (!valid) {
+                return false;
+            }
+            valid = false;
+            if (executor.isExecutorThread(Thread.currentThread())) {
+                unregistered();
+            } else {
+                executor.execute(this::unregistered);
+            }
+            return true;
+        }
+
+        private void unregistered() {
+            cancelled = true;
+            handle.unregistered();
+        }
+    }
+}

@@ -1,0 +1,647 @@
+package io.jfabric.netty;
+
+import io.jfabric.Errno;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.netty.FrameLink.RxSlot;
+import io.jfabric.netty.FrameLink.TxSlot;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.concurrent.Future;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.ConnectException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A byte stream between two jfabric endpoints, the jfabric counterpart of a TCP socket channel: it runs the
+ * stream protocol of {@link Frame} over an RDM endpoint of its own ({@link FrameLink}), so it works over any RDM
+ * provider (shm, tcp;ofi_rxm, verbs;ofi_rxm, libfabric:...).
+ *
+ * <p>A client dials a {@link JfabricServerChannel}'s address: it sends CONNECT with its own endpoint's name, and the
+ * server's new child channel, once registered on its loop, opens its own endpoint and answers ACCEPT from there.
+ * Writes of direct buffers go out in place where the provider needs no local descriptor (shm); everything else is
+ * copied once into a registered slot, small writes packed together.
+ */
+public final class JfabricSocketChannel extends AbstractChannel implements DuplexChannel {
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    /** Below this a write is copied and packed with its neighbours; above it a direct buffer is sent in place. */
+    private static final int IN_PLACE_MIN = 4096;
+
+    private enum State { OPEN, CONNECTING, ACTIVE, CLOSED }
+
+    private final JfabricChannelConfig config = new JfabricChannelConfig(this);
+    private State state = State.OPEN;
+    private final String acceptProvider;
+    private final byte[] acceptPeer;
+    private final int acceptWindow;
+    private final int acceptSlotSize;
+    private volatile JfabricAddress local;
+    private volatile JfabricAddress remote;
+    private JfabricAddress bindTo;
+    private JfabricIoHandler handler;
+    private final LoopRegistration registration = new LoopRegistration();
+    private FrameStream stream;
+    private ChannelPromise connectPromise;
+    private Future<?> connectTimeout;
+    private final StreamEvents events = new StreamEvents();
+    private boolean readPending;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+    private boolean inputShutdownSeen;
+    private boolean peerClosed;
+
+    /** A client channel; {@link io.netty.bootstrap.Bootstrap} makes it with {@code channel(JfabricSocketChannel.class)}. */
+    public JfabricSocketChannel() {
+        super(null);
+        acceptProvider = null;
+        acceptPeer = null;
+        acceptWindow = 0;
+        acceptSlotSize = 0;
+    }
+
+    /** A channel {@code parent} accepted from the client whose endpoint is {@code peerName}. */
+    JfabricSocketChannel(JfabricServerChannel parent, String provider, byte[] peerName, int peerWindow, int peerSlotSize) {
+        super(parent);
+        acceptProvider = provider;
+        acceptPeer = peerName;
+        acceptWindow = peerWindow;
+        acceptSlotSize = peerSlotSize;
+        remote = JfabricAddress.of(provider, peerName);
+    }
+
+    @Override
+    public JfabricChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return state != State.CLOSED;
+    }
+
+    @Override
+    public boolean isActive() {
+        return state == State.ACTIVE;
+    }
+
+    @Override
+    public JfabricAddress localAddress() {
+        return (JfabricAddress) super.localAddress();
+    }
+
+    @Override
+    public JfabricAddress remoteAddress() {
+        return (JfabricAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return LoopRegistration.compatible(loop, JfabricUnsafe.class);
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new JfabricUnsafe();
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        registration.register(eventLoop(), (JfabricUnsafe) unsafe(), promise);
+    }
+
+    @Override
+    protected void doDeregister() {
+        registration.cancel();
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        if (!(localAddress instanceof JfabricAddress a)) {
+            throw new IllegalArgumentException("a jfabric channel binds to a JfabricAddress, not " + localAddress);
+        }
+        bindTo = a;
+    }
+
+    @Override
+    protected void doDisconnect() {
+        doClose();
+    }
+
+    @Override
+    protected void doClose() {
+        State was = state;
+        state = State.CLOSED;
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false);
+        }
+        ChannelPromise p = connectPromise;
+        if (p != null) {
+            connectPromise = null;
+            p.tryFailure(new ClosedChannelException());
+        }
+        FrameStream s = stream;
+        if (s != null) {
+            if (was == State.ACTIVE && !peerClosed && !s.peerClosed && !events.broken) {
+                s.sendFin(true);
+            }
+            if (handler != null) {
+                handler.linger(s);
+            } else {
+                s.link.close();
+            }
+        }
+    }
+
+    @Override
+    protected void doBeginRead() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        readPending = true;
+        if (handler != null) {
+            handler.wakeup();
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        if (msg instanceof ByteBuf) {
+            return msg;
+        }
+        throw new UnsupportedOperationException("a jfabric stream writes ByteBufs only, not "
+                + (msg == null ? "null" : msg.getClass().getName()) + " (no file regions: there is no descriptor to send from)");
+    }
+
+    @Override
+    protected void doShutdownOutput() {
+        outputShutdown = true;
+        if (stream != null && state == State.ACTIVE) {
+            stream.sendFin(false);
+        }
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+        FrameStream s = stream;
+        if (!s.peerClosed) {
+            // the peer's close may wait unread in the CQ (a handler that blocked its loop); a TCP write would fail
+            s.poll();
+        }
+        if (s.peerClosed) {
+            throw new IOException("jfabric peer " + s.peerText() + " closed the stream; it reads nothing more");
+        }
+        boolean inPlace = !s.link.loop.needsLocalDesc;
+        for (;;) {
+            Object msg = in.current();
+            if (msg == null) {
+                return;
+            }
+            ByteBuf buf = (ByteBuf) msg;
+            int readable = buf.readableBytes();
+            if (readable == 0) {
+                in.remove();
+                continue;
+            }
+            TxSlot slot = s.takeDataSlot();
+            if (slot == null) {
+                return;
+            }
+            int sent;
+            int rc;
+            if (inPlace && readable >= IN_PLACE_MIN && buf.hasMemoryAddress()) {
+                sent = Math.min(readable, s.maxPayload());
+                MemorySegment payload = MemorySegment.ofAddress(buf.memoryAddress() + buf.readerIndex()).reinterpret(sent);
+                rc = s.sendInPlace(slot, payload, buf.retain());
+                if (rc != 0) {
+                    buf.release();
+                }
+            } else {
+                ByteBuffer[] nio = in.nioBuffers(1024, s.maxPayload());
+                int count = in.nioBufferCount();
+                sent = 0;
+                for (int i = 0; i < count && sent < s.maxPayload(); i++) {
+                    sent += FrameStream.copyIn(nio[i], slot, Frame.HEADER + sent, s.maxPayload() - sent);
+                }
+                rc = s.sendCopied(slot, sent);
+            }
+            if (rc == -Errno.EAGAIN) {
+                events.retryWrite = true;
+                return;
+            }
+            if (rc != 0) {
+                throw new IOException("jfabric send to " + s.peerText() + " failed: " + Errno.strerror(-rc));
+            }
+            in.removeBytes(sent);
+        }
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown || !isActive() && state != State.OPEN && state != State.CONNECTING;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return isInputShutdown() && isOutputShutdown() || !isActive();
+    }
+
+    @Override
+    public ChannelFuture shutdownInput() {
+        return shutdownInput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownInput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            shutdownInput0(promise);
+        } else {
+            eventLoop().execute(() -> shutdownInput0(promise));
+        }
+        return promise;
+    }
+
+    private void shutdownInput0(ChannelPromise promise) {
+        inputShutdown = true;
+        if (stream != null) {
+            while (stream.hasInbound()) {
+                stream.releaseHead();
+            }
+        }
+        promise.setSuccess();
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput() {
+        return shutdownOutput(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdownOutput(ChannelPromise promise) {
+        if (eventLoop().inEventLoop()) {
+            ((AbstractUnsafe) unsafe()).shutdownOutput(promise);
+        } else {
+            eventLoop().execute(() -> ((AbstractUnsafe) unsafe()).shutdownOutput(promise));
+        }
+        return promise;
+    }
+
+    @Override
+    public ChannelFuture shutdown() {
+        return shutdown(newPromise());
+    }
+
+    @Override
+    public ChannelFuture shutdown(ChannelPromise promise) {
+        ChannelFuture out = shutdownOutput();
+        out.addListener((ChannelFutureListener) f -> {
+            ChannelFuture in = shutdownInput();
+            in.addListener((ChannelFutureListener) g -> {
+                if (!f.isSuccess()) {
+                    promise.tryFailure(f.cause());
+                } else if (!g.isSuccess()) {
+                    promise.tryFailure(g.cause());
+                } else {
+                    promise.trySuccess();
+                }
+            });
+        });
+        return promise;
+    }
+
+    /** The accepted side, now on its loop: opens its endpoint and answers the client's CONNECT with ACCEPT. */
+    private void openAccepted() {
+        FabricInfo info = LoopDomain.endpointInfo(acceptProvider, null, acceptPeer);
+        stream = openStream(handler.domain(info), info);
+        stream.peer(acceptPeer, acceptWindow, acceptSlotSize);
+        stream.connectSeen();
+        int rc = stream.sendHandshake(Frame.ACCEPT, -1);
+        if (rc != 0) {
+            throw new FabricException(-rc, "jfabric: ACCEPT to " + stream.peerText() + " failed");
+        }
+        local = JfabricAddress.of(acceptProvider, stream.link.name());
+        state = State.ACTIVE;
+    }
+
+    private FrameStream openStream(LoopDomain d, FabricInfo info) {
+        int window = config.getWindow();
+        FrameLink link = FrameLink.open(d, info, FrameStream.rxSlots(window), window + Frame.CONTROL_SLOTS,
+                config.getSlotSize());
+        return new FrameStream(link, window, events);
+    }
+
+    private void startConnect(SocketAddress remoteAddress, ChannelPromise promise) throws ConnectException {
+        if (!(remoteAddress instanceof JfabricAddress r) || r.nameNoCopy() == null) {
+            throw new ConnectException("a jfabric channel connects to a bound server's JfabricAddress, not "
+                    + remoteAddress);
+        }
+        try {
+            FabricInfo info = LoopDomain.endpointInfo(r.provider(), bindTo, r.nameNoCopy());
+            stream = openStream(handler.domain(info), info);
+            long server = stream.link.insert(r.nameNoCopy());
+            int rc = stream.sendHandshake(Frame.CONNECT, server);
+            if (rc != 0) {
+                throw new FabricException(-rc, "CONNECT not sent");
+            }
+        } catch (FabricException e) {
+            ConnectException ce = new ConnectException("jfabric connect to " + r + " failed: " + e.getMessage());
+            ce.initCause(e);
+            throw ce;
+        }
+        local = JfabricAddress.of(r.provider(), stream.link.name());
+        remote = r;
+        state = State.CONNECTING;
+        connectPromise = promise;
+        int timeout = config.getConnectTimeoutMillis();
+        if (timeout > 0) {
+            connectTimeout = eventLoop().schedule(() -> {
+                ChannelPromise p = connectPromise;
+                if (p != null && p.tryFailure(new ConnectTimeoutException("jfabric connect to " + r
+                        + " timed out after " + timeout + " ms"))) {
+                    connectPromise = null;
+                    unsafe().close(unsafe().voidPromise());
+                }
+            }, timeout, TimeUnit.MILLISECONDS);
+        }
+        promise.addListener((ChannelFutureListener) f -> {
+            if (f.isCancelled()) {
+                if (connectTimeout != null) {
+                    connectTimeout.cancel(false);
+                }
+                connectPromise = null;
+                unsafe().close(unsafe().voidPromise());
+            }
+        });
+    }
+
+    /** One loop turn for this channel: completions first, then what they asked for, outside the CQ read. */
+    private int poll() {
+        FrameStream s = stream;
+        if (s == null || state == State.CLOSED) {
+            return 0;
+        }
+        int work = s.poll();
+        StreamEvents e = events;
+        if (e.accepted != null) {
+            finishConnect();
+        }
+        if (e.brokenCause != null) {
+            IOException cause = e.brokenCause;
+            e.brokenCause = null;
+            brokenNow(cause);
+            return work + 1;
+        }
+        if (e.writable || e.retryWrite) {
+            e.writable = false;
+            e.retryWrite = false;
+            ((JfabricUnsafe) unsafe()).resumeFlush();
+        }
+        if (state == State.ACTIVE && !readPending && s.hasInbound()
+                && Frame.type(s.peekInbound().memory) == Frame.FIN) {
+            // as epoll's RDHUP: the peer's FIN is seen with nothing before it even when no read is pending
+            s.releaseHead();
+            closeOnRead();
+            work++;
+        }
+        if (readPending && state == State.ACTIVE) {
+            if (s.hasInbound()) {
+                readInbound();
+                work++;
+            } else if (inputShutdown && !inputShutdownSeen) {
+                inputShutdownSeen = true;
+                readPending = false;
+                pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+            }
+        }
+        return work;
+    }
+
+    private void finishConnect() {
+        StreamEvents e = events;
+        byte[] name = e.accepted;
+        e.accepted = null;
+        ChannelPromise p = connectPromise;
+        if (state != State.CONNECTING || p == null) {
+            return;
+        }
+        connectPromise = null;
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false);
+        }
+        try {
+            stream.peer(name, e.acceptedWindow, e.acceptedSlotSize);
+        } catch (FabricException ex) {
+            // the accepted side closed already and its endpoint is gone (shm's AV refuses a vanished region): as
+            // a TCP connect accepted and closed at once, the channel connects, reads what came, and sees the close
+            stream.peerGone(name);
+        }
+        state = State.ACTIVE;
+        boolean promiseSet = p.trySuccess();
+        pipeline().fireChannelActive();
+        if (!promiseSet) {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    private void brokenNow(IOException cause) {
+        ChannelPromise p = connectPromise;
+        if (state == State.CONNECTING && p != null) {
+            connectPromise = null;
+            ConnectException ce = new ConnectException("jfabric connect to " + remote + " refused: "
+                    + cause.getMessage());
+            ce.initCause(cause);
+            p.tryFailure(ce);
+        } else {
+            pipeline().fireExceptionCaught(cause);
+        }
+        unsafe().close(unsafe().voidPromise());
+    }
+
+    private void readInbound() {
+        FrameStream s = stream;
+        ChannelPipeline pipeline = pipeline();
+        RecvByteBufAllocator.Handle h = unsafe().recvBufAllocHandle();
+        h.reset(config);
+        ByteBufAllocator alloc = config.getAllocator();
+        boolean fin = false;
+        do {
+            RxSlot slot = s.peekInbound();
+            if (slot == null) {
+                break;
+            }
+            if (Frame.type(slot.memory) == Frame.FIN) {
+                fin = true;
+                peerClosed = s.peerClosed;
+                s.releaseHead();
+                break;
+            }
+            int total = (int) (slot.received - Frame.HEADER);
+            if (inputShutdown) {
+                s.releaseHead();
+                continue;
+            }
+            ByteBuf buf = h.allocate(alloc);
+            int n = Math.min(buf.writableBytes(), total - slot.consumed);
+            h.attemptedBytesRead(buf.writableBytes());
+            ByteBuffer v = slot.view;
+            v.clear().position(Frame.HEADER + slot.consumed).limit(Frame.HEADER + slot.consumed + n);
+            buf.writeBytes(v);
+            slot.consumed += n;
+            if (slot.consumed == total) {
+                s.releaseHead();
+            }
+            h.lastBytesRead(n);
+            h.incMessagesRead(1);
+            readPending = false;
+            pipeline.fireChannelRead(buf);
+        } while (state == State.ACTIVE && h.continueReading());
+        h.readComplete();
+        pipeline.fireChannelReadComplete();
+        if (fin && state == State.ACTIVE) {
+            closeOnRead();
+        }
+    }
+
+    private void closeOnRead() {
+        if (!inputShutdown && config.isAllowHalfClosure()) {
+            inputShutdown = true;
+            pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
+            if (!readPending && !inputShutdownSeen && state == State.ACTIVE) {
+                inputShutdownSeen = true;
+                pipeline().fireUserEventTriggered(ChannelInputShutdownReadComplete.INSTANCE);
+            }
+        } else {
+            inputShutdown = true;
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    /** What the stream reported during a CQ read, acted on once the read is over. */
+    private static final class StreamEvents implements FrameStream.Listener {
+        byte[] accepted;
+        int acceptedWindow;
+        int acceptedSlotSize;
+        boolean writable;
+        boolean retryWrite;
+        boolean broken;
+        IOException brokenCause;
+
+        @Override
+        public void accepted(byte[] peerName, int peerWindow, int peerSlotSize) {
+            accepted = peerName;
+            acceptedWindow = peerWindow;
+            acceptedSlotSize = peerSlotSize;
+        }
+
+        @Override
+        public void inboundReady() {
+            // poll() reads while a read is pending
+        }
+
+        @Override
+        public void writable() {
+            writable = true;
+        }
+
+        @Override
+        public void broken(IOException cause) {
+            if (!broken) {
+                broken = true;
+                brokenCause = cause;
+            }
+        }
+    }
+
+    private final class JfabricUnsafe extends AbstractUnsafe implements JfabricIoHandle {
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            if (state == State.ACTIVE) {
+                safeSetFailure(promise, new AlreadyConnectedException());
+                return;
+            }
+            if (connectPromise != null) {
+                safeSetFailure(promise, new ConnectionPendingException());
+                return;
+            }
+            try {
+                if (localAddress != null) {
+                    doBind(localAddress);
+                }
+                startConnect(remoteAddress, promise);
+            } catch (Throwable t) {
+                safeSetFailure(promise, annotateConnectException(t, remoteAddress));
+                closeIfClosed();
+                close(voidPromise());
+            }
+        }
+
+        @Override
+        public int poll() {
+            return JfabricSocketChannel.this.poll();
+        }
+
+        @Override
+        public void registered(JfabricIoHandler h) {
+            handler = h;
+            if (acceptPeer != null && stream == null) {
+                openAccepted();
+            }
+        }
+
+        @Override
+        public void closeNow() {
+            close(voidPromise());
+        }
+
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+
+        void resumeFlush() {
+            flush0();
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package io.jfabric.netty;
+
+import io.jfabric.Caps;
+import io.jfabric.Domain;
+import io.jfabric.EndpointType;
+import io.jfabric.Errno;
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.jfabric.Hints;
+import io.jfabric.MrMode;
+import io.jfabric.MsgOrder;
+import io.jfabric.Threading;
+
+import java.util.List;
+
+/**
+ * One provider's fabric and domain as one event loop uses them. Every endpoint, CQ and registration of a channel
+ * on that loop is opened here and touched only by the loop's thread, so the domain asks for FI_THREAD_DOMAIN and
+ * no provider lock is taken on the data path.
+ */
+final class LoopDomain implements AutoCloseable {
+    /** The mr_mode bits the stream honours: it registers its slots and passes descriptors where asked. */
+    static final int SUPPORTED_MR_MODE = MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY;
+
+    final String provider;
+    final FabricInfo info;
+    final Fabric fabric;
+    final Domain domain;
+    final boolean needsLocalDesc;
+    private long nextKey = 1;
+
+    private LoopDomain(String provider, FabricInfo info, Fabric fabric, Domain domain) {
+        this.provider = provider;
+        this.info = info;
+        this.fabric = fabric;
+        this.domain = domain;
+        this.needsLocalDesc = (info.domainAttr.mrMode & MrMode.LOCAL) != 0;
+    }
+
+    /** Opens the fabric and domain {@code info} names. */
+    static LoopDomain open(FabricInfo info) {
+        Fabric fabric = Fabrics.openFabric(info);
+        try {
+            return new LoopDomain(info.providerName(), info, fabric, fabric.openDomain(info));
+        } catch (RuntimeException e) {
+            fabric.close();
+            throw e;
+        }
+    }
+
+    /** The key of {@code info}'s domain among a loop's domains. */
+    static String key(FabricInfo info) {
+        return info.providerName() + "|" + info.fabricAttr.name + "|" + info.domainAttr.name;
+    }
+
+    /** The hints of a stream endpoint: RDM, send and receive, ordered sends, one thread per domain. */
+    static FabricInfo hints(String provider) {
+        FabricInfo hints = Hints.create()
+                .caps(Caps.MSG | Caps.SEND | Caps.RECV)
+                .epType(EndpointType.RDM)
+                .provider(provider)
+                .threading(Threading.DOMAIN)
+                .mrMode(SUPPORTED_MR_MODE)
+                .build();
+        hints.txAttr.msgOrder = MsgOrder.SAS;
+        hints.rxAttr.msgOrder = MsgOrder.SAS;
+        return hints;
+    }
+
+    static List<FabricInfo> infos(String provider, String node, String service) {
+        long flags = node != null || service != null ? Fabrics.SOURCE : 0;
+        return Fabrics.getInfo(Fabrics.API_VERSION, node, service, flags, hints(provider));
+    }
+
+    /**
+     * The info an endpoint of {@code provider} opens with: for a named bind, the provider's answer to that node and
+     * service (FI_SOURCE), which carries the source address; for a client of a server on the loopback interface,
+     * the loopback's, so a local stream stays on it; otherwise the provider's first.
+     */
+    static FabricInfo endpointInfo(String provider, JfabricAddress bindTo, byte[] peerName) {
+        if (bindTo != null && (bindTo.node() != null || bindTo.service() != null)) {
+            return infos(provider, bindTo.node(), bindTo.service()).getFirst();
+        }
+        String loopback = peerName == null ? null : loopbackNode(peerName);
+        if (loopback != null) {
+            try {
+                return infos(provider, loopback, null).getFirst();
+            } catch (FabricException e) {
+                if (e.errno() != Errno.ENODATA) {
+                    throw e;
+                }
+            }
+        }
+        return infos(provider, null, null).getFirst();
+    }
+
+    /** "127.0.0.1" or "::1" when {@code name} is a Linux sockaddr_in/sockaddr_in6 on the loopback, else null. */
+    static String loopbackNode(byte[] name) {
+        if (name.length >= 8 && name[0] == 2 && name[1] == 0 && name[4] == 127) {
+            return "127.0.0.1";
+        }
+        if (name.length >= 24 && name[0] == 10 && name[1] == 0) {
+            for (int i = 8; i < 23; i++) {
+                if (name[i] != 0) {
+                    return null;
+                }
+            }
+            return name[23] == 1 ? "::1" : null;
+        }
+        return null;
+    }
+
+    long nextKey() {
+        return nextKey++;
+    }
+
+    @Override
+    public void close() {
+        try {
+            domain.close();
+        } finally {
+            fabric.close();
+        }
+    }
+}

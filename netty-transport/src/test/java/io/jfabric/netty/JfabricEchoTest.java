@@ -1,0 +1,96 @@
+package io.jfabric.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.ResourceLeakDetector;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A client writes 4 MiB in mixed sizes, direct and heap; the server echoes; the bytes come back in order. */
+@Timeout(60)
+class JfabricEchoTest extends GroupTestBase {
+    @ParameterizedTest
+    @ValueSource(strings = {Providers.SHM, Providers.RXM})
+    void echoesInOrder(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
+        byte[] data = new byte[4 << 20];
+        new Random(7).nextBytes(data);
+        ServerBootstrap sb = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ctx.write(msg);
+                    }
+
+                    @Override
+                    public void channelReadComplete(ChannelHandlerContext ctx) {
+                        ctx.flush();
+                    }
+                });
+        Channel server = sb.bind(Providers.serverAddress(provider)).sync().channel();
+        CompletableFuture<byte[]> echoed = new CompletableFuture<>();
+        ByteBuf got = Unpooled.buffer(data.length);
+        Bootstrap cb = new Bootstrap().group(group).channel(JfabricSocketChannel.class)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                ByteBuf b = (ByteBuf) msg;
+                                got.writeBytes(b);
+                                b.release();
+                                if (got.readableBytes() == data.length) {
+                                    echoed.complete(java.util.Arrays.copyOf(got.array(), data.length));
+                                }
+                            }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                echoed.completeExceptionally(cause);
+                            }
+                        });
+                    }
+                });
+        Channel client = cb.connect(server.localAddress()).sync().channel();
+        try {
+            Random sizes = new Random(3);
+            int off = 0;
+            while (off < data.length) {
+                int n = Math.min(data.length - off, 1 + sizes.nextInt(100_000));
+                ByteBuf b = sizes.nextBoolean() ? PooledByteBufAllocator.DEFAULT.directBuffer(n) : Unpooled.buffer(n);
+                b.writeBytes(data, off, n);
+                client.write(b);
+                off += n;
+                if (sizes.nextInt(8) == 0) {
+                    client.flush();
+                }
+            }
+            client.flush();
+            assertArrayEquals(data, echoed.get(30, TimeUnit.SECONDS));
+        } finally {
+            client.close().sync();
+            server.close().sync();
+            got.release();
+        }
+        assertTrue(client.closeFuture().isDone());
+    }
+}

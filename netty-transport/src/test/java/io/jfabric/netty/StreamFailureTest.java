@@ -1,0 +1,189 @@
+package io.jfabric.netty;
+
+import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
+import io.jfabric.AvType;
+import io.jfabric.BindFlags;
+import io.jfabric.CompletionQueue;
+import io.jfabric.CqAttr;
+import io.jfabric.CqEntry;
+import io.jfabric.CqFormat;
+import io.jfabric.Domain;
+import io.jfabric.Endpoint;
+import io.jfabric.Fabric;
+import io.jfabric.FabricInfo;
+import io.jfabric.Fabrics;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ResourceLeakDetector;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Bad input and failure over shm: a malformed frame closes only its channel; a killed peer closes its channel. */
+@Timeout(60)
+class StreamFailureTest extends GroupTestBase {
+    /** Accepts children into {@code children} and echoes; each child's first exception goes to {@code errors}. */
+    private static Channel echoServer(BlockingQueue<Channel> children, BlockingQueue<Throwable> errors) throws Exception {
+        return new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
+                .childHandler(new EchoRecorder(children, errors)).bind(JfabricAddress.any(Providers.SHM)).sync().channel();
+    }
+
+    @ChannelHandler.Sharable
+    private static final class EchoRecorder extends ChannelInboundHandlerAdapter {
+        private final BlockingQueue<Channel> children;
+        private final BlockingQueue<Throwable> errors;
+
+        EchoRecorder(BlockingQueue<Channel> children, BlockingQueue<Throwable> errors) {
+            this.children = children;
+            this.errors = errors;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            children.add(ctx.channel());
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            errors.add(cause);
+            ctx.close();
+        }
+    }
+
+    private static Channel client(Channel server, BlockingQueue<ByteBuf> got) throws Exception {
+        return new Bootstrap().group(group).channel(JfabricSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        got.add((ByteBuf) msg);
+                    }
+                }).connect(server.localAddress()).sync().channel();
+    }
+
+    @Test
+    void malformedFrameClosesThatChannelOnly() throws Exception {
+        Providers.assumeAvailable(Providers.SHM);
+        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        BlockingQueue<ByteBuf> got = new LinkedBlockingQueue<>();
+        Channel server = echoServer(children, errors);
+        Channel victimClient = client(server, got);
+        Channel victim = children.poll(10, TimeUnit.SECONDS);
+        Channel bystanderClient = client(server, got);
+        Channel bystander = children.poll(10, TimeUnit.SECONDS);
+        try {
+            sendGarbage(((JfabricAddress) victim.localAddress()).name());
+            Throwable cause = errors.poll(10, TimeUnit.SECONDS);
+            assertTrue(cause != null && cause.getMessage().contains("malformed stream"), "cause: " + cause);
+            assertTrue(victim.closeFuture().await(10, TimeUnit.SECONDS));
+            assertTrue(bystander.isActive(), "the other channel of the same server stays up");
+            bystanderClient.writeAndFlush(Unpooled.copiedBuffer("still here".getBytes())).sync();
+            ByteBuf echo = got.poll(10, TimeUnit.SECONDS);
+            assertTrue(echo != null, "the bystander still echoes");
+            assertEquals("still here", echo.toString(java.nio.charset.StandardCharsets.US_ASCII));
+            echo.release();
+        } finally {
+            victimClient.close().sync();
+            bystanderClient.close().sync();
+            server.close().sync();
+            got.forEach(ReferenceCountUtil::release);
+        }
+    }
+
+    /** A frame whose header names a version this side does not speak, sent from a raw shm endpoint. */
+    private static void sendGarbage(byte[] to) {
+        FabricInfo info = LoopDomain.infos(Providers.SHM, null, null).getFirst();
+        try (Fabric f = Fabrics.openFabric(info); Domain d = f.openDomain(info);
+             CompletionQueue cq = d.openCq(CqAttr.of(CqFormat.MSG, 16)); AddressVector av = d.openAv(AvAttr.of(AvType.MAP));
+             Endpoint ep = d.openEndpoint(info); Arena arena = Arena.ofConfined()) {
+            ep.bind(av);
+            ep.bind(cq, BindFlags.TRANSMIT | BindFlags.RECV);
+            ep.enable();
+            long dest = av.insert(to);
+            MemorySegment frame = arena.allocate(Frame.HEADER + 8);
+            Frame.write(frame, Frame.DATA, (short) 0, 1, 0, 8);
+            frame.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 1, (byte) 99);
+            assertEquals(0, ep.send(frame, null, dest, "garbage"));
+            CqEntry e = new CqEntry();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (cq.read(e) != 1 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals("garbage", e.context, "the raw send completed");
+        }
+    }
+
+    @Test
+    void killedPeerClosesTheChannelNamingIt() throws Exception {
+        Providers.assumeAvailable(Providers.SHM);
+        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ReferenceCountUtil.release(msg);
+                        children.add(ctx.channel());
+                    }
+
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        errors.add(cause);
+                        ctx.close();
+                    }
+                }).bind(JfabricAddress.any(Providers.SHM)).sync().channel();
+        Process peer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                PeerProcess.class.getName(), server.localAddress().toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            Channel child = children.poll(30, TimeUnit.SECONDS);
+            assertTrue(child != null, "the peer process connected and wrote");
+            String peerName = child.remoteAddress().toString();
+            peer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            // keep writing: the provider reports the dead peer on a send, and the channel closes with the cause
+            CompletableFuture<Void> closed = new CompletableFuture<>();
+            child.closeFuture().addListener(f -> closed.complete(null));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!closed.isDone() && System.nanoTime() < deadline) {
+                child.writeAndFlush(Unpooled.directBuffer(8192).writeZero(8192));
+                Thread.sleep(10);
+            }
+            assertTrue(closed.isDone(), "the channel to the killed peer closed");
+            Throwable cause = errors.poll(5, TimeUnit.SECONDS);
+            assertInstanceOf(java.io.IOException.class, cause);
+            assertTrue(cause.getMessage().contains("jfabric peer"), "the cause names the peer: " + cause.getMessage()
+                    + " (peer " + peerName + ")");
+        } finally {
+            peer.destroyForcibly();
+            server.close().sync();
+        }
+    }
+}

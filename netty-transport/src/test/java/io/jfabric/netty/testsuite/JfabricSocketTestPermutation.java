@@ -1,0 +1,118 @@
+package io.jfabric.netty.testsuite;
+
+import io.jfabric.netty.Jfabric;
+import io.jfabric.netty.JfabricAddress;
+import io.jfabric.netty.JfabricEventLoopGroup;
+import io.jfabric.netty.JfabricServerChannel;
+import io.jfabric.netty.JfabricSocketChannel;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.EventLoopGroup;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapComboFactory;
+import io.netty.testsuite.transport.TestsuitePermutation.BootstrapFactory;
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * netty-testsuite's socket tests over jfabric (the counterpart of Netty's EpollSocketTestPermutation): one combo
+ * per provider named in {@code -Djfabric.netty.testsuite.providers} (default shm and tcp;ofi_rxm; add
+ * libfabric:tcp;ofi_rxm by naming it), each a jfabric server and client on one group.
+ *
+ * <p>A combo's server bootstrap notes its provider, so {@link #newSocketAddress()}, which the suite calls right
+ * after, binds the server on that provider. Netty's leak detector runs at PARANOID for every suite test.
+ */
+public final class JfabricSocketTestPermutation {
+    private static final EventLoopGroup GROUP = new JfabricEventLoopGroup(2,
+            new DefaultThreadFactory("jfabric-testsuite", true));
+    private static volatile String current = "shm";
+
+    static {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+    }
+
+    private JfabricSocketTestPermutation() {
+    }
+
+    /**
+     * Runs {@code test} with the combos limited to {@code provider}: for a suite test whose handler blocks its event
+     * loop while it waits for the peer, which works only where a send completes without that loop's progress (shm;
+     * ofi_rxm connects on demand and needs it).
+     */
+    public static void only(String provider, org.junit.jupiter.api.function.Executable test) throws Throwable {
+        String before = System.getProperty("jfabric.netty.testsuite.providers");
+        System.setProperty("jfabric.netty.testsuite.providers", provider);
+        try {
+            test.execute();
+        } finally {
+            if (before == null) {
+                System.clearProperty("jfabric.netty.testsuite.providers");
+            } else {
+                System.setProperty("jfabric.netty.testsuite.providers", before);
+            }
+        }
+    }
+
+    static List<String> providers() {
+        String named = System.getProperty("jfabric.netty.testsuite.providers", "shm,tcp;ofi_rxm");
+        List<String> out = new ArrayList<>();
+        for (String p : named.split(",")) {
+            if (!p.isBlank() && Jfabric.isAvailable(p.strip())) {
+                out.add(p.strip());
+            }
+        }
+        return out;
+    }
+
+    public static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socket() {
+        return socketOver(providers());
+    }
+
+    /** The combos of the named providers only (those available). */
+    public static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketOver(List<String> names) {
+        List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = new ArrayList<>();
+        for (String provider : names) {
+            if (!Jfabric.isAvailable(provider)) {
+                continue;
+            }
+            combos.add(new BootstrapComboFactory<>() {
+                @Override
+                public ServerBootstrap newServerInstance() {
+                    current = provider;
+                    return new ServerBootstrap().group(GROUP, GROUP).channel(JfabricServerChannel.class);
+                }
+
+                @Override
+                public Bootstrap newClientInstance() {
+                    return new Bootstrap().group(GROUP).channel(JfabricSocketChannel.class);
+                }
+
+                @Override
+                public String toString() {
+                    return "jfabric " + provider;
+                }
+            });
+        }
+        return combos;
+    }
+
+    public static List<BootstrapFactory<Bootstrap>> clientSocket() {
+        List<BootstrapFactory<Bootstrap>> out = new ArrayList<>();
+        for (String provider : providers()) {
+            out.add(() -> {
+                current = provider;
+                return new Bootstrap().group(GROUP).channel(JfabricSocketChannel.class);
+            });
+        }
+        return out;
+    }
+
+    /** Where the current combo's server binds: shm names its own region, socket providers bind loopback. */
+    public static SocketAddress newSocketAddress() {
+        String p = current;
+        return p.equals("shm") ? JfabricAddress.any(p) : JfabricAddress.bind(p, "127.0.0.1", null);
+    }
+}
