@@ -67,7 +67,7 @@ step_conform() {
   # is about verbs, and both run on the host
   (cd "$ROOT/conformance-tests" && FI_PROVIDER=verbs "${JAVA[@]}" -Djfabric.conformance.timeScale=8 \
       -Djfabric.conformance.peerJvmOptions=-XX:TieredStopAtLevel=1 -Djfabric.conformance.testLimitMs=400000 \
-      -Djfabric.conformance.include="${CONFORM_INCLUDE:-}" -cp "$CONF_CP" io.jfabric.provider.verbs.ConformanceInVm '.*PingPongInteropTest' '.*ReadmeExampleTest') \
+      -Djfabric.conformance.include="${CONFORM_INCLUDE:-}" -cp "$CONF_CP" io.jfabric.provider.verbs.ConformanceInVm '.*PingPongInteropTest' '.*ReadmeExampleTest' '.*CrossImplementationMatrixTest') \
     | tee "$RESULTS/conformance.log" | grep -v '^\s*at \|^Nov\|^WARNING\|^INFO'
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 }
