@@ -416,6 +416,30 @@ public final class EndpointBindings {
                 : rxCq.writeError(reserved, context, cqFlags, len, buf, data, tag, olen, err, provErrno, null);
     }
 
+    /**
+     * A posted transmit-side operation failed with provider detail in {@code errData} (a verbs work completion's
+     * status text): an error entry filling a promised slot when {@code reserved}, and the error count.
+     */
+    public int reportTxErrorDetail(boolean reserved, Object context, long cqFlags, long len, int err, int provErrno,
+                                   byte[] errData) {
+        UtilCounter c = txCounter(cqFlags);
+        if (c != null) {
+            c.incrementError();
+        }
+        return txCq == null ? -Errno.ENOCQ
+                : txCq.writeError(reserved, context, cqFlags, len, 0, 0, 0, 0, err, provErrno, errData);
+    }
+
+    /** As {@link #reportTxErrorDetail} for a posted receive: the error entry and the RECV error count. */
+    public int reportRxErrorDetail(boolean reserved, Object context, long cqFlags, long len, int err, int provErrno,
+                                   byte[] errData) {
+        if (recvCntr != null) {
+            recvCntr.incrementError();
+        }
+        return rxCq == null ? -Errno.ENOCQ
+                : rxCq.writeError(reserved, context, cqFlags, len, 0, 0, 0, 0, err, provErrno, errData);
+    }
+
     /** The counter of a transmit-side operation: READ, WRITE or SEND by its completion flags. */
     private UtilCounter txCounter(long cqFlags) {
         return (cqFlags & OpFlags.READ) != 0 ? readCntr : (cqFlags & OpFlags.WRITE) != 0 ? writeCntr : sendCntr;

@@ -93,4 +93,36 @@ class EndpointBindingsTest {
         assertEquals("r", e[0].context);
         assertEquals(3, e[0].srcAddr);
     }
+
+    @Test
+    void errorDetailReportsFillTheReservedSlotAndCarryErrData() {
+        EndpointBindings b = new EndpointBindings("ep");
+        var q = new UtilCompletionQueue(CqAttr.of(CqFormat.TAGGED, 2), null, false, false);
+        b.bindCq(q, BindFlags.TRANSMIT | BindFlags.RECV);
+        var send = new UtilCounter(CounterAttr.defaults(), null);
+        var recv = new UtilCounter(CounterAttr.defaults(), null);
+        b.bindCounter(send, BindFlags.TRANSMIT);
+        b.bindCounter(recv, BindFlags.RECV);
+        assertTrue(q.tryReserve());
+        assertTrue(q.tryReserve());
+        assertFalse(q.tryReserve(), "both slots promised");
+        byte[] txText = {'t'};
+        byte[] rxText = {'r'};
+        assertEquals(0, b.reportTxErrorDetail(true, "tx", OpFlags.SEND | OpFlags.MSG, 8, Errno.EACCES, 10, txText));
+        assertEquals(0, b.reportRxErrorDetail(true, "rx", OpFlags.RECV | OpFlags.MSG, 4, Errno.ETRUNC, 1, rxText));
+        assertFalse(q.isOverrun(), "the reports filled the promised slots instead of claiming new ones");
+        assertEquals(1, send.readError());
+        assertEquals(1, recv.readError());
+        CqErrEntry err = new CqErrEntry();
+        assertEquals(1, q.readError(err, 0));
+        assertEquals("tx", err.context);
+        assertEquals(Errno.EACCES, err.err);
+        assertEquals(10, err.provErrno);
+        assertSame(txText, err.errData);
+        assertEquals(1, q.readError(err, 0));
+        assertEquals("rx", err.context);
+        assertEquals(4, err.len);
+        assertEquals(1, err.provErrno);
+        assertSame(rxText, err.errData);
+    }
 }

@@ -11,6 +11,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
 
@@ -37,9 +38,7 @@ final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsMsg msg;
     private final VerbsRma rma;
 
-    private VerbsCq txCq;
-    private VerbsCq rxCq;
-    private boolean selective;
+    private final EndpointBindings bindings = new EndpointBindings("verbs endpoint");
 
     VerbsEndpoint(VerbsDomain domain, FabricInfo info, Object userContext) {
         this.domain = domain;
@@ -86,22 +85,9 @@ final class VerbsEndpoint extends UtilEndpoint {
         if ((flags & (BindFlags.TRANSMIT | BindFlags.RECV)) == 0) {
             throw new FabricException(Errno.EBADFLAGS, "bind a CQ with FI_TRANSMIT and/or FI_RECV");
         }
-        // one CQ per direction, as util_ep: a second one is refused before anything is bound
-        if ((flags & BindFlags.TRANSMIT) != 0 && txCq != null) {
-            throw new FabricException(Errno.EINVAL, "a transmit CQ is already bound");
-        }
-        if ((flags & BindFlags.RECV) != 0 && rxCq != null) {
-            throw new FabricException(Errno.EINVAL, "a receive CQ is already bound");
-        }
-        if ((flags & BindFlags.TRANSMIT) != 0) {
-            vcq.acquire();
-            txCq = vcq;
-            selective = (flags & BindFlags.SELECTIVE_COMPLETION) != 0;
-        }
-        if ((flags & BindFlags.RECV) != 0) {
-            vcq.acquire();
-            rxCq = vcq;
-        }
+        // one CQ per direction, as util_ep (a second one is refused before anything is bound); other flags are
+        // ignored, as before the bindings
+        bindings.bindCq(vcq, flags & (BindFlags.TRANSMIT | BindFlags.RECV | BindFlags.SELECTIVE_COMPLETION));
     }
 
     @Override
@@ -130,11 +116,11 @@ final class VerbsEndpoint extends UtilEndpoint {
         if (!cm.hasEq()) {
             throw new FabricException(Errno.ENOEQ, "bind an EQ before enable(): connection events arrive there");
         }
-        if (txCq == null || rxCq == null) {
+        if (bindings.txCq() == null || bindings.rxCq() == null) {
             throw new FabricException(Errno.ENOCQ, "bind CQs for both FI_TRANSMIT and FI_RECV before enable() "
                     + "(a verbs QP needs a send and a receive CQ; one CQ may serve both)");
         }
-        qp.create(cm.id(), domain.pd(), txCq, rxCq, selective, arena, errno);
+        qp.create(cm.id(), domain.pd(), bindings, arena, errno);
         AsyncEvents.of(domain.device()).add(qp.handle(), cm);
         cm.enabled();
     }
@@ -209,12 +195,7 @@ final class VerbsEndpoint extends UtilEndpoint {
             qp.drainAndDestroy(cm.id(), errno);
         }
         cm.close();
-        if (txCq != null) {
-            txCq.release();
-        }
-        if (rxCq != null) {
-            rxCq.release();
-        }
+        bindings.releaseAll();
         domain.release();
         arena.close();
     }

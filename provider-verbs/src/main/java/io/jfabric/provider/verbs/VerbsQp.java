@@ -1,6 +1,7 @@
 package io.jfabric.provider.verbs;
 
 import io.jfabric.Errno;
+import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.OpFlags;
 import io.jfabric.provider.verbs.ffi.generated.ibv_context;
@@ -16,12 +17,14 @@ import io.jfabric.provider.verbs.ffi.generated.ibv_wc;
 import io.jfabric.provider.verbs.ffi.generated.rdma_cm_id;
 import io.jfabric.provider.verbs.ffi.rdma_cma_h;
 import io.jfabric.provider.verbs.ffi.verbs_h;
+import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.FabricLog;
 import io.jfabric.util.OpRequest;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -52,7 +55,8 @@ final class VerbsQp {
     private boolean rnrTimerSet;
     private VerbsCq txCq;
     private VerbsCq rxCq;
-    private boolean selective;
+    /** The endpoint's CQs (and, one day, counters): every completion is reported through them. */
+    private EndpointBindings bindings;
 
     private final MemorySegment sendWr;
     private final MemorySegment sendSges;
@@ -94,9 +98,10 @@ final class VerbsQp {
         return qp;
     }
 
-    /** Creates the RC QP on {@code id} with the endpoint's CQs and reads the ops table once. */
-    void create(MemorySegment id, MemorySegment pd, VerbsCq sendCq, VerbsCq recvCq, boolean selectiveCompletion,
-                Arena arena, MemorySegment errno) {
+    /** Creates the RC QP on {@code id} with the CQs bound in {@code bound} and reads the ops table once. */
+    void create(MemorySegment id, MemorySegment pd, EndpointBindings bound, Arena arena, MemorySegment errno) {
+        VerbsCq sendCq = (VerbsCq) bound.txCq();
+        VerbsCq recvCq = (VerbsCq) bound.rxCq();
         MemorySegment attr = ibv_qp_init_attr.allocate(arena);
         ibv_qp_init_attr.send_cq(attr, sendCq.ibvCq());
         ibv_qp_init_attr.recv_cq(attr, recvCq.ibvCq());
@@ -118,7 +123,7 @@ final class VerbsQp {
         postRecvFn = ibv_context_ops.post_recv(ops);
         txCq = sendCq;
         rxCq = recvCq;
-        selective = selectiveCompletion;
+        bindings = bound;
         txCq.register(this);
         rxCq.register(this);
         txCq.addDepth(txSize);
@@ -218,10 +223,10 @@ final class VerbsQp {
         if ((rkey & ~0xffffffffL) != 0) {
             return -Errno.EINVAL;
         }
-        if (!txCq.takeCredit()) {
+        if (!txCq.reserve()) {
             return -Errno.EAGAIN;
         }
-        boolean report = !inject && (!selective || (opFlags & OpFlags.COMPLETION) != 0);
+        boolean report = !inject && bindings.txWantsCompletion(opFlags);
         // unsignaled work requests are only retired by a later signaled one: signal now and then
         boolean signal = report || unsignaled + 1 >= txSize / 2;
         int slot = tx.next();
@@ -241,7 +246,7 @@ final class VerbsQp {
         ibv_send_wr.wr_rdma_rkey(sendWr, (int) rkey);
         int rc = verbs_h.ibv_post_send(postSendFn, qp.address(), sendWr.address(), badWr.address());
         if (rc != 0) {
-            txCq.returnCredit();
+            txCq.cancelReservation();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;
         }
         unsignaled = signal ? 0 : unsignaled + 1;
@@ -251,7 +256,7 @@ final class VerbsQp {
 
     /** Posts the filled receive SGEs as one receive work request; 0 or a negative errno. */
     private int postRecv(Object context) {
-        if (rx.full() || !rxCq.takeCredit()) {
+        if (rx.full() || !rxCq.reserve()) {
             return -Errno.EAGAIN;
         }
         int slot = rx.next();
@@ -261,7 +266,7 @@ final class VerbsQp {
         ibv_recv_wr.num_sge(recvWr, filledSges);
         int rc = verbs_h.ibv_post_recv(postRecvFn, qp.address(), recvWr.address(), badWr.address());
         if (rc != 0) {
-            rxCq.returnCredit();
+            rxCq.cancelReservation();
             return rc == Errno.ENOMEM ? -Errno.EAGAIN : -rc;
         }
         rx.commit(slot, context, OpFlags.RECV | OpFlags.MSG, filledLength, true);
@@ -270,8 +275,11 @@ final class VerbsQp {
 
     // ---- completions --------------------------------------------------------------------------
 
-    /** Translates one work completion of this QP into {@code cq}'s ring. */
-    void completed(MemorySegment wc, VerbsCq cq) {
+    /**
+     * Reports one work completion of this QP through the bindings, into the slot its work request reserved.
+     * Unsignaled sends it retires, and completions nobody asked for, give their slots back.
+     */
+    void completed(MemorySegment wc) {
         long wrId = ibv_wc.wr_id(wc);
         boolean isRecv = (wrId & RX_BIT) != 0;
         TxRing ring = isRecv ? rx : tx;
@@ -283,9 +291,8 @@ final class VerbsQp {
         // earlier unsignaled sends finished successfully before this one (RC completes in order)
         while (ring.tail != slot) {
             ring.releaseTail();
-            owner.returnCredit();
+            owner.cancelReservation();
         }
-        owner.returnCredit();
         int status = ibv_wc.status(wc);
         Object ctx = ring.context[slot];
         long flags = ring.flags[slot];
@@ -293,15 +300,14 @@ final class VerbsQp {
         boolean report = ring.report[slot];
         ring.releaseTail();
         if (status != verbs_h.IBV_WC_SUCCESS) {
-            cq.pushWcError(ctx, flags, len, WcStatus.toErrno(status, isRecv), status);
-            if (status != verbs_h.IBV_WC_WR_FLUSH_ERR) {
-                LOG.log(System.Logger.Level.DEBUG, "work completion error on QP " + qpNum + ": " + WcStatus.text(status));
-            }
+            reportWcError(isRecv, ctx, flags, len, status);
             return;
         }
         if (!isRecv) {
-            if (report) {
-                cq.push(ctx, flags, 0, 0); // fi_cq(3): len is for receives; a send, read or write reports 0
+            // fi_cq(3): len is for receives; a send, read or write reports 0
+            bindings.reportTx(report, true, ctx, flags, 0);
+            if (!report) {
+                owner.cancelReservation();
             }
             return;
         }
@@ -314,18 +320,40 @@ final class VerbsQp {
             // a writedata landed in the target's memory; it consumed this receive only for its data
             flags = OpFlags.RMA | OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA;
         }
-        cq.push(ctx, flags, Integer.toUnsignedLong(ibv_wc.byte_len(wc)), data);
+        bindings.reportRx(true, true, ctx, flags, Integer.toUnsignedLong(ibv_wc.byte_len(wc)), 0, data, 0,
+                Fabrics.ADDR_NOTAVAIL);
     }
 
-    /** Completes everything still posted with ECANCELED (after the QP is gone, nothing else will). */
-    private static void cancelOutstanding(TxRing ring, VerbsCq cq) {
+    /** A failed work completion: prov_errno is its ibv_wc_status, err_data the status text (made here, once). */
+    private void reportWcError(boolean isRecv, Object ctx, long flags, long len, int status) {
+        int errnum = WcStatus.toErrno(status, isRecv);
+        byte[] text = WcStatus.text(status).getBytes(StandardCharsets.UTF_8);
+        if (isRecv) {
+            bindings.reportRxErrorDetail(true, ctx, flags, len, errnum, status, text);
+        } else {
+            bindings.reportTxErrorDetail(true, ctx, flags, len, errnum, status, text);
+        }
+        if (status != verbs_h.IBV_WC_WR_FLUSH_ERR) {
+            LOG.log(System.Logger.Level.DEBUG, "work completion error on QP " + qpNum + ": " + WcStatus.text(status));
+        }
+    }
+
+    /**
+     * Completes everything still posted with ECANCELED (after the QP is gone, nothing else will), each in the
+     * slot its post reserved; prov_errno is the errno, with no err_data.
+     */
+    private void cancelOutstanding(TxRing ring, boolean isRecv) {
         while (ring.count > 0) {
             int slot = ring.tail;
-            if (cq.room() > 0) {
-                cq.pushErrnoError(ring.context[slot], ring.flags[slot], ring.length[slot], Errno.ECANCELED);
-            }
+            Object ctx = ring.context[slot];
+            long flags = ring.flags[slot];
+            long len = ring.length[slot];
             ring.releaseTail();
-            cq.returnCredit();
+            if (isRecv) {
+                bindings.reportRxError(true, ctx, flags, len, 0, 0, 0, 0, Errno.ECANCELED, Errno.ECANCELED);
+            } else {
+                bindings.reportTxError(true, ctx, flags, len, 0, Errno.ECANCELED, Errno.ECANCELED);
+            }
         }
     }
 
@@ -335,22 +363,21 @@ final class VerbsQp {
      */
     void drainAndDestroy(MemorySegment id, MemorySegment errno) {
         long deadline = System.nanoTime() + CLOSE_DRAIN_MS * 1_000_000L;
-        while ((tx.count > 0 || rx.count > 0) && System.nanoTime() < deadline
-                && (txCq.room() > 0 && rxCq.room() > 0)) {
-            txCq.progress();
-            rxCq.progress();
+        while ((tx.count > 0 || rx.count > 0) && System.nanoTime() < deadline) {
+            txCq.poll();
+            rxCq.poll();
             if (tx.count > 0 || rx.count > 0) {
                 LockSupport.parkNanos(1_000_000L);
             }
         }
-        txCq.progress();
-        rxCq.progress();
+        txCq.poll();
+        rxCq.poll();
         txCq.unregister(this);
         rxCq.unregister(this);
         txCq.removeDepth(txSize);
         rxCq.removeDepth(rxSize);
-        cancelOutstanding(tx, txCq);
-        cancelOutstanding(rx, rxCq);
+        cancelOutstanding(tx, false);
+        cancelOutstanding(rx, true);
         rdma_cma_h.rdma_destroy_qp(errno, id);
         qp = null;
     }

@@ -1,0 +1,186 @@
+package io.jfabric.provider.verbs;
+
+import io.jfabric.FabricException;
+import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.provider.verbs.ffi.generated.ibv_comp_channel;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context;
+import io.jfabric.provider.verbs.ffi.generated.ibv_context_ops;
+import io.jfabric.provider.verbs.ffi.generated.ibv_wc;
+import io.jfabric.provider.verbs.ffi.generated.pollfd;
+import io.jfabric.provider.verbs.ffi.poll_h;
+import io.jfabric.provider.verbs.ffi.verbs_h;
+import io.jfabric.util.ProgressHook;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * A verbs CQ's progress: the {@code ibv_cq} with its completion channel. {@link #progress()} polls the ibv_cq in
+ * batches into a preallocated {@code ibv_wc} array and hands each work completion to the queue pair that posted
+ * it, which reports it through its endpoint's bindings into the util CQ (every WR holds a slot there, reserved at
+ * post, so polling never needs room). {@link #block} arms the CQ ({@code ibv_req_notify_cq}) and sleeps in poll(2)
+ * on the channel's fd. poll(2) is a native call: a virtual thread in sread pins its carrier for at most one
+ * {@link #SLEEP_SLICE_MS} slice. Threading is the domain's (FI_THREAD_DOMAIN): no locks.
+ */
+final class VerbsProgress implements ProgressHook {
+    private static final int BATCH = 32;
+    /** Bounds a sleep so that signal() and close are seen: the channel fd cannot be woken from Java. */
+    private static final int SLEEP_SLICE_MS = 100;
+    private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("verbs");
+
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment errno = NativeLibrary.allocateCaptureState(arena);
+    private final MemorySegment channel;
+    private final MemorySegment cq;
+    private final MemorySegment pollCqFn;
+    private final MemorySegment reqNotifyFn;
+    private final MemorySegment wcs;
+    private final MemorySegment pollFd;
+    private final MemorySegment cqOut;
+    private final MemorySegment ctxOut;
+
+    private VerbsQp[] qps = new VerbsQp[4];
+    private int qpCount;
+    private VerbsQp lastQp;
+    private boolean armed;
+    private volatile boolean closed;
+
+    /** Creates an ibv_cq of {@code capacity} entries with its completion channel on {@code context}. */
+    VerbsProgress(MemorySegment context, int capacity) {
+        channel = ibv_comp_channel.reinterpret(Native.checkPtr(verbs_h.ibv_create_comp_channel(errno, context), errno,
+                "ibv_create_comp_channel"));
+        MemorySegment c;
+        try {
+            c = Native.checkPtr(verbs_h.ibv_create_cq(errno, context, capacity, MemorySegment.NULL, channel, 0), errno,
+                    "ibv_create_cq with " + capacity + " entries");
+        } catch (FabricException e) {
+            verbs_h.ibv_destroy_comp_channel(channel);
+            arena.close();
+            throw e;
+        }
+        cq = c;
+        // the ops table is read once: the function pointers do not change for the context's lifetime
+        MemorySegment ops = ibv_context.ops(context);
+        pollCqFn = ibv_context_ops.poll_cq(ops);
+        reqNotifyFn = ibv_context_ops.req_notify_cq(ops);
+        wcs = ibv_wc.allocateArray(BATCH, arena);
+        pollFd = pollfd.allocate(arena);
+        pollfd.fd(pollFd, ibv_comp_channel.fd(channel));
+        pollfd.events(pollFd, (short) poll_h.POLLIN);
+        cqOut = arena.allocate(ValueLayout.ADDRESS);
+        ctxOut = arena.allocate(ValueLayout.ADDRESS);
+    }
+
+    MemorySegment ibvCq() {
+        return cq;
+    }
+
+    void register(VerbsQp qp) {
+        for (int i = 0; i < qpCount; i++) {
+            if (qps[i] == qp) {
+                return;
+            }
+        }
+        if (qpCount == qps.length) {
+            qps = Arrays.copyOf(qps, qpCount * 2);
+        }
+        qps[qpCount++] = qp;
+    }
+
+    void unregister(VerbsQp qp) {
+        for (int i = 0; i < qpCount; i++) {
+            if (qps[i] == qp) {
+                qps[i] = qps[--qpCount];
+                qps[qpCount] = null;
+                break;
+            }
+        }
+        if (lastQp == qp) {
+            lastQp = null;
+        }
+    }
+
+    private VerbsQp qpOf(int qpNum) {
+        VerbsQp last = lastQp;
+        if (last != null && last.qpNum() == qpNum) {
+            return last;
+        }
+        for (int i = 0; i < qpCount; i++) {
+            if (qps[i].qpNum() == qpNum) {
+                lastQp = qps[i];
+                return qps[i];
+            }
+        }
+        return null;
+    }
+
+    /** Hands every work completion waiting in the ibv_cq to its queue pair; returns how many there were. */
+    @Override
+    public int progress() {
+        int total = 0;
+        while (!closed) {
+            int n = verbs_h.ibv_poll_cq(pollCqFn, cq.address(), BATCH, wcs.address());
+            if (n <= 0) {
+                return total;
+            }
+            for (int i = 0; i < n; i++) {
+                MemorySegment wc = ibv_wc.asSlice(wcs, i);
+                VerbsQp qp = qpOf(ibv_wc.qp_num(wc));
+                if (qp != null) {
+                    qp.completed(wc);
+                }
+            }
+            total += n;
+            if (n < BATCH) {
+                return total;
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Arms the CQ and returns at once when it is not armed (the reader then polls again: a completion that
+     * arrived before arming raises no event); otherwise sleeps on the channel's fd for one slice at most.
+     */
+    @Override
+    public void block(long nanos) {
+        if (closed) {
+            return;
+        }
+        if (!armed) {
+            int rc = verbs_h.ibv_req_notify_cq(reqNotifyFn, cq, 0);
+            if (rc != 0) {
+                LOG.log(System.Logger.Level.WARNING, "ibv_req_notify_cq failed: " + Native.strerror(rc)
+                        + "; sread polls instead of sleeping");
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nanos, SLEEP_SLICE_MS * 1_000_000L));
+                return;
+            }
+            armed = true;
+            return;
+        }
+        int millis = (int) Math.max(1, Math.min(nanos / 1_000_000L, SLEEP_SLICE_MS));
+        pollfd.revents(pollFd, (short) 0);
+        int ready = poll_h.poll(errno, pollFd, 1, millis);
+        if (ready > 0 && (pollfd.revents(pollFd) & poll_h.POLLIN) != 0
+                && verbs_h.ibv_get_cq_event(channel, cqOut, ctxOut) == 0) {
+            verbs_h.ibv_ack_cq_events(cq, 1);
+            armed = false;
+        }
+    }
+
+    /** sread sleeps in {@link #block}, on the channel, rather than parking between polls. */
+    @Override
+    public boolean canBlock() {
+        return true;
+    }
+
+    /** Destroys the ibv_cq and its channel (the CQ's close, once no endpoint holds it). */
+    void close() {
+        closed = true;
+        Native.checkVerbs(verbs_h.ibv_destroy_cq(cq), "ibv_destroy_cq");
+        verbs_h.ibv_destroy_comp_channel(channel);
+        arena.close();
+    }
+}
