@@ -96,7 +96,7 @@ final class AtomicEntryPoints {
 
     int fetchAtomic(MemorySegment buf, MemoryRegion desc, MemorySegment result, MemoryRegion resultDesc,
                     long destAddr, long addr, long key, AtomicDatatype datatype, AtomicOp op, Object context) {
-        return post(request().operands(buf, desc).result(result, resultDesc).remote(addr, key)
+        return post(request().operands(buf, desc).singles(null, null, result, resultDesc).remote(addr, key)
                 .set(AtomicRequest.FETCH, destAddr, datatype, op, context, ep.txFlags()));
     }
 
@@ -106,7 +106,7 @@ final class AtomicEntryPoints {
         if (UtilEndpoint.badVector(iov, desc, count) || UtilEndpoint.badVector(resultv, resultDesc, resultCount)) {
             return -Errno.EINVAL;
         }
-        return post(request().operands(iov, desc, count).result(resultv, resultDesc, resultCount)
+        return post(request().operands(iov, desc, count).buffers(null, null, 0, resultv, resultDesc, resultCount)
                 .remote(addr, key).set(AtomicRequest.FETCH, destAddr, datatype, op, context, ep.txFlags()));
     }
 
@@ -115,7 +115,8 @@ final class AtomicEntryPoints {
         if (badMsg(msg) || UtilEndpoint.badVector(resultv, resultDesc, resultCount)) {
             return -Errno.EINVAL;
         }
-        return post(request().operands(msg.iov, msg.desc, msg.iovCount).result(resultv, resultDesc, resultCount)
+        return post(request().operands(msg.iov, msg.desc, msg.iovCount)
+                .buffers(null, null, 0, resultv, resultDesc, resultCount)
                 .remote(msg.rmaIoc, msg.rmaIocCount)
                 .set(AtomicRequest.FETCH, msg.addr, msg.datatype, msg.op, msg.context, flags));
     }
@@ -123,7 +124,7 @@ final class AtomicEntryPoints {
     int compareAtomic(MemorySegment buf, MemoryRegion desc, MemorySegment compare, MemoryRegion compareDesc,
                       MemorySegment result, MemoryRegion resultDesc, long destAddr, long addr, long key,
                       AtomicDatatype datatype, AtomicOp op, Object context) {
-        return post(request().operands(buf, desc).compare(compare, compareDesc).result(result, resultDesc)
+        return post(request().operands(buf, desc).singles(compare, compareDesc, result, resultDesc)
                 .remote(addr, key).set(AtomicRequest.COMPARE, destAddr, datatype, op, context, ep.txFlags()));
     }
 
@@ -135,8 +136,8 @@ final class AtomicEntryPoints {
                 || UtilEndpoint.badVector(resultv, resultDesc, resultCount)) {
             return -Errno.EINVAL;
         }
-        return post(request().operands(iov, desc, count).compare(comparev, compareDesc, compareCount)
-                .result(resultv, resultDesc, resultCount).remote(addr, key)
+        return post(request().operands(iov, desc, count)
+                .buffers(comparev, compareDesc, compareCount, resultv, resultDesc, resultCount).remote(addr, key)
                 .set(AtomicRequest.COMPARE, destAddr, datatype, op, context, ep.txFlags()));
     }
 
@@ -147,7 +148,7 @@ final class AtomicEntryPoints {
             return -Errno.EINVAL;
         }
         return post(request().operands(msg.iov, msg.desc, msg.iovCount)
-                .compare(comparev, compareDesc, compareCount).result(resultv, resultDesc, resultCount)
+                .buffers(comparev, compareDesc, compareCount, resultv, resultDesc, resultCount)
                 .remote(msg.rmaIoc, msg.rmaIocCount)
                 .set(AtomicRequest.COMPARE, msg.addr, msg.datatype, msg.op, msg.context, flags));
     }

@@ -80,29 +80,24 @@ public final class AtomicRequest {
         return this;
     }
 
-    AtomicRequest compare(MemorySegment buf, MemoryRegion mr) {
-        oneCompare[0] = buf;
-        oneCompareDesc[0] = mr;
-        return compare(oneCompare, oneCompareDesc, 1);
+    /** The single compare and result buffers of fi_fetch_atomic and fi_compare_atomic (null: none). */
+    AtomicRequest singles(MemorySegment cmp, MemoryRegion cmpMr, MemorySegment res, MemoryRegion resMr) {
+        oneCompare[0] = cmp;
+        oneCompareDesc[0] = cmpMr;
+        oneResult[0] = res;
+        oneResultDesc[0] = resMr;
+        return buffers(oneCompare, oneCompareDesc, cmp == null ? 0 : 1, oneResult, oneResultDesc, 1);
     }
 
-    AtomicRequest compare(MemorySegment[] segments, MemoryRegion[] mrs, int n) {
-        compare = segments;
-        compareDesc = mrs;
-        compareCount = n;
-        return this;
-    }
-
-    AtomicRequest result(MemorySegment buf, MemoryRegion mr) {
-        oneResult[0] = buf;
-        oneResultDesc[0] = mr;
-        return result(oneResult, oneResultDesc, 1);
-    }
-
-    AtomicRequest result(MemorySegment[] segments, MemoryRegion[] mrs, int n) {
-        result = segments;
-        resultDesc = mrs;
-        resultCount = n;
+    /** The compare and result buffers of the iov and msg forms. */
+    AtomicRequest buffers(MemorySegment[] cmp, MemoryRegion[] cmpMrs, int cmpCount, MemorySegment[] res,
+                          MemoryRegion[] resMrs, int resCount) {
+        compare = cmp;
+        compareDesc = cmpMrs;
+        compareCount = cmpCount;
+        result = res;
+        resultDesc = resMrs;
+        resultCount = resCount;
         return this;
     }
 
@@ -179,18 +174,8 @@ public final class AtomicRequest {
 
     /** Drops the references the caller passed. */
     void clear() {
-        oneIov[0] = null;
-        oneDesc[0] = null;
-        oneCompare[0] = null;
-        oneCompareDesc[0] = null;
-        oneResult[0] = null;
-        oneResultDesc[0] = null;
-        iov = null;
-        desc = null;
-        compare = null;
-        compareDesc = null;
-        result = null;
-        resultDesc = null;
+        singles(null, null, null, null);
+        operands(null, null);
         rmaIoc = null;
         context = null;
     }

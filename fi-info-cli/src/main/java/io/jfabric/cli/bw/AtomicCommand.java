@@ -35,32 +35,36 @@ public final class AtomicCommand implements Callable<Integer> {
             + "float_complex|double_complex|long_double|long_double_complex|all (uint64)")
     String datatype = "uint64";
 
-    @Override
-    public Integer call() {
-        BenchOptions o;
-        List<AtomicOp> ops;
-        List<AtomicDatatype> types;
+    private record Choice(BenchOptions o, List<AtomicOp> ops, List<AtomicDatatype> types) {
+    }
+
+    /** The options, or null after saying on stderr what is wrong with them. */
+    private Choice choice() {
         try {
-            ops = parse(AtomicOp.values(), op, "-o");
-            types = parse(AtomicDatatype.values(), datatype, "-z");
-            o = args.options(false, false);
+            return new Choice(args.options(false, false), parse(AtomicOp.values(), op, "-o"),
+                    parse(AtomicDatatype.values(), datatype, "-z"));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
+            return null;
+        }
+    }
+
+    @Override
+    public Integer call() {
+        Choice c = choice();
+        if (c == null) {
             return 1;
         }
-        BenchReport report = new BenchReport(System.out);
-        try (BenchSession s = new BenchSession(o)) {
+        try (BenchSession s = new BenchSession(c.o())) {
             s.extraCaps = Caps.ATOMIC;
-            s.open(o.window(), 64, 64);
-            new AtomicBench(s, ops, types, report).run();
-            report.writeFiles(o.json(), o.csv());
+            s.open(c.o().window(), 64, 64);
+            BenchReport report = new BenchReport(System.out);
+            new AtomicBench(s, c.ops(), c.types(), report).run();
+            report.writeFiles(c.o().json(), c.o().csv());
             return 0;
-        } catch (FabricException e) {
+        } catch (FabricException | IOException e) {
             System.err.println("jfabric atomic: " + e.getMessage());
-            return e.errno();
-        } catch (IOException e) {
-            System.err.println("jfabric atomic: " + e.getMessage());
-            return 5;
+            return e instanceof FabricException f ? f.errno() : 5;
         }
     }
 

@@ -56,11 +56,8 @@ final class ShmAtomic {
             return -Errno.EINVAL;
         }
         Peer peer = ep.av.peer(req.peer);
-        if (peer == null) {
-            return -Errno.EINVAL;
-        }
-        if (peer.goneForSend()) {
-            return -Errno.ECONNRESET;
+        if (peer == null || peer.goneForSend()) {
+            return peer == null ? -Errno.EINVAL : -Errno.ECONNRESET;
         }
         long bytes = req.bytes();
         boolean readOnly = req.kind == AtomicRequest.FETCH && req.op == AtomicOp.ATOMIC_READ;

@@ -50,14 +50,7 @@ class ShmAtomicTest extends ShmPairFixture {
         for (int i = 0; i < 20_000; i++) {
             round.run();
         }
-        long least = Long.MAX_VALUE;
-        for (int w = 0; w < 3; w++) {
-            long before = ThreadAllocations.now();
-            for (int i = 0; i < 5_000; i++) {
-                round.run();
-            }
-            least = Math.min(least, ThreadAllocations.now() - before);
-        }
+        long least = ThreadAllocations.leastPerWindow(round, 3, 5_000);
         assertTrue(least < 5_000 * 8, least + " bytes allocated by 5000 warm rounds of three atomics");
         assertEquals(rounds[0], target.get(ValueLayout.JAVA_LONG, 0), "fetching FI_SUM total");
         assertEquals((int) rounds[0], target.get(ValueLayout.JAVA_INT, 16), "FI_SUM total");
