@@ -76,6 +76,9 @@ class AtomicTest {
                             continue;
                         }
                         assertTrue(valid >= 2, "valid count for " + t + " " + op + " is " + valid);
+                        if (t == AtomicDatatype.LONG_DOUBLE || t == AtomicDatatype.LONG_DOUBLE_COMPLEX) {
+                            continue; // offered natively; the test's model has no 80-bit arithmetic to check it
+                        }
                         String miss = runOne(p, kind, t, op, target, mr, src, cmp, res);
                         if (miss != null) {
                             failures.add(miss);
@@ -184,6 +187,8 @@ class AtomicTest {
      */
     private void refused(FabricCase c, long access, long keyXor, long offset, int kind, int err, String what) {
         gate(c);
+        // jfabric's providers give fi_atomic(3)'s errors exactly; a native one behind the bridge its own
+        boolean bridged = c.provider().startsWith("libfabric:");
         EndpointPair p = EndpointPair.open(c, dump);
         try (Arena arena = Arena.ofShared()) {
             MemorySegment target = Mem.alloc(arena, SLOT);
@@ -199,16 +204,40 @@ class AtomicTest {
                     ? p.a.ep.atomic(src, p.a.desc(src), p.a.peer, addr, key, AtomicDatatype.UINT64, AtomicOp.SUM, "bad")
                     : p.a.ep.fetchAtomic(src, p.a.desc(src), res, p.a.desc(res), p.a.peer, addr, key,
                     AtomicDatatype.UINT64, AtomicOp.SUM, "bad"));
-            if (rc == 0) {
+            if (rc == 0 && bridged && kind == AtomicModel.WRITE) {
+                // fi_cq(3): a transmit-complete fi_atomic may complete before the target looked at it; the bridge
+                // has no msg form to ask for FI_DELIVERY_COMPLETE, so only the target's bytes tell here
+                awaitAny(p, "an atomic through " + what);
+            } else if (rc == 0) {
                 CqErrEntry e = p.poller.expectError(p.a.txCq, T, "an atomic through " + what);
                 assertSame("bad", e.context);
-                assertEquals(err, e.err, "error of an atomic through " + what + ": " + e);
+                if (bridged) {
+                    assertTrue(e.err != 0, "error of an atomic through " + what + ": " + e);
+                } else {
+                    assertEquals(err, e.err, "error of an atomic through " + what + ": " + e);
+                }
             } else {
-                assertEquals(-err, rc, "an atomic through " + what + " refused at post time");
+                assertTrue(bridged ? rc < 0 : rc == -err, "an atomic through " + what + " refused at post time: "
+                        + Errno.name(rc));
             }
             p.poller.expectQuiet(p.b.rxCq, 100, "target after a refused atomic");
             assertEquals(-1, Mem.mismatch(target, (byte) 0x44), "target untouched after an atomic through " + what);
             assertEquals(-1, Mem.mismatch(res, (byte) 0x11), "no result written after an atomic through " + what);
+        }
+    }
+
+    /** Waits for the next completion of a's transmit CQ, success or error. */
+    private static void awaitAny(EndpointPair p, String what) {
+        CqEntry[] one = {new CqEntry()};
+        long until = System.nanoTime() + T * 1_000_000L;
+        int n;
+        while ((n = p.a.txCq.read(one, 1)) == -Errno.EAGAIN && System.nanoTime() < until) {
+            p.poller.drive();
+        }
+        if (n == -Errno.EAVAIL) {
+            p.a.txCq.readError(new CqErrEntry(), 0);
+        } else {
+            assertEquals(1, n, what + ": no completion within " + T + " ms");
         }
     }
 

@@ -44,11 +44,10 @@ final class InfoMapper {
     static final String PREFIX = "libfabric:";
 
     /**
-     * Capabilities no jfabric call can use on a native provider yet: FI_ATOMIC (the bridge does not pass the
-     * fi_atomic(3) calls through) and FI_HMEM (jfabric registers host memory only). They are removed from every
-     * info, and hints asking for them match nothing.
+     * Capabilities no jfabric call can use on a native provider: FI_HMEM (jfabric registers host memory only). It
+     * is removed from every info, and hints asking for it match nothing.
      */
-    static final long UNREACHABLE_CAPS = io.jfabric.Caps.ATOMIC | io.jfabric.Caps.HMEM;
+    static final long UNREACHABLE_CAPS = io.jfabric.Caps.HMEM;
 
     /** Modes the libfabric provider satisfies itself. */
     static final long BRIDGE_MODES = Mode.CONTEXT | Mode.CONTEXT2;

@@ -134,8 +134,8 @@ public final class LibfabricProvider implements FabricProvider {
                                                   FabricInfo hints, String nativeName) {
         MemorySegment nh = MemorySegment.NULL;
         if (hints != null && InfoMapper.asksUnreachable(hints)) {
-            LOG.log(System.Logger.Level.DEBUG, "libfabric:" + nativeName + " declined: hints ask for FI_ATOMIC or "
-                    + "FI_HMEM, which no jfabric call reaches through the bridge");
+            LOG.log(System.Logger.Level.DEBUG, "libfabric:" + nativeName + " declined: hints ask for FI_HMEM, which "
+                    + "no jfabric call reaches through the bridge");
             return List.of();
         }
         if (hints != null) {
