@@ -61,6 +61,15 @@ final class LibfabricAtomic extends EndpointRoom {
         return rc < 0 ? rc : count.get(ValueLayout.JAVA_LONG, 0);
     }
 
+    /** A context slot for a call of {@code fn}, or a negative errno: the function is missing, or no slot is free. */
+    private int slotFor(MemorySegment fn, Object context) {
+        if (absent(fn)) {
+            return missing();
+        }
+        int slot = slots.acquire(context, false);
+        return slot < 0 ? EAGAIN : slot;
+    }
+
     /** Elements in {@code buf}, or -1 when it is not a native buffer of whole elements. */
     private static long elements(MemorySegment buf, AtomicDatatype t) {
         return buf == null || t == null || !buf.isNative() || buf.byteSize() % t.size() != 0 ? -1
@@ -74,12 +83,9 @@ final class LibfabricAtomic extends EndpointRoom {
         if (d == null || n <= 0 || op == null) {
             return EINVAL;
         }
-        if (absent(write)) {
-            return missing();
-        }
-        int slot = slots.acquire(context, false);
+        int slot = slotFor(write, context);
         if (slot < 0) {
-            return EAGAIN;
+            return slot;
         }
         return post(AtomicCalls.call(write, fidAddr, buf.address(), n, d.address(), dest, addr, key, t.value(),
                 op.value(), slots.address(slot)), slot);
@@ -105,12 +111,9 @@ final class LibfabricAtomic extends EndpointRoom {
         if (d == null || rd == null || n <= 0 || op == null || !readOnly && elements(buf, t) != n) {
             return EINVAL;
         }
-        if (absent(readwrite)) {
-            return missing();
-        }
-        int slot = slots.acquire(context, false);
+        int slot = slotFor(readwrite, context);
         if (slot < 0) {
-            return EAGAIN;
+            return slot;
         }
         return post(AtomicCalls.call(readwrite, fidAddr, readOnly ? 0 : buf.address(), n, d.address(),
                 result.address(), rd.address(), dest, addr, key, t.value(), op.value(), slots.address(slot)), slot);
@@ -127,12 +130,9 @@ final class LibfabricAtomic extends EndpointRoom {
                 || elements(result, t) != n) {
             return EINVAL;
         }
-        if (absent(compwrite)) {
-            return missing();
-        }
-        int slot = slots.acquire(context, false);
+        int slot = slotFor(compwrite, context);
         if (slot < 0) {
-            return EAGAIN;
+            return slot;
         }
         return post(AtomicCalls.call(compwrite, fidAddr, buf.address(), n, d.address(), compare.address(),
                 cd.address(), result.address(), rd.address(), dest, addr, key, t.value(), op.value(),
