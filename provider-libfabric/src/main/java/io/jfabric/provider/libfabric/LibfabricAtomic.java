@@ -1,6 +1,7 @@
 package io.jfabric.provider.libfabric;
 
 import io.jfabric.AtomicDatatype;
+import io.jfabric.AtomicMsg;
 import io.jfabric.AtomicOp;
 import io.jfabric.MemoryRegion;
 import io.jfabric.provider.libfabric.ffi.AtomicCalls;
@@ -15,14 +16,22 @@ import java.lang.foreign.ValueLayout;
 /**
  * fi_atomic(3) of one endpoint: fi_atomic, fi_inject_atomic, fi_fetch_atomic, fi_compare_atomic and the three
  * valid queries go straight to the native provider's functions of the same form, which check keys, ranges and
- * combinations and answer with their own counts. The iov and msg forms are not passed through yet and answer
- * -FI_ENOSYS. A buffer's element count is its size over the datatype's.
+ * combinations and answer with their own counts; so do the iov and msg forms, whose native fi_ioc arrays and
+ * fi_msg_atomic are filled in the endpoint's {@link AtomicScratch}. A buffer's element count is its size over the
+ * datatype's.
  */
 final class LibfabricAtomic extends EndpointRoom {
     private MemorySegment write = MemorySegment.NULL;
     private MemorySegment inject = MemorySegment.NULL;
     private MemorySegment readwrite = MemorySegment.NULL;
     private MemorySegment compwrite = MemorySegment.NULL;
+    private MemorySegment writev = MemorySegment.NULL;
+    private MemorySegment writemsg = MemorySegment.NULL;
+    private MemorySegment readwritev = MemorySegment.NULL;
+    private MemorySegment readwritemsg = MemorySegment.NULL;
+    private MemorySegment compwritev = MemorySegment.NULL;
+    private MemorySegment compwritemsg = MemorySegment.NULL;
+    private final AtomicScratch scratch = new AtomicScratch(Arena.ofAuto());
     private final MemorySegment[] valid = {MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL};
     /** The size_t the valid queries write their count into. */
     private final MemorySegment count = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
@@ -38,6 +47,12 @@ final class LibfabricAtomic extends EndpointRoom {
         inject = FabricInline.op(ops, AtomicCalls.INJECT);
         readwrite = FabricInline.op(ops, AtomicCalls.READWRITE);
         compwrite = FabricInline.op(ops, AtomicCalls.COMPWRITE);
+        writev = FabricInline.op(ops, AtomicCalls.WRITEV);
+        writemsg = FabricInline.op(ops, AtomicCalls.WRITEMSG);
+        readwritev = FabricInline.op(ops, AtomicCalls.READWRITEV);
+        readwritemsg = FabricInline.op(ops, AtomicCalls.READWRITEMSG);
+        compwritev = FabricInline.op(ops, AtomicCalls.COMPWRITEV);
+        compwritemsg = FabricInline.op(ops, AtomicCalls.COMPWRITEMSG);
         valid[0] = FabricInline.op(ops, AtomicCalls.WRITEVALID);
         valid[1] = FabricInline.op(ops, AtomicCalls.READWRITEVALID);
         valid[2] = FabricInline.op(ops, AtomicCalls.COMPWRITEVALID);
@@ -46,6 +61,7 @@ final class LibfabricAtomic extends EndpointRoom {
     @Override
     void clear() {
         write = inject = readwrite = compwrite = MemorySegment.NULL;
+        writev = writemsg = readwritev = readwritemsg = compwritev = compwritemsg = MemorySegment.NULL;
         valid[0] = valid[1] = valid[2] = MemorySegment.NULL;
     }
 
@@ -137,5 +153,151 @@ final class LibfabricAtomic extends EndpointRoom {
         return post(AtomicCalls.call(compwrite, fidAddr, buf.address(), n, d.address(), compare.address(),
                 cd.address(), result.address(), rd.address(), dest, addr, key, t.value(), op.value(),
                 slots.address(slot)), slot);
+    }
+
+    // ---- iov and msg forms: filled into the scratch memory, under its monitor on an FI_THREAD_SAFE domain ----
+
+    int atomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, long dest, long addr, long key,
+                AtomicDatatype t, AtomicOp op, Object context) {
+        if (threadSafe) {
+            synchronized (scratch) {
+                return atomicvLocked(iov, desc, count, dest, addr, key, t, op, context);
+            }
+        }
+        return atomicvLocked(iov, desc, count, dest, addr, key, t, op, context);
+    }
+
+    private int atomicvLocked(MemorySegment[] iov, MemoryRegion[] desc, int count, long dest, long addr, long key,
+                              AtomicDatatype t, AtomicOp op, Object context) {
+        AtomicScratch s = scratch;
+        if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)) {
+            return EINVAL;
+        }
+        int slot = slotFor(writev, context);
+        if (slot < 0) {
+            return slot;
+        }
+        return post(AtomicCalls.call(writev, fidAddr, s.iocAddr[0], s.descAddr[0], count, dest, addr, key,
+                t.value(), op.value(), slots.address(slot)), slot);
+    }
+
+    int atomicmsg(AtomicMsg msg, long flags) {
+        if (threadSafe) {
+            synchronized (scratch) {
+                return msgLocked(0, writemsg, msg, null, null, 0, null, null, 0, flags);
+            }
+        }
+        return msgLocked(0, writemsg, msg, null, null, 0, null, null, 0, flags);
+    }
+
+    int fetchv(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] resultv,
+               MemoryRegion[] resultDesc, int resultCount, long dest, long addr, long key, AtomicDatatype t,
+               AtomicOp op, Object context) {
+        if (threadSafe) {
+            synchronized (scratch) {
+                return fetchvLocked(iov, desc, count, resultv, resultDesc, resultCount, dest, addr, key, t, op,
+                        context);
+            }
+        }
+        return fetchvLocked(iov, desc, count, resultv, resultDesc, resultCount, dest, addr, key, t, op, context);
+    }
+
+    private int fetchvLocked(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] resultv,
+                             MemoryRegion[] resultDesc, int resultCount, long dest, long addr, long key,
+                             AtomicDatatype t, AtomicOp op, Object context) {
+        AtomicScratch s = scratch;
+        if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
+                || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)) {
+            return EINVAL;
+        }
+        int slot = slotFor(readwritev, context);
+        if (slot < 0) {
+            return slot;
+        }
+        return post(AtomicCalls.call(readwritev, fidAddr, s.iocAddr[0], s.descAddr[0], count, s.iocAddr[2],
+                s.descAddr[2], resultCount, dest, addr, key, t.value(), op.value(), slots.address(slot)), slot);
+    }
+
+    int fetchmsg(AtomicMsg msg, MemorySegment[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
+        if (threadSafe) {
+            synchronized (scratch) {
+                return msgLocked(1, readwritemsg, msg, null, null, 0, resultv, resultDesc, resultCount, flags);
+            }
+        }
+        return msgLocked(1, readwritemsg, msg, null, null, 0, resultv, resultDesc, resultCount, flags);
+    }
+
+    int comparev(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] comparev,
+                 MemoryRegion[] compareDesc, int compareCount, MemorySegment[] resultv, MemoryRegion[] resultDesc,
+                 int resultCount, long dest, long addr, long key, AtomicDatatype t, AtomicOp op, Object context) {
+        if (threadSafe) {
+            synchronized (scratch) {
+                return comparevLocked(iov, desc, count, comparev, compareDesc, compareCount, resultv, resultDesc,
+                        resultCount, dest, addr, key, t, op, context);
+            }
+        }
+        return comparevLocked(iov, desc, count, comparev, compareDesc, compareCount, resultv, resultDesc,
+                resultCount, dest, addr, key, t, op, context);
+    }
+
+    private int comparevLocked(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] comparev,
+                               MemoryRegion[] compareDesc, int compareCount, MemorySegment[] resultv,
+                               MemoryRegion[] resultDesc, int resultCount, long dest, long addr, long key,
+                               AtomicDatatype t, AtomicOp op, Object context) {
+        AtomicScratch s = scratch;
+        if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
+                || !s.fill(AtomicScratch.COMPARE, comparev, compareDesc, compareCount, t)
+                || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)) {
+            return EINVAL;
+        }
+        int slot = slotFor(compwritev, context);
+        if (slot < 0) {
+            return slot;
+        }
+        return post(AtomicCalls.call(compwritev, fidAddr, s.iocAddr[0], s.descAddr[0], count, s.iocAddr[1],
+                s.descAddr[1], compareCount, s.iocAddr[2], s.descAddr[2], resultCount, dest, addr, key, t.value(),
+                op.value(), slots.address(slot)), slot);
+    }
+
+    int comparemsg(AtomicMsg msg, MemorySegment[] comparev, MemoryRegion[] compareDesc, int compareCount,
+                   MemorySegment[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
+        if (threadSafe) {
+            synchronized (scratch) {
+                return msgLocked(2, compwritemsg, msg, comparev, compareDesc, compareCount, resultv, resultDesc,
+                        resultCount, flags);
+            }
+        }
+        return msgLocked(2, compwritemsg, msg, comparev, compareDesc, compareCount, resultv, resultDesc, resultCount,
+                flags);
+    }
+
+    /**
+     * fi_atomicmsg (kind 0: no compare or result buffers), fi_fetch_atomicmsg (1: result buffers only) or
+     * fi_compare_atomicmsg (2) through {@code fn}.
+     */
+    private int msgLocked(int kind, MemorySegment fn, AtomicMsg msg, MemorySegment[] comparev, MemoryRegion[] compareDesc,
+                          int compareCount, MemorySegment[] resultv, MemoryRegion[] resultDesc, int resultCount,
+                          long flags) {
+        AtomicScratch s = scratch;
+        if (msg == null || !s.fill(msg) || kind == 2
+                && !s.fill(AtomicScratch.COMPARE, comparev, compareDesc, compareCount, msg.datatype)
+                || kind != 0 && !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, msg.datatype)) {
+            return EINVAL;
+        }
+        int slot = slotFor(fn, msg.context);
+        if (slot < 0) {
+            return slot;
+        }
+        s.context(slots.address(slot));
+        long rc;
+        if (kind == 0) {
+            rc = DataCalls.call(fn, fidAddr, s.msgAddr, flags);
+        } else if (kind == 1) {
+            rc = DataCalls.call(fn, fidAddr, s.msgAddr, s.iocAddr[2], s.descAddr[2], resultCount, flags);
+        } else {
+            rc = DataCalls.call(fn, fidAddr, s.msgAddr, s.iocAddr[1], s.descAddr[1], compareCount, s.iocAddr[2],
+                    s.descAddr[2], resultCount, flags);
+        }
+        return post(rc, slot);
     }
 }

@@ -360,7 +360,7 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         return rmaOps.writemsg(msg, flags);
     }
 
-    // ============================================================== fi_atomic(3): LibfabricAtomic (plain forms)
+    // ============================================================== fi_atomic(3): LibfabricAtomic
 
     @Override
     public int atomic(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key,
@@ -402,5 +402,47 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     @Override
     public long compareAtomicValid(io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op) {
         return atomicOps.valid(2, datatype, op);
+    }
+
+    @Override
+    public int atomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long addr, long key,
+                       io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.atomicv(iov, desc, count, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public int atomicmsg(io.jfabric.AtomicMsg msg, long flags) {
+        return atomicOps.atomicmsg(msg, flags);
+    }
+
+    @Override
+    public int fetchAtomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] resultv,
+                            MemoryRegion[] resultDesc, int resultCount, long destAddr, long addr, long key,
+                            io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.fetchv(iov, desc, count, resultv, resultDesc, resultCount, destAddr, addr, key, datatype,
+                op, context);
+    }
+
+    @Override
+    public int fetchAtomicmsg(io.jfabric.AtomicMsg msg, MemorySegment[] resultv, MemoryRegion[] resultDesc,
+                              int resultCount, long flags) {
+        return atomicOps.fetchmsg(msg, resultv, resultDesc, resultCount, flags);
+    }
+
+    @Override
+    public int compareAtomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] comparev,
+                              MemoryRegion[] compareDesc, int compareCount, MemorySegment[] resultv,
+                              MemoryRegion[] resultDesc, int resultCount, long destAddr, long addr, long key,
+                              io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.comparev(iov, desc, count, comparev, compareDesc, compareCount, resultv, resultDesc,
+                resultCount, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public int compareAtomicmsg(io.jfabric.AtomicMsg msg, MemorySegment[] comparev, MemoryRegion[] compareDesc,
+                                int compareCount, MemorySegment[] resultv, MemoryRegion[] resultDesc,
+                                int resultCount, long flags) {
+        return atomicOps.comparemsg(msg, comparev, compareDesc, compareCount, resultv, resultDesc, resultCount,
+                flags);
     }
 }
