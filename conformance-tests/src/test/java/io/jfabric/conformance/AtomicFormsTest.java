@@ -103,6 +103,14 @@ class AtomicFormsTest {
         return new Bufs(EndpointPair.open(c, dump), arena);
     }
 
+    /** The fetch and compare forms scatter results into two buffers, which native udp;ofi_rxd 1.17 mishandles. */
+    private Bufs openScattering(FabricCase c, Arena arena) {
+        Gate.require(!c.provider().equals("libfabric:udp;ofi_rxd"), c, "libfabric 1.17's udp;ofi_rxd leaves the first"
+                + " of two fi_fetch_atomicv or fi_compare_atomicv result buffers unwritten (the target is updated), and its fi_close then"
+                + " hangs in native code, which no test timeout can end");
+        return open(c, arena);
+    }
+
     @ForEachFabric
     void atomicvGathersTheOperands(FabricCase c) {
         try (Arena arena = Arena.ofShared()) {
@@ -127,7 +135,7 @@ class AtomicFormsTest {
     @ForEachFabric
     void fetchAtomicvScattersTheResults(FabricCase c) {
         try (Arena arena = Arena.ofShared()) {
-            Bufs b = open(c, arena);
+            Bufs b = openScattering(c, arena);
             String what = "fi_fetch_atomicv(FI_UINT64, FI_SUM)";
             b.p.poller.post(what, () -> b.p.a.ep.fetchAtomicv(b.split(b.src, 1), b.descs(b.src, 1), 2,
                     b.split(b.res, 3), b.descs(b.res, 3), 2, b.p.a.peer, b.p.b.remoteAddr(b.mr, 0), b.mr.key(),
@@ -139,7 +147,7 @@ class AtomicFormsTest {
     @ForEachFabric
     void fetchAtomicmsgScattersTheResults(FabricCase c) {
         try (Arena arena = Arena.ofShared()) {
-            Bufs b = open(c, arena);
+            Bufs b = openScattering(c, arena);
             String what = "fi_fetch_atomicmsg(FI_UINT64, FI_SUM)";
             b.p.poller.post(what, () -> b.p.a.ep.fetchAtomicmsg(b.msg(AtomicOp.SUM, what), b.split(b.res, 3),
                     b.descs(b.res, 3), 2, OpFlags.COMPLETION));
@@ -150,7 +158,7 @@ class AtomicFormsTest {
     @ForEachFabric
     void compareAtomicvSwapsWhereEqual(FabricCase c) {
         try (Arena arena = Arena.ofShared()) {
-            Bufs b = open(c, arena);
+            Bufs b = openScattering(c, arena);
             String what = "fi_compare_atomicv(FI_UINT64, FI_CSWAP)";
             b.p.poller.post(what, () -> b.p.a.ep.compareAtomicv(b.split(b.src, 1), b.descs(b.src, 1), 2,
                     b.split(b.cmp, 2), b.descs(b.cmp, 2), 2, b.split(b.res, 3), b.descs(b.res, 3), 2, b.p.a.peer,
@@ -162,7 +170,7 @@ class AtomicFormsTest {
     @ForEachFabric
     void compareAtomicmsgSwapsWhereEqual(FabricCase c) {
         try (Arena arena = Arena.ofShared()) {
-            Bufs b = open(c, arena);
+            Bufs b = openScattering(c, arena);
             String what = "fi_compare_atomicmsg(FI_UINT64, FI_CSWAP)";
             b.p.poller.post(what, () -> b.p.a.ep.compareAtomicmsg(b.msg(AtomicOp.CSWAP, what), b.split(b.cmp, 2),
                     b.descs(b.cmp, 2), 2, b.split(b.res, 3), b.descs(b.res, 3), 2, OpFlags.COMPLETION));
