@@ -105,76 +105,65 @@ class AtomicFormsTest {
 
     /** The fetch and compare forms scatter results into two buffers, which native udp;ofi_rxd 1.17 mishandles. */
     private Bufs openScattering(FabricCase c, Arena arena) {
-        Gate.require(!c.provider().equals("libfabric:udp;ofi_rxd"), c, "libfabric 1.17's udp;ofi_rxd leaves the first"
-                + " of two fi_fetch_atomicv or fi_compare_atomicv result buffers unwritten (the target is updated), and its fi_close then"
-                + " hangs in native code, which no test timeout can end");
+        Gate.require(!c.provider().equals("libfabric:udp;ofi_rxd"), c, "libfabric 1.17's udp;ofi_rxd leaves"
+                + " the first of two fi_fetch_atomicv or fi_compare_atomicv result buffers unwritten (the target is"
+                + " updated), and its fi_close then hangs in native code, which no test timeout can end");
         return open(c, arena);
     }
 
     @ForEachFabric
     void atomicvGathersTheOperands(FabricCase c) {
-        try (Arena arena = Arena.ofShared()) {
-            Bufs b = open(c, arena);
-            String what = "fi_atomicv(FI_UINT64, FI_SUM)";
-            b.p.poller.post(what, () -> b.p.a.ep.atomicv(b.split(b.src, 1), b.descs(b.src, 1), 2, b.p.a.peer,
-                    b.p.b.remoteAddr(b.mr, 0), b.mr.key(), AtomicDatatype.UINT64, AtomicOp.SUM, what));
-            b.check(what, SUMMED, null);
-        }
+        run(c, false, "fi_atomicv(FI_UINT64, FI_SUM)", SUMMED, null, (b, w) -> b.p.a.ep.atomicv(b.split(b.src, 1),
+                b.descs(b.src, 1), 2, b.p.a.peer, b.p.b.remoteAddr(b.mr, 0), b.mr.key(), AtomicDatatype.UINT64,
+                AtomicOp.SUM, w));
     }
 
     @ForEachFabric
     void atomicmsgGathersTheOperands(FabricCase c) {
-        try (Arena arena = Arena.ofShared()) {
-            Bufs b = open(c, arena);
-            String what = "fi_atomicmsg(FI_UINT64, FI_SUM)";
-            b.p.poller.post(what, () -> b.p.a.ep.atomicmsg(b.msg(AtomicOp.SUM, what), OpFlags.COMPLETION));
-            b.check(what, SUMMED, null);
-        }
+        run(c, false, "fi_atomicmsg(FI_UINT64, FI_SUM)", SUMMED, null,
+                (b, w) -> b.p.a.ep.atomicmsg(b.msg(AtomicOp.SUM, w), OpFlags.COMPLETION));
     }
 
     @ForEachFabric
     void fetchAtomicvScattersTheResults(FabricCase c) {
-        try (Arena arena = Arena.ofShared()) {
-            Bufs b = openScattering(c, arena);
-            String what = "fi_fetch_atomicv(FI_UINT64, FI_SUM)";
-            b.p.poller.post(what, () -> b.p.a.ep.fetchAtomicv(b.split(b.src, 1), b.descs(b.src, 1), 2,
-                    b.split(b.res, 3), b.descs(b.res, 3), 2, b.p.a.peer, b.p.b.remoteAddr(b.mr, 0), b.mr.key(),
-                    AtomicDatatype.UINT64, AtomicOp.SUM, what));
-            b.check(what, SUMMED, BEFORE);
-        }
+        run(c, true, "fi_fetch_atomicv(FI_UINT64, FI_SUM)", SUMMED, BEFORE,
+                (b, w) -> b.p.a.ep.fetchAtomicv(b.split(b.src, 1), b.descs(b.src, 1), 2, b.split(b.res, 3),
+                b.descs(b.res, 3), 2, b.p.a.peer, b.p.b.remoteAddr(b.mr, 0), b.mr.key(), AtomicDatatype.UINT64,
+                AtomicOp.SUM, w));
     }
 
     @ForEachFabric
     void fetchAtomicmsgScattersTheResults(FabricCase c) {
-        try (Arena arena = Arena.ofShared()) {
-            Bufs b = openScattering(c, arena);
-            String what = "fi_fetch_atomicmsg(FI_UINT64, FI_SUM)";
-            b.p.poller.post(what, () -> b.p.a.ep.fetchAtomicmsg(b.msg(AtomicOp.SUM, what), b.split(b.res, 3),
-                    b.descs(b.res, 3), 2, OpFlags.COMPLETION));
-            b.check(what, SUMMED, BEFORE);
-        }
+        run(c, true, "fi_fetch_atomicmsg(FI_UINT64, FI_SUM)", SUMMED, BEFORE,
+                (b, w) -> b.p.a.ep.fetchAtomicmsg(b.msg(AtomicOp.SUM, w), b.split(b.res, 3), b.descs(b.res, 3), 2,
+                OpFlags.COMPLETION));
     }
 
     @ForEachFabric
     void compareAtomicvSwapsWhereEqual(FabricCase c) {
-        try (Arena arena = Arena.ofShared()) {
-            Bufs b = openScattering(c, arena);
-            String what = "fi_compare_atomicv(FI_UINT64, FI_CSWAP)";
-            b.p.poller.post(what, () -> b.p.a.ep.compareAtomicv(b.split(b.src, 1), b.descs(b.src, 1), 2,
-                    b.split(b.cmp, 2), b.descs(b.cmp, 2), 2, b.split(b.res, 3), b.descs(b.res, 3), 2, b.p.a.peer,
-                    b.p.b.remoteAddr(b.mr, 0), b.mr.key(), AtomicDatatype.UINT64, AtomicOp.CSWAP, what));
-            b.check(what, SWAPPED, BEFORE);
-        }
+        run(c, true, "fi_compare_atomicv(FI_UINT64, FI_CSWAP)", SWAPPED, BEFORE,
+                (b, w) -> b.p.a.ep.compareAtomicv(b.split(b.src, 1), b.descs(b.src, 1), 2, b.split(b.cmp, 2),
+                b.descs(b.cmp, 2), 2, b.split(b.res, 3), b.descs(b.res, 3), 2, b.p.a.peer, b.p.b.remoteAddr(b.mr, 0),
+                b.mr.key(), AtomicDatatype.UINT64, AtomicOp.CSWAP, w));
     }
 
     @ForEachFabric
     void compareAtomicmsgSwapsWhereEqual(FabricCase c) {
+        run(c, true, "fi_compare_atomicmsg(FI_UINT64, FI_CSWAP)", SWAPPED, BEFORE,
+                (b, w) -> b.p.a.ep.compareAtomicmsg(b.msg(AtomicOp.CSWAP, w), b.split(b.cmp, 2), b.descs(b.cmp, 2), 2,
+                b.split(b.res, 3), b.descs(b.res, 3), 2, OpFlags.COMPLETION));
+    }
+
+    /** One post through {@code form}, whose context is {@code what}. */
+    private interface Form {
+        int post(Bufs b, String what);
+    }
+
+    private void run(FabricCase c, boolean scatters, String what, long[] want, long[] wantResult, Form form) {
         try (Arena arena = Arena.ofShared()) {
-            Bufs b = openScattering(c, arena);
-            String what = "fi_compare_atomicmsg(FI_UINT64, FI_CSWAP)";
-            b.p.poller.post(what, () -> b.p.a.ep.compareAtomicmsg(b.msg(AtomicOp.CSWAP, what), b.split(b.cmp, 2),
-                    b.descs(b.cmp, 2), 2, b.split(b.res, 3), b.descs(b.res, 3), 2, OpFlags.COMPLETION));
-            b.check(what, SWAPPED, BEFORE);
+            Bufs b = scatters ? openScattering(c, arena) : open(c, arena);
+            b.p.poller.post(what, () -> form.post(b, what));
+            b.check(what, want, wantResult);
         }
     }
 }

@@ -275,8 +275,9 @@ final class LibfabricAtomic extends EndpointRoom {
      * fi_atomicmsg (kind 0: no compare or result buffers), fi_fetch_atomicmsg (1: result buffers only) or
      * fi_compare_atomicmsg (2) through {@code fn}.
      */
-    private int msgLocked(int kind, MemorySegment fn, AtomicMsg msg, MemorySegment[] comparev, MemoryRegion[] compareDesc,
-                          int compareCount, MemorySegment[] resultv, MemoryRegion[] resultDesc, int resultCount,
+    private int msgLocked(int kind, MemorySegment fn, AtomicMsg msg, MemorySegment[] comparev,
+                          MemoryRegion[] compareDesc, int compareCount, MemorySegment[] resultv,
+                          MemoryRegion[] resultDesc, int resultCount,
                           long flags) {
         AtomicScratch s = scratch;
         if (msg == null || !s.fill(msg) || kind == 2
