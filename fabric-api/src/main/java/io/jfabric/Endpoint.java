@@ -25,7 +25,7 @@ import java.lang.foreign.MemorySegment;
  * iov forms take arrays plus a count; the *msg forms take reusable {@link Msg}/{@link TaggedMsg}/
  * {@link RmaMsg} objects that the caller owns.
  */
-public interface Endpoint extends FabricObject {
+public interface Endpoint extends FabricObject, AtomicOps {
 
     // ---- control path -------------------------------------------------------------------------
 

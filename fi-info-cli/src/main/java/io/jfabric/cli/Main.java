@@ -20,6 +20,7 @@ public final class Main implements Callable<Integer> {
         io.jfabric.cli.pingpong.PingPongCommand.class,
         io.jfabric.cli.bw.BwCommand.class,
         io.jfabric.cli.bw.RmaBwCommand.class,
+        io.jfabric.cli.bw.AtomicCommand.class,
     };
 
     @CommandLine.Spec

@@ -1,5 +1,8 @@
 package io.jfabric.util;
 
+import io.jfabric.AtomicDatatype;
+import io.jfabric.AtomicMsg;
+import io.jfabric.AtomicOp;
 import io.jfabric.Endpoint;
 import io.jfabric.Errno;
 import io.jfabric.MemoryRegion;
@@ -334,5 +337,112 @@ public abstract class UtilEndpoint implements Endpoint {
 
     private static boolean badRemote(RmaMsg msg) {
         return msg.rmaIovCount < 0 || msg.rmaIovCount > 0 && (msg.rmaIov == null || msg.rmaIovCount > msg.rmaIov.length);
+    }
+
+    // ---- atomics (fi_atomic(3)): AtomicEntryPoints checks every form and calls postAtomic -------------
+
+    private final AtomicEntryPoints atomics = new AtomicEntryPoints(this);
+
+    /** An atomic operation, checked as {@link AtomicRequest} says, its count within {@link #atomicLimit}. */
+    protected int postAtomic(AtomicRequest op) {
+        return -Errno.ENOSYS;
+    }
+
+    /**
+     * The most elements one atomic operation of {@code kind} (AtomicRequest.WRITE, FETCH, COMPARE) on
+     * {@code datatype} may hold; -FI_ENOSYS without atomics, -FI_EOPNOTSUPP for a datatype refused. The
+     * operations a datatype allows are {@link AtomicUpdate#supported}'s.
+     */
+    protected long atomicLimit(int kind, AtomicDatatype datatype) {
+        return -Errno.ENOSYS;
+    }
+
+    long refusedTxLevels() {
+        return refusedTxLevels;
+    }
+
+    @Override
+    public final int atomic(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key,
+                            AtomicDatatype datatype, AtomicOp op, Object context) {
+        return atomics.atomic(buf, desc, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public final int atomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long addr,
+                             long key, AtomicDatatype datatype, AtomicOp op, Object context) {
+        return atomics.atomicv(iov, desc, count, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public final int atomicmsg(AtomicMsg msg, long flags) {
+        return atomics.atomicmsg(msg, flags);
+    }
+
+    @Override
+    public final int injectAtomic(MemorySegment buf, long destAddr, long addr, long key, AtomicDatatype datatype,
+                                  AtomicOp op) {
+        return atomics.injectAtomic(buf, destAddr, addr, key, datatype, op);
+    }
+
+    @Override
+    public final int fetchAtomic(MemorySegment buf, MemoryRegion desc, MemorySegment result,
+                                 MemoryRegion resultDesc, long destAddr, long addr, long key,
+                                 AtomicDatatype datatype, AtomicOp op, Object context) {
+        return atomics.fetchAtomic(buf, desc, result, resultDesc, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public final int fetchAtomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] resultv,
+                                  MemoryRegion[] resultDesc, int resultCount, long destAddr, long addr, long key,
+                                  AtomicDatatype datatype, AtomicOp op, Object context) {
+        return atomics.fetchAtomicv(iov, desc, count, resultv, resultDesc, resultCount, destAddr, addr, key,
+                datatype, op, context);
+    }
+
+    @Override
+    public final int fetchAtomicmsg(AtomicMsg msg, MemorySegment[] resultv, MemoryRegion[] resultDesc,
+                                    int resultCount, long flags) {
+        return atomics.fetchAtomicmsg(msg, resultv, resultDesc, resultCount, flags);
+    }
+
+    @Override
+    public final int compareAtomic(MemorySegment buf, MemoryRegion desc, MemorySegment compare,
+                                   MemoryRegion compareDesc, MemorySegment result, MemoryRegion resultDesc,
+                                   long destAddr, long addr, long key, AtomicDatatype datatype, AtomicOp op,
+                                   Object context) {
+        return atomics.compareAtomic(buf, desc, compare, compareDesc, result, resultDesc, destAddr, addr, key,
+                datatype, op, context);
+    }
+
+    @Override
+    public final int compareAtomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] comparev,
+                                    MemoryRegion[] compareDesc, int compareCount, MemorySegment[] resultv,
+                                    MemoryRegion[] resultDesc, int resultCount, long destAddr, long addr, long key,
+                                    AtomicDatatype datatype, AtomicOp op, Object context) {
+        return atomics.compareAtomicv(iov, desc, count, comparev, compareDesc, compareCount, resultv, resultDesc,
+                resultCount, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public final int compareAtomicmsg(AtomicMsg msg, MemorySegment[] comparev, MemoryRegion[] compareDesc,
+                                      int compareCount, MemorySegment[] resultv, MemoryRegion[] resultDesc,
+                                      int resultCount, long flags) {
+        return atomics.compareAtomicmsg(msg, comparev, compareDesc, compareCount, resultv, resultDesc, resultCount,
+                flags);
+    }
+
+    @Override
+    public final long atomicValid(AtomicDatatype datatype, AtomicOp op) {
+        return atomics.valid(AtomicRequest.WRITE, datatype, op);
+    }
+
+    @Override
+    public final long fetchAtomicValid(AtomicDatatype datatype, AtomicOp op) {
+        return atomics.valid(AtomicRequest.FETCH, datatype, op);
+    }
+
+    @Override
+    public final long compareAtomicValid(AtomicDatatype datatype, AtomicOp op) {
+        return atomics.valid(AtomicRequest.COMPARE, datatype, op);
     }
 }

@@ -57,6 +57,8 @@ final class BenchSession implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
 
     ControlChannel ctrl;
+    /** Capabilities a tool needs beyond MSG/TAGGED and RMA (jfabric atomic: FI_ATOMIC), set before open. */
+    long extraCaps;
     FabricInfo fi;
     Fabric fabric;
     Domain domain;
@@ -115,7 +117,7 @@ final class BenchSession implements AutoCloseable {
     private FabricInfo hints(boolean rma) {
         FabricInfo h = FabricInfo.hints();
         h.epAttr.type = opts.epType();
-        h.caps = (opts.tagged() ? Caps.TAGGED : Caps.MSG) | (rma ? Caps.RMA : 0);
+        h.caps = (opts.tagged() ? Caps.TAGGED : Caps.MSG) | (rma ? Caps.RMA : 0) | extraCaps;
         h.mode = Mode.CONTEXT | Mode.CONTEXT2 | Mode.MSG_PREFIX;
         h.domainAttr.mrMode = MrMode.LOCAL | MrMode.ALLOCATED | MrMode.PROV_KEY | MrMode.VIRT_ADDR;
         h.fabricAttr.provName = opts.provider();

@@ -43,10 +43,24 @@ final class InfoMapper {
     /** Prefix of every info name the libfabric provider reports. */
     static final String PREFIX = "libfabric:";
 
+    /**
+     * Capabilities no jfabric call can use on a native provider: FI_HMEM (jfabric registers host memory only). It
+     * is removed from every info, and hints asking for it match nothing.
+     */
+    static final long UNREACHABLE_CAPS = io.jfabric.Caps.HMEM;
+
     /** Modes the libfabric provider satisfies itself. */
     static final long BRIDGE_MODES = Mode.CONTEXT | Mode.CONTEXT2;
 
     private InfoMapper() {
+    }
+
+    /** Whether hints ask for a capability in {@link #UNREACHABLE_CAPS}. */
+    static boolean asksUnreachable(FabricInfo hints) {
+        long caps = hints.caps | (hints.txAttr == null ? 0 : hints.txAttr.caps)
+                | (hints.rxAttr == null ? 0 : hints.rxAttr.caps)
+                | (hints.domainAttr == null ? 0 : hints.domainAttr.caps);
+        return (caps & UNREACHABLE_CAPS) != 0;
     }
 
     // ---------------------------------------------------------------- native -> Java
@@ -54,7 +68,7 @@ final class InfoMapper {
     /** A jfabric info for one native {@code fi_info} (not its chain); the native memory is not kept. */
     static FabricInfo toJava(MemorySegment n) {
         FabricInfo j = new FabricInfo();
-        j.caps = fi_info.caps(n);
+        j.caps = fi_info.caps(n) & ~UNREACHABLE_CAPS;
         j.mode = fi_info.mode(n) & ~BRIDGE_MODES;
         j.addrFormat = enumOr(AddressFormat::of, fi_info.addr_format(n), AddressFormat.UNSPEC);
         j.srcAddr = addr(fi_info.src_addr(n), fi_info.src_addrlen(n), j.addrFormat);
@@ -74,7 +88,7 @@ final class InfoMapper {
         if (n.address() == 0) {
             return a;
         }
-        a.caps = fi_tx_attr.caps(n);
+        a.caps = fi_tx_attr.caps(n) & ~UNREACHABLE_CAPS;
         a.mode = fi_tx_attr.mode(n) & ~BRIDGE_MODES;
         a.opFlags = fi_tx_attr.op_flags(n);
         a.msgOrder = fi_tx_attr.msg_order(n);
@@ -92,7 +106,7 @@ final class InfoMapper {
         if (n.address() == 0) {
             return a;
         }
-        a.caps = fi_rx_attr.caps(n);
+        a.caps = fi_rx_attr.caps(n) & ~UNREACHABLE_CAPS;
         a.mode = fi_rx_attr.mode(n) & ~BRIDGE_MODES;
         a.opFlags = fi_rx_attr.op_flags(n);
         a.msgOrder = fi_rx_attr.msg_order(n);
@@ -147,7 +161,7 @@ final class InfoMapper {
         a.maxEpSrxCtx = 0; // no fi_srx_context through the bridge yet: Domain.srxContext answers ENOSYS
         a.cntrCnt = fi_domain_attr.cntr_cnt(n);
         a.mrIovLimit = fi_domain_attr.mr_iov_limit(n);
-        a.caps = fi_domain_attr.caps(n);
+        a.caps = fi_domain_attr.caps(n) & ~UNREACHABLE_CAPS;
         a.mode = fi_domain_attr.mode(n);
         a.authKey = bytes(fi_domain_attr.auth_key(n), fi_domain_attr.auth_key_size(n));
         a.maxErrData = fi_domain_attr.max_err_data(n);

@@ -42,6 +42,7 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     private final LibfabricMsg msgOps;
     private final LibfabricTagged taggedOps;
     private final LibfabricRma rmaOps;
+    private final LibfabricAtomic atomicOps;
     private MemorySegment cancelFn;
 
     LibfabricEndpoint(LibfabricDomain domain, MemorySegment fid, FabricInfo info, Object context) {
@@ -55,6 +56,7 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         this.msgOps = new LibfabricMsg(shared, info.rxAttr != null && (info.rxAttr.opFlags & OpFlags.MULTI_RECV) != 0);
         this.taggedOps = new LibfabricTagged(shared);
         this.rmaOps = new LibfabricRma(shared);
+        this.atomicOps = new LibfabricAtomic(shared);
         loadOps();
     }
 
@@ -68,6 +70,7 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         msgOps.load(fid);
         taggedOps.load(fid);
         rmaOps.load(fid);
+        atomicOps.load(fid);
         cancelFn = FabricInline.op(fid_ep.ops(fid), fi_ops_ep.cancel$offset());
     }
 
@@ -77,6 +80,7 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         msgOps.clear();
         taggedOps.clear();
         rmaOps.clear();
+        atomicOps.clear();
         cancelFn = MemorySegment.NULL;
     }
 
@@ -354,5 +358,91 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     @Override
     public int writemsg(RmaMsg msg, long flags) {
         return rmaOps.writemsg(msg, flags);
+    }
+
+    // ============================================================== fi_atomic(3): LibfabricAtomic
+
+    @Override
+    public int atomic(MemorySegment buf, MemoryRegion desc, long destAddr, long addr, long key,
+                      io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.atomic(buf, desc, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public int injectAtomic(MemorySegment buf, long destAddr, long addr, long key, io.jfabric.AtomicDatatype datatype,
+                            io.jfabric.AtomicOp op) {
+        return atomicOps.inject(buf, destAddr, addr, key, datatype, op);
+    }
+
+    @Override
+    public int fetchAtomic(MemorySegment buf, MemoryRegion desc, MemorySegment result, MemoryRegion resultDesc,
+                           long destAddr, long addr, long key, io.jfabric.AtomicDatatype datatype,
+                           io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.fetch(buf, desc, result, resultDesc, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public int compareAtomic(MemorySegment buf, MemoryRegion desc, MemorySegment compare, MemoryRegion compareDesc,
+                             MemorySegment result, MemoryRegion resultDesc, long destAddr, long addr, long key,
+                             io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.compare(buf, desc, compare, compareDesc, result, resultDesc, destAddr, addr, key, datatype,
+                op, context);
+    }
+
+    @Override
+    public long atomicValid(io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op) {
+        return atomicOps.valid(0, datatype, op);
+    }
+
+    @Override
+    public long fetchAtomicValid(io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op) {
+        return atomicOps.valid(1, datatype, op);
+    }
+
+    @Override
+    public long compareAtomicValid(io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op) {
+        return atomicOps.valid(2, datatype, op);
+    }
+
+    @Override
+    public int atomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long addr, long key,
+                       io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.atomicv(iov, desc, count, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public int atomicmsg(io.jfabric.AtomicMsg msg, long flags) {
+        return atomicOps.atomicmsg(msg, flags);
+    }
+
+    @Override
+    public int fetchAtomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] resultv,
+                            MemoryRegion[] resultDesc, int resultCount, long destAddr, long addr, long key,
+                            io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.fetchv(iov, desc, count, resultv, resultDesc, resultCount, destAddr, addr, key, datatype,
+                op, context);
+    }
+
+    @Override
+    public int fetchAtomicmsg(io.jfabric.AtomicMsg msg, MemorySegment[] resultv, MemoryRegion[] resultDesc,
+                              int resultCount, long flags) {
+        return atomicOps.fetchmsg(msg, resultv, resultDesc, resultCount, flags);
+    }
+
+    @Override
+    public int compareAtomicv(MemorySegment[] iov, MemoryRegion[] desc, int count, MemorySegment[] comparev,
+                              MemoryRegion[] compareDesc, int compareCount, MemorySegment[] resultv,
+                              MemoryRegion[] resultDesc, int resultCount, long destAddr, long addr, long key,
+                              io.jfabric.AtomicDatatype datatype, io.jfabric.AtomicOp op, Object context) {
+        return atomicOps.comparev(iov, desc, count, comparev, compareDesc, compareCount, resultv, resultDesc,
+                resultCount, destAddr, addr, key, datatype, op, context);
+    }
+
+    @Override
+    public int compareAtomicmsg(io.jfabric.AtomicMsg msg, MemorySegment[] comparev, MemoryRegion[] compareDesc,
+                                int compareCount, MemorySegment[] resultv, MemoryRegion[] resultDesc,
+                                int resultCount, long flags) {
+        return atomicOps.comparemsg(msg, comparev, compareDesc, compareCount, resultv, resultDesc, resultCount,
+                flags);
     }
 }

@@ -138,6 +138,11 @@ public final class LibfabricProvider implements FabricProvider {
     private static List<FabricInfo> nativeGetInfo(int version, String node, String service, long flags,
                                                   FabricInfo hints, String nativeName) {
         MemorySegment nh = MemorySegment.NULL;
+        if (hints != null && InfoMapper.asksUnreachable(hints)) {
+            LOG.log(System.Logger.Level.DEBUG, "libfabric:" + nativeName + " declined: hints ask for FI_HMEM, which "
+                    + "no jfabric call reaches through the bridge");
+            return List.of();
+        }
         if (hints != null) {
             nh = InfoMapper.toNative(hints, nativeName);
         }

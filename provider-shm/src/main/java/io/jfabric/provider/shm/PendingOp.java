@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * A transmit operation that completes only when the peer answers with an ACK (CMA and pulled sends,
  * and RMA), or, for an inline or bounce send that asked for a completion, when the peer's ring head has
@@ -19,6 +21,9 @@ final class PendingOp {
     boolean reserved;
     /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */
     long ringEnd = -1;
+    /** A fetch or compare atomic's result buffers, filled when the target's ATOMIC_RESULT arrives. */
+    final MemorySegment[] results = new MemorySegment[ShmIov.LIMIT];
+    int resultCount;
 
     PendingOp(int index) {
         this.index = index;

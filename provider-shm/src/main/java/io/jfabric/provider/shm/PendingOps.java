@@ -33,6 +33,10 @@ final class PendingOps {
         op.peer = null;
         op.source.clear();
         op.ringEnd = -1;
+        for (int i = 0; i < op.resultCount; i++) {
+            op.results[i] = null;
+        }
+        op.resultCount = 0;
         free[freeCount++] = op.index;
     }
 

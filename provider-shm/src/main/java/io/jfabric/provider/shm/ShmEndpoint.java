@@ -1,6 +1,7 @@
 package io.jfabric.provider.shm;
 
 import io.jfabric.AddressVector;
+import io.jfabric.AtomicDatatype;
 import io.jfabric.Caps;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
@@ -10,6 +11,7 @@ import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
+import io.jfabric.util.AtomicRequest;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
 import io.jfabric.util.jfr.EndpointStatistics;
@@ -41,6 +43,7 @@ final class ShmEndpoint extends UtilEndpoint {
     private final ShmMsg msg;
     private final ShmTagged tagged;
     private final ShmRma rma;
+    private final ShmAtomic atomic;
     private final ShmProgress progress;
     private final ShmPeerWatch peerWatch;
     private boolean enabled;
@@ -73,7 +76,8 @@ final class ShmEndpoint extends UtilEndpoint {
         tagged = new ShmTagged(transmit, recv);
         rma = new ShmRma(ep, inFlight, acks, cm);
         peerWatch = new ShmPeerWatch(ep, recv, this);
-        progress = new ShmProgress(ep, recv, rma, inFlight, acks, peerWatch);
+        atomic = new ShmAtomic(ep, inFlight, acks, cm);
+        progress = new ShmProgress(ep, recv, rma, atomic, inFlight, acks, peerWatch);
     }
 
     long senderId() {
@@ -263,6 +267,24 @@ final class ShmEndpoint extends UtilEndpoint {
         } finally {
             ep.unlock();
         }
+    }
+
+    @Override
+    protected int postAtomic(AtomicRequest req) {
+        if (!enabled) {
+            return -Errno.EOPBADSTATE;
+        }
+        ep.lock();
+        try {
+            return atomic.post(req);
+        } finally {
+            ep.unlock();
+        }
+    }
+
+    @Override
+    protected long atomicLimit(int kind, AtomicDatatype datatype) {
+        return atomic.limit(kind, datatype);
     }
 
     // ---- cancel ----------------------------------------------------------------------------------

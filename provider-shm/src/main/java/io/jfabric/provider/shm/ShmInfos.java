@@ -26,10 +26,10 @@ import io.jfabric.util.MrMap;
  */
 final class ShmInfos {
 
-    static final long CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.READ | Caps.WRITE | Caps.RECV | Caps.SEND
-            | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
-    static final long TX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.READ | Caps.WRITE | Caps.SEND;
-    static final long RX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.RECV | Caps.REMOTE_READ
+    static final long CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.ATOMIC | Caps.READ | Caps.WRITE | Caps.RECV
+            | Caps.SEND | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
+    static final long TX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.ATOMIC | Caps.READ | Caps.WRITE | Caps.SEND;
+    static final long RX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.ATOMIC | Caps.RECV | Caps.REMOTE_READ
             | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
     /**
      * The completion levels shm honours: a send that reports a completion does so once the peer has taken

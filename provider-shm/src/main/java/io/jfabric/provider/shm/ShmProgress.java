@@ -31,6 +31,7 @@ final class ShmProgress implements RecordHandler {
     private final ShmRecv recv;
     private final ShmPull pull;
     private final ShmRma rma;
+    private final ShmAtomic atomic;
     private final ShmInFlight inFlight;
     private final ShmAckQueue acks;
     private final DeadPeerTally deadPeers = new DeadPeerTally();
@@ -53,13 +54,14 @@ final class ShmProgress implements RecordHandler {
     private int emptyPolls;
     private int busyPolls;
 
-    ShmProgress(ShmEndpointState ep, ShmRecv recv, ShmRma rma, ShmInFlight inFlight, ShmAckQueue acks,
-                ShmPeerWatch peerWatch) {
+    ShmProgress(ShmEndpointState ep, ShmRecv recv, ShmRma rma, ShmAtomic atomic, ShmInFlight inFlight,
+                ShmAckQueue acks, ShmPeerWatch peerWatch) {
         this.peerWatch = peerWatch;
         this.ep = ep;
         this.recv = recv;
         this.pull = recv.pull();
         this.rma = rma;
+        this.atomic = atomic;
         this.inFlight = inFlight;
         this.acks = acks;
     }
@@ -156,6 +158,12 @@ final class ShmProgress implements RecordHandler {
             }
             case Wire.RMA_READ, Wire.RMA_WRITE -> {
                 return length < Wire.RMA_HEADER ? ep.dropCorrupt(type, length) : rma.onCommand(type, s, at);
+            }
+            case Wire.ATOMIC -> {
+                return length < Wire.ATOMIC_HEADER ? ep.dropCorrupt(type, length) : atomic.onCommand(s, at, length);
+            }
+            case Wire.ATOMIC_RESULT -> {
+                return length < Wire.HEADER ? ep.dropCorrupt(type, length) : atomic.onResult(s, at, length);
             }
             default -> {
                 return ep.dropCorrupt(type, length);

@@ -35,4 +35,21 @@ final class ThreadAllocations {
             throw new IllegalStateException(e);
         }
     }
+
+    /**
+     * The least bytes this thread allocates in any of {@code windows} runs of {@code rounds} rounds: one object per
+     * round costs at least 16 B in every window, while one-off JVM work (a deoptimisation, class loading) lands in
+     * some only.
+     */
+    static long leastPerWindow(Runnable round, int windows, int rounds) {
+        long least = Long.MAX_VALUE;
+        for (int w = 0; w < windows; w++) {
+            long before = now();
+            for (int i = 0; i < rounds; i++) {
+                round.run();
+            }
+            least = Math.min(least, now() - before);
+        }
+        return least;
+    }
 }

@@ -43,6 +43,10 @@ public final class Wire {
     public static final int PULL = 8;
     /** Sender to receiver: a pulled chunk in slot ADDRESS, LENGTH bytes, at message offset TAG, for pull OP_ID. */
     public static final int CHUNK = 9;
+    /** An atomic operation (ShmAtomic): the RMA header, then its datatype, op, kind and count, then operands. */
+    public static final int ATOMIC = 10;
+    /** Target to initiator: the status and previous elements of fetch/compare op OP_ID (LENGTH bytes at HEADER). */
+    public static final int ATOMIC_RESULT = 11;
 
     public static final int FLAG_TAGGED = 1;
     public static final int FLAG_CQ_DATA = 2;
@@ -74,6 +78,13 @@ public final class Wire {
     /** RMA commands carry the target address in ADDRESS, the key in KEY and the initiator buffer here. */
     public static final int LOCAL_ADDRESS = 64;
     public static final int RMA_HEADER = 72;
+    /** ATOMIC: ADDRESS is the target address, KEY the key, LENGTH the operands' bytes; these four ints follow. */
+    public static final int ATOMIC_DATATYPE = 64;
+    public static final int ATOMIC_OP = 68;
+    public static final int ATOMIC_KIND = 72;
+    public static final int ATOMIC_COUNT = 76;
+    /** ATOMIC: the operands start here, the compare operands right after them. */
+    public static final int ATOMIC_HEADER = 80;
 
     private Wire() {
     }
