@@ -71,6 +71,7 @@ final class ShmEndpoint extends UtilEndpoint {
         tagged = new ShmTagged(transmit, recv);
         rma = new ShmRma(ep, inFlight, acks, cm);
         peerWatch = new ShmPeerWatch(ep, recv, this);
+        recv.watchPeers(peerWatch);
         progress = new ShmProgress(ep, recv, rma, inFlight, acks, peerWatch);
     }
 

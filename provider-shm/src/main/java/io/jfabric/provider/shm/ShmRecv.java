@@ -31,6 +31,10 @@ final class ShmRecv {
     private int unknownSources;
     /** FI_SOURCE with FI_SOURCE_ERR: a message from a sender not in the AV completes as an EADDRNOTAVAIL error. */
     private final boolean sourceErr;
+    /** FI_DIRECTED_RECV: a receive names its source, so one directed at a peer known gone fails at once. */
+    private final boolean directed;
+    /** Set once by the endpoint (the watch is made after this): which peers are known gone. */
+    private ShmPeerWatch peerWatch;
     private final java.util.function.ToLongFunction<TagMatcher.Unexpected> sourceOfUnexpected;
 
     ShmRecv(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm, ShmCma cma, int rxSize,
@@ -42,6 +46,7 @@ final class ShmRecv {
         this.cma = cma;
         this.rxSize = rxSize;
         this.matcher = new TagMatcher(rxSize, unexpected, directed, 0);
+        this.directed = directed;
         this.pull = new ShmPull(ep, inFlight, acks, cm, this, rxSize);
         unexpectedPool = new UnexpectedMessage[unexpected];
         for (int i = 0; i < unexpected; i++) {
@@ -54,6 +59,10 @@ final class ShmRecv {
         }
         iovPoolFree = rxSize;
         sourceOfUnexpected = u -> ep.av.addrOfSender(((UnexpectedMessage) u.payload).senderId);
+    }
+
+    void watchPeers(ShmPeerWatch watch) {
+        peerWatch = watch;
     }
 
     ShmPull pull() {
@@ -109,9 +118,18 @@ final class ShmRecv {
         }
         TagMatcher.Unexpected u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src);
         if (u == null || !deliverQueued(r, u)) {
-            matcher.post(r);
+            postOrFail(r);
         }
         return 0;
+    }
+
+    /** Posts {@code r}, or fails it at once when it is directed at a peer the watch found gone. */
+    private void postOrFail(TagMatcher.Recv r) {
+        if (r.src != Fabrics.ADDR_UNSPEC && directed && peerWatch != null && peerWatch.isGone(r.src)) {
+            failPosted(r, Errno.ECONNRESET);
+        } else {
+            matcher.post(r);
+        }
     }
 
     /** The buffer of a receive posted with no buffer or several (a pooled list for several). */
@@ -157,11 +175,16 @@ final class ShmRecv {
         int n = 0;
         TagMatcher.Recv r;
         while ((r = matcher.removeFirstPostedFrom(fiAddr)) != null) {
-            ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, errno, errno);
-            free(r);
+            failPosted(r, errno);
             n++;
         }
         return n;
+    }
+
+    /** Receive {@code r}, holding its CQ slot, completes with {@code errno}. */
+    private void failPosted(TagMatcher.Recv r, int errno) {
+        ep.bindings.reportRxError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, errno, errno);
+        free(r);
     }
 
     /** Endpoint close: every posted receive is cancelled; every queued message is refused to its sender. */
