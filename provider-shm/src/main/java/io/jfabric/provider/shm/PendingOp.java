@@ -17,6 +17,9 @@ final class PendingOp {
     final ShmIov source = new ShmIov();
     Peer peer;
     boolean reserved;
+    /** An RMA's target address and key, for the err_data of a refusal. */
+    long rmaAddr;
+    long rmaKey;
     /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */
     long ringEnd = -1;
 
