@@ -26,8 +26,8 @@ public final class RmaFailure {
     public static byte[] dropped(boolean read, long len, long addr, long key) {
         return text("the connection was dropped by the target during an RMA " + (read ? "read" : "write") + " of "
                 + len + " bytes at address 0x" + Long.toHexString(addr) + " through key 0x" + Long.toHexString(key)
-                + " (libfabric's tcp wire carries no RMA status: a refused key, range or access ends the"
-                + " connection; the target's log says which)");
+                + " (a wire without RMA status, such as libfabric's tcp, ends the connection when the target"
+                + " refuses the key, range or access; the target's log says which)");
     }
 
     private static byte[] text(String s) {
