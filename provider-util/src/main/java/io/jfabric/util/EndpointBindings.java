@@ -380,6 +380,17 @@ public final class EndpointBindings {
                 : txCq.writeError(reserved, context, cqFlags, len, 0, 0, 0, olen, err, provErrno, null);
     }
 
+    /** As {@link #reportTxError(boolean, Object, long, long, long, int, int)}, with provider detail in {@code errData}. */
+    public int reportTxError(boolean reserved, Object context, long cqFlags, long len, int err, int provErrno,
+                             byte[] errData) {
+        UtilCounter c = txCounter(cqFlags);
+        if (c != null) {
+            c.incrementError();
+        }
+        return txCq == null ? -Errno.ENOCQ
+                : txCq.writeError(reserved, context, cqFlags, len, 0, 0, 0, 0, err, provErrno, errData);
+    }
+
     /** As {@link #reportRx(Object, long, long, long, long, long, long, long)} with the completion decided at post. */
     public int reportRx(boolean completion, boolean reserved, Object context, long cqFlags, long len, long buf,
                         long data, long tag, long srcAddr) {

@@ -183,12 +183,28 @@ class PeerFailureTest {
             assertEquals("directed", err.context, "the failed receive is the directed one: " + err);
             assertEquals(Errno.ECONNRESET, err.err, "the directed receive's errno: " + err);
             me.poller.expectQuiet(s.rxCq, 100, "the receive from FI_ADDR_UNSPEC stays posted");
+            // posted after the event, a receive directed at the dead peer fails at once instead of waiting
+            me.poller.post("directed fi_recv after the event",
+                    () -> s.ep.recv(buf.asSlice(192, 64), mr, s.peer, "directed-late"));
+            CqErrEntry lateRecv = me.poller.expectError(s.rxCq, ANNOUNCE_MS, "a directed receive posted after the event");
+            assertEquals("directed-late", lateRecv.context, "the failed receive: " + lateRecv);
+            assertEquals(Errno.ECONNRESET, lateRecv.err, "the late directed receive's errno: " + lateRecv);
             int sent = me.poller.tryPost(() -> s.ep.send(buf.asSlice(128, 64), mr, s.peer, "late"));
             if (sent == 0) {
                 CqErrEntry late = me.poller.expectError(s.txCq, BOUND_MS, "a send to the dead peer");
                 assertEquals("late", late.context, "the failed send: " + late);
             } else {
                 assertTrue(sent < 0, "a send to the dead peer is refused or fails: " + Errno.name(sent));
+            }
+            if ((s.info.caps & io.jfabric.Caps.RMA) != 0) {
+                // no region of the dead peer is known here; whatever the key, a write to it must fail
+                int wrote = me.poller.tryPost(() -> s.ep.write(buf.asSlice(128, 64), mr, s.peer, 0, 1, "late-rma"));
+                if (wrote == 0) {
+                    CqErrEntry rma = me.poller.expectError(s.txCq, BOUND_MS, "an RMA write to the dead peer");
+                    assertEquals("late-rma", rma.context, "the failed RMA write: " + rma);
+                } else {
+                    assertTrue(wrote < 0, "an RMA write to the dead peer is refused or fails: " + Errno.name(wrote));
+                }
             }
             assertEquals(0, s.ep.cancel("any"), "fi_cancel of the receive from FI_ADDR_UNSPEC");
             assertEquals(Errno.ECANCELED, me.poller.expectError(s.rxCq, BOUND_MS, "the cancelled receive").err);

@@ -129,6 +129,7 @@ final class RxmCm implements ConnectionListener<Endpoint> {
         cd.waiting = false;
         cd.everConnected = true;
         cd.connectFailure = 0;
+        s.recv.markGone(srcOf(c), false); // a peer that comes back is no longer gone
         if (!cd.deferred.isEmpty()) {
             scheduleDeferred(c, cd);
         }
@@ -186,6 +187,7 @@ final class RxmCm implements ConnectionListener<Endpoint> {
     private int peerGone(RxmConnection<Endpoint> c, int errno) {
         long fi = srcOf(c);
         int n = fi == Fabrics.ADDR_NOTAVAIL ? 0 : s.recv.failDirectedAt(fi, errno);
+        s.recv.markGone(fi, true);
         s.bindings.reportPeerFailed(s.endpoint, fi, c.peer().addr());
         return n;
     }

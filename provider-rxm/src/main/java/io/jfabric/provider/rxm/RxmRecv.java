@@ -27,6 +27,8 @@ final class RxmRecv {
      */
     private TagMatcher matcher;
     private boolean shared;
+    /** Per fi_addr, a peer whose connection was lost (FI_JF_PEER_FAILED): directed receives at it fail at once. */
+    private boolean[] gone = new boolean[0];
 
     RxmRecv(RxmShared s) {
         this.s = s;
@@ -89,11 +91,36 @@ final class RxmRecv {
                 return 0; // taken whole, or a multi-receive buffer used up
             }
         }
+        if (filter != Fabrics.ADDR_UNSPEC && isGone(filter)) {
+            // nothing will come from a peer known gone: the receive fails now instead of waiting forever
+            if (e.node != null) {
+                detach(e.node);
+            }
+            fail(e, Errno.ECONNRESET, true);
+            return 0;
+        }
         if (e.node == null) {
             e.node = node(e);
         }
         matcher.post(e.node);
         return 0;
+    }
+
+    /** Whether {@code fiAddr} lost its connection and has not connected again: one array read. */
+    private boolean isGone(long fiAddr) {
+        boolean[] g = gone;
+        return fiAddr >= 0 && fiAddr < g.length && g[(int) fiAddr];
+    }
+
+    /** {@code fiAddr}'s connection was lost ({@code isGone}) or came up again. */
+    void markGone(long fiAddr, boolean isGone) {
+        if (fiAddr < 0 || fiAddr > Integer.MAX_VALUE - 8 || !isGone && fiAddr >= gone.length) {
+            return;
+        }
+        if (fiAddr >= gone.length) {
+            gone = java.util.Arrays.copyOf(gone, (int) Math.max(fiAddr + 1, gone.length * 2L));
+        }
+        gone[(int) fiAddr] = isGone;
     }
 
     /** The matcher's node for receive {@code e}, pointing back at it. */

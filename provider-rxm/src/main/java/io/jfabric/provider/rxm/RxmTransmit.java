@@ -10,6 +10,7 @@ import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;
+import io.jfabric.util.RmaFailure;
 import io.jfabric.util.Sockaddr;
 import io.jfabric.util.jfr.ProtocolTransferEvent;
 
@@ -173,6 +174,12 @@ final class RxmTransmit {
         op.cd = cd;
         op.generation = cd.generation;
         op.iovCount = 0;
+        if (r.rmaCount > 0) {
+            // kept for the error's err_data: what the initiator can tell if the target drops the connection
+            op.length = r.rmaIov[0].len;
+            op.remoteAddr[0] = r.rmaIov[0].addr;
+            op.remoteKey[0] = r.rmaIov[0].key;
+        }
         Endpoint core = c.ep();
         boolean hasData = (r.flags & OpFlags.REMOTE_CQ_DATA) != 0;
         MemoryRegion desc0 = r.desc == null || r.count == 0 ? null : r.desc[0];
@@ -327,7 +334,7 @@ final class RxmTransmit {
         RxmPools.closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
         if (op.error != 0) {
-            bindings.reportTxError(op.context, op.cqFlags, 0, 0, op.error, op.error);
+            bindings.reportTxError(false, op.context, op.cqFlags, 0, op.error, op.error, rmaLead(op, op.error));
         } else if (op.report) {
             // op.report already applied selective completion at post time; FI_COMPLETION says so again here
             bindings.reportTx(op.context, OpFlags.COMPLETION, op.cqFlags, 0);
@@ -345,11 +352,20 @@ final class RxmTransmit {
         RxmPools.closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
         if (op.state != TxOp.ORPHAN) {
-            bindings.reportTxError(op.context, op.cqFlags, 0, 0, errno, errno);
+            bindings.reportTxError(false, op.context, op.cqFlags, 0, errno, errno, rmaLead(op, errno));
         }
         op.state = TxOp.ORPHAN;
         op.context = null;
         s.pools.replaceOrphan(op);
+    }
+
+    /**
+     * The err_data of an RMA whose connection went down: on a core wire without RMA status (tcp) that is how
+     * the target refuses it, so the key and address it was sent to are the user's lead. Error path only.
+     */
+    private static byte[] rmaLead(TxOp op, int errno) {
+        return (op.cqFlags & OpFlags.RMA) == 0 || errno != Errno.ECONNRESET ? null
+                : RmaFailure.dropped((op.cqFlags & OpFlags.READ) != 0, op.length, op.remoteAddr[0], op.remoteKey[0]);
     }
 
     /** The connection of {@code cd} went down: every op in flight on it fails with {@code errno}; returns how many. */

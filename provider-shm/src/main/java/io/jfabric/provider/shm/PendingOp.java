@@ -19,6 +19,9 @@ final class PendingOp {
     final ShmIov source = new ShmIov();
     Peer peer;
     boolean reserved;
+    /** An RMA's target address and key, for the err_data of a refusal. */
+    long rmaAddr;
+    long rmaKey;
     /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */
     long ringEnd = -1;
     /** A fetch or compare atomic's result buffers, filled when the target's ATOMIC_RESULT arrives. */

@@ -76,6 +76,7 @@ final class ShmEndpoint extends UtilEndpoint {
         tagged = new ShmTagged(transmit, recv);
         rma = new ShmRma(ep, inFlight, acks, cm);
         peerWatch = new ShmPeerWatch(ep, recv, this);
+        recv.watchPeers(peerWatch);
         atomic = new ShmAtomic(ep, inFlight, acks, cm);
         progress = new ShmProgress(ep, recv, rma, atomic, inFlight, acks, peerWatch);
     }

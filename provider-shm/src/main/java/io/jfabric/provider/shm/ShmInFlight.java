@@ -1,8 +1,10 @@
 package io.jfabric.provider.shm;
 
 import io.jfabric.Errno;
+import io.jfabric.OpFlags;
 import io.jfabric.provider.shm.wire.Wire;
 import io.jfabric.util.OpRequest;
+import io.jfabric.util.RmaFailure;
 
 /**
  * The transmit operations in flight: those that wait for the peer's ACK (CMA and pulled sends, RMA) and
@@ -164,7 +166,11 @@ final class ShmInFlight {
             ep.bindings.reportTx(op.reserved, op.reserved, op.context, op.completionFlags, 0);
         } else {
             int err = Math.abs(status);
-            ep.bindings.reportTxError(op.reserved, op.context, op.completionFlags, op.length, 0, err, err);
+            long f = op.completionFlags;
+            // an RMA's error status is the target's verdict on the access (a dead target is ECONNRESET)
+            boolean refused = (f & OpFlags.RMA) != 0 && err != Errno.ECONNRESET;
+            ep.bindings.reportTxError(op.reserved, op.context, f, op.length, err, err, refused
+                    ? RmaFailure.refused((f & OpFlags.READ) != 0, err, op.length, op.rmaAddr, op.rmaKey) : null);
         }
         pending.release(op);
     }

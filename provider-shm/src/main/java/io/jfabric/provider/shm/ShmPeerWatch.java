@@ -34,6 +34,20 @@ final class ShmPeerWatch {
         return active;
     }
 
+    /**
+     * Whether {@code fiAddr}'s peer was reported gone and is still the one the AV holds there (a peer inserted
+     * again is not gone): two array reads, made only for a directed receive nothing queued could fill.
+     */
+    boolean isGone(long fiAddr) {
+        Peer[] r = reported;
+        ShmAv av = ep.av;
+        if (fiAddr < 0 || fiAddr >= r.length || av == null) {
+            return false;
+        }
+        Peer p = r[(int) fiAddr];
+        return p != null && p == av.peer(fiAddr);
+    }
+
     /** Looks at every AV peer not yet reported; returns the work done (events raised and receives failed). */
     int scan(long now) {
         ShmAv av = ep.av;

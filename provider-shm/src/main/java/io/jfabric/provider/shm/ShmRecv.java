@@ -56,6 +56,10 @@ final class ShmRecv {
         queue.attach(ep.rxCq, ep.av);
     }
 
+    void watchPeers(ShmPeerWatch watch) {
+        queue.watchPeers(watch);
+    }
+
     ShmPull pull() {
         return pull;
     }

@@ -83,6 +83,8 @@ final class ShmRma {
         op.completionFlags = OpFlags.RMA | (type == Wire.RMA_READ ? OpFlags.READ : OpFlags.WRITE);
         op.length = buf.byteSize();
         op.peer = peer;
+        op.rmaAddr = req.rmaIov[0].addr;
+        op.rmaKey = req.rmaIov[0].key;
         boolean hasData = type == Wire.RMA_WRITE && (req.flags & OpFlags.REMOTE_CQ_DATA) != 0;
         MemorySegment s = r.buffer();
         ep.putHeader(s, at, 0, type == Wire.RMA_WRITE ? req.data : 0, hasData ? Wire.FLAG_CQ_DATA : 0, buf.byteSize(), op.id(),

@@ -32,8 +32,14 @@ final class ShmRxQueue {
     private final ToLongFunction<TagMatcher.Unexpected> sourceOfUnexpected =
             u -> av.addrOfSender(((UnexpectedMessage) u.payload).senderId);
 
+    /** FI_DIRECTED_RECV: a receive names its source, so one directed at a peer known gone fails at once. */
+    private final boolean directed;
+    /** Which peers are known gone; set by the first endpoint whose watch runs (a shared context's endpoints share an AV). */
+    private ShmPeerWatch peerWatch;
+
     ShmRxQueue(int rxSize, int unexpected, boolean directed) {
         this.rxSize = rxSize;
+        this.directed = directed;
         this.matcher = new TagMatcher(rxSize, unexpected, directed, 0);
         iovPool = new ShmIov[rxSize];
         for (int i = 0; i < rxSize; i++) {
@@ -103,9 +109,24 @@ final class ShmRxQueue {
         }
         TagMatcher.Unexpected u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src);
         if (u == null || !deliverQueued(r, u)) {
-            matcher.post(r);
+            postOrFail(r);
         }
         return 0;
+    }
+
+    void watchPeers(ShmPeerWatch watch) {
+        if (peerWatch == null) {
+            peerWatch = watch;
+        }
+    }
+
+    /** Posts {@code r}, or fails it at once when it is directed at a peer the watch found gone. */
+    private void postOrFail(TagMatcher.Recv r) {
+        if (r.src != Fabrics.ADDR_UNSPEC && directed && peerWatch != null && peerWatch.isGone(r.src)) {
+            failed(r, Errno.ECONNRESET);
+        } else {
+            matcher.post(r);
+        }
     }
 
     /** The buffer of a receive posted with no buffer or several (a pooled list for several). */

@@ -4,6 +4,7 @@ import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
 import io.jfabric.util.EndpointBindings;
+import io.jfabric.util.RmaFailure;
 
 /**
  * Turns what a connection reports into the endpoint's completions and counts, through its
@@ -45,7 +46,11 @@ final class TcpCompletions implements ConnectionListener {
 
     @Override
     public void txFailed(TxEntry e, int errno) {
-        bindings.reportTxError(e.reserved, e.context, e.cqFlags, e.len, 0, errno, errno);
+        // libfabric's tcp wire has no RMA status: a target refusing one drops the connection, so the
+        // initiator says what it sent where, the one lead it has
+        boolean rma = e.kind == TxEntry.KIND_WRITE || e.kind == TxEntry.KIND_READ;
+        bindings.reportTxError(e.reserved, e.context, e.cqFlags, e.len, errno, errno, rma && errno == Errno.ECONNRESET
+                ? RmaFailure.dropped(e.kind == TxEntry.KIND_READ, e.len, e.rmaAddr, e.rmaKey) : null);
         e.reserved = false;
     }
 

@@ -72,6 +72,8 @@ final class TcpRma {
         }
         e.context = r.context;
         e.len = total;
+        e.rmaAddr = rma[0].addr;
+        e.rmaKey = rma[0].key;
         e.completion = txPath.wantsCompletion(flags, inject);
         if (write) {
             e.kind = TxEntry.KIND_WRITE;

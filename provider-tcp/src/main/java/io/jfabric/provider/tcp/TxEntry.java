@@ -29,6 +29,9 @@ final class TxEntry {
     boolean reserved;
     boolean needAck;
     long len;
+    /** An RMA's first target address and key: what the initiator can tell when the target drops the connection. */
+    long rmaAddr;
+    long rmaKey;
 
     final MemorySegment hdr;
     final ByteBuffer hdrView;
