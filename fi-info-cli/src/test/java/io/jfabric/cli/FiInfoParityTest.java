@@ -48,10 +48,18 @@ class FiInfoParityTest {
     @Test
     void verboseDumpOfTcpMsgIsIdentical() throws Exception {
         assumeBridgeAndFiInfo();
-        String expected = fiInfo("-v", "-p", "tcp", "-t", "FI_EP_MSG");
+        String expected = withBridgeDifferences(fiInfo("-v", "-p", "tcp", "-t", "FI_EP_MSG"));
         InfoCommandTest.Run r = InfoCommandTest.run("info", "-v", "-p", "libfabric:tcp", "-t", "FI_EP_MSG");
         assertEquals(0, r.rc(), r.err());
         assertEquals(expected, r.out().replace("libfabric:", ""));
+    }
+
+    /**
+     * The one field the bridge changes on purpose (docs/differences.md, shared receive contexts): it passes no
+     * fi_srx_context through, so its infos say max_ep_srx_ctx 0 whatever the native provider offers.
+     */
+    static String withBridgeDifferences(String fiInfoVerbose) {
+        return fiInfoVerbose.replaceAll("(?m)^(?<field>\\s*max_ep_srx_ctx: )\\d+$", "${field}0");
     }
 
     @Test

@@ -57,10 +57,11 @@ public final class RpcEngine implements AutoCloseable {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     /**
-     * How long a post refused with EAGAIN is retried; -Drpc.postRetryMs stretches it where setting up a
-     * connection takes longer (the emulated Soft-RoCE VM needs seconds for an rxm connection over verbs).
+     * How long a post refused with EAGAIN is retried (progress runs meanwhile). ofi_rxm connects on demand and
+     * refuses posts until the connection is up, which took over 2 s on a loaded 2-core machine; -Drpc.postRetryMs
+     * stretches it further where setting up a connection takes longer (the emulated Soft-RoCE VM).
      */
-    static final long POST_RETRY_NANOS = Long.getLong("rpc.postRetryMs", 2_000) * 1_000_000L;
+    static final long POST_RETRY_NANOS = Long.getLong("rpc.postRetryMs", 10_000) * 1_000_000L;
     /** Receive buffers kept for hello and ping, apart from the application's. */
     private static final int INTERNAL_INCOMING = 8;
 
