@@ -9,15 +9,20 @@ int main(int argc, char **argv) {
     usage_if(argc, argv);
     size_t size = argc > 2 ? strtoul(argv[2], NULL, 0) : 65536;
     struct end a, b;
-    open_pair(argv[1], FI_EP_RDM, FI_TAGGED, &a, &b);
-    char *tx = malloc(size), *rx = calloc(1, size);
+    // Knobs that make it look more like the matrix's bridge node (each still passes on libfabric 1.17):
+    // CAPS=matrix asks for FI_MSG|FI_RMA|FI_TAGGED|FI_MULTI_RECV, DIR=1 names the sender in the receives,
+    // EXTRA=n gives the receive buffer n spare bytes, GAP=ms runs progress between the peek and the claim.
+    uint64_t caps = getenv("CAPS") ? FI_MSG | FI_RMA | FI_TAGGED | FI_MULTI_RECV : FI_TAGGED;
+    size_t extra = getenv("EXTRA") ? strtoul(getenv("EXTRA"), NULL, 0) : 0;
+    open_pair(argv[1], FI_EP_RDM, caps, &a, &b);
+    char *tx = malloc(size), *rx = calloc(1, size + extra);
     for (size_t i = 0; i < size; i++) tx[i] = (char) (i * 7 % 251);
     static struct fi_context2 sctx, pctx;
     POST(fi_tsend(a.ep, tx, size, NULL, a.peer, 0x1234, &sctx));
     // WAIT=ms: let the whole message arrive before the first peek (progress(), no completion taken)
     if (getenv("WAIT")) progress(atol(getenv("WAIT")));
-    struct iovec iov = { .iov_base = rx, .iov_len = size };
-    struct fi_msg_tagged m = { .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .tag = 0x1234, .context = &pctx };
+    struct iovec iov = { .iov_base = rx, .iov_len = size + extra };
+    struct fi_msg_tagged m = { .msg_iov = &iov, .iov_count = 1, .addr = getenv("DIR") ? b.peer : FI_ADDR_UNSPEC, .tag = 0x1234, .context = &pctx };
     struct fi_cq_tagged_entry found = {0};
     struct fi_cq_err_entry ee;
     int rc = 0;
@@ -30,6 +35,7 @@ int main(int argc, char **argv) {
     int claimed = 0;
     struct fi_cq_tagged_entry got = {0};
     if (rc == 1) {
+        if (getenv("GAP")) progress(atol(getenv("GAP")));
         POST(fi_trecvmsg(b.ep, &m, FI_CLAIM));
         claimed = cq_wait(b.rx, &got, &ee, 3000);
         printf("FI_CLAIM receive: %s (len %zu)\n", claimed == 1 ? "completed" : claimed == 0 ? "no completion in 3 s"

@@ -18,11 +18,18 @@ import java.lang.invoke.VarHandle;
  * slot freed last, which a request-reply loop takes again at the first probe. A free list (a Treiber
  * stack) needs a CAS at both ends; the second one cost about 6 ns per message in bench's
  * BridgeCallBench (173 against 167 ns).
+ *
+ * <p>fi_tagged(3): a receive with FI_PEEK|FI_CLAIM that finds a message leaves it reserved in the
+ * operation's context (rxm keeps its receive buffer in {@code internal[0]}), and the FI_CLAIM receive must
+ * pass that same context. So a slot posted with FI_PEEK|FI_CLAIM is not freed by its successful
+ * completion: it goes to HELD, keeps its Java context, and the FI_CLAIM post takes it back.
  */
 final class ContextSlots {
     static final long SLOT_SIZE = fi_context2.sizeof();
     private static final int FREE = 0;
     private static final int USED = 1;
+    /** A FI_PEEK|FI_CLAIM found its message; the slot waits for the FI_CLAIM receive. */
+    private static final int HELD = 2;
     private static final VarHandle STATE = MethodHandles.arrayElementVarHandle(int[].class);
 
     /** One segment per slot, made once, so posting passes a slot without allocating. */
@@ -30,6 +37,8 @@ final class ContextSlots {
     private final long base;
     private final Object[] contexts;
     private final boolean[] multiRecv;
+    /** The slot's operation is a FI_PEEK|FI_CLAIM: its success holds the slot for the claim. */
+    private final boolean[] peekClaim;
     private final int[] state;
     /** Where the next claim looks first; racy by design, as any value is a valid place to start. */
     private int hint;
@@ -39,6 +48,7 @@ final class ContextSlots {
         base = slots.address();
         contexts = new Object[count];
         multiRecv = new boolean[count];
+        peekClaim = new boolean[count];
         state = new int[count];
         slotSegments = new MemorySegment[count];
         for (int i = 0; i < count; i++) {
@@ -59,6 +69,29 @@ final class ContextSlots {
             }
         }
         return -1;
+    }
+
+    /** Marks slot {@code i}, just acquired, as a FI_PEEK|FI_CLAIM receive. */
+    void markPeekClaim(int i) {
+        peekClaim[i] = true;
+    }
+
+    /**
+     * Takes back for the FI_CLAIM receive the slot that a FI_PEEK|FI_CLAIM with {@code context} left
+     * held; its index, or -1 if no such peek found a message.
+     */
+    int reclaim(Object context) {
+        for (int i = 0; i < contexts.length; i++) {
+            if (contexts[i] == context && STATE.compareAndSet(state, i, HELD, USED)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Puts a reclaimed slot back to HELD: its FI_CLAIM receive was refused, so the message stays reserved. */
+    void hold(int i) {
+        STATE.setRelease(state, i, HELD);
     }
 
     /** The native fi_context2 of slot {@code i}, to pass as the operation's context. */
@@ -90,9 +123,23 @@ final class ContextSlots {
             return null;
         }
         Object c = contexts[i];
-        if (!multiRecv[i] || lastUse) {
+        if (peekClaim[i]) {
+            peekClaim[i] = false;
+            hold(i);
+        } else if (!multiRecv[i] || lastUse) {
             release(i);
         }
+        return c;
+    }
+
+    /** The Java context of the failed operation whose {@code op_context} is {@code address}; frees the slot. */
+    Object fail(long address) {
+        int i = indexOf(address);
+        if (i < 0) {
+            return null;
+        }
+        Object c = contexts[i];
+        release(i);
         return c;
     }
 
@@ -100,6 +147,7 @@ final class ContextSlots {
     void release(int i) {
         contexts[i] = null;
         multiRecv[i] = false;
+        peekClaim[i] = false;
         STATE.setRelease(state, i, FREE);
         hint = i;
     }

@@ -266,8 +266,8 @@ final class LibfabricCq extends FidObject implements CompletionQueue {
         }
         long ctx = fi_cq_err_entry.op_context(errEntry).address();
         long f = fi_cq_err_entry.flags(errEntry);
-        // an error ends the operation, a multi-receive buffer's included
-        e.context = slots.complete(ctx, true);
+        // an error ends the operation, a multi-receive buffer's and a FI_PEEK|FI_CLAIM that found nothing included
+        e.context = slots.fail(ctx);
         e.flags = f;
         e.len = fi_cq_err_entry.len(errEntry);
         e.buf = fi_cq_err_entry.buf(errEntry).address();

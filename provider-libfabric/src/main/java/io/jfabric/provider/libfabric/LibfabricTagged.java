@@ -2,6 +2,7 @@ package io.jfabric.provider.libfabric;
 
 import io.jfabric.Errno;
 import io.jfabric.MemoryRegion;
+import io.jfabric.OpFlags;
 import io.jfabric.TaggedMsg;
 import io.jfabric.provider.libfabric.ffi.DataCalls;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
@@ -206,11 +207,35 @@ final class LibfabricTagged extends EndpointRoom {
         if (!s.fill(msg.iov, msg.desc, msg.iovCount)) {
             return EINVAL;
         }
+        if ((flags & (OpFlags.CLAIM | OpFlags.PEEK)) == OpFlags.CLAIM) {
+            return claimLocked(s, msg, flags, fn);
+        }
         int slot = slots.acquire(msg.context, false);
         if (slot < 0) {
             return EAGAIN;
         }
+        if ((flags & (OpFlags.CLAIM | OpFlags.PEEK)) == (OpFlags.CLAIM | OpFlags.PEEK)) {
+            slots.markPeekClaim(slot);
+        }
         s.tagged(msg, slots.segment(slot));
         return post(DataCalls.call(fn, fidAddr, s.tmsgAddr, flags), slot);
+    }
+
+    /**
+     * FI_CLAIM (or FI_CLAIM|FI_DISCARD): fi_tagged(3) wants the native context of the FI_PEEK|FI_CLAIM that
+     * found the message, where the native provider keeps it; with any other context rxm would claim
+     * whatever that memory holds.
+     */
+    private int claimLocked(IovScratch s, TaggedMsg msg, long flags, MemorySegment fn) {
+        int slot = slots.reclaim(msg.context);
+        if (slot < 0) {
+            return EINVAL;
+        }
+        s.tagged(msg, slots.segment(slot));
+        long rc = DataCalls.call(fn, fidAddr, s.tmsgAddr, flags);
+        if (rc < 0) {
+            slots.hold(slot);
+        }
+        return (int) rc;
     }
 }

@@ -57,6 +57,47 @@ class ContextSlotsTest {
     }
 
     @Test
+    void aPeekClaimThatFoundItsMessageKeepsItsSlotForTheClaim() {
+        try (Arena arena = Arena.ofConfined()) {
+            ContextSlots slots = new ContextSlots(arena, 4);
+            Object ctx = new Object();
+            int peek = postPeekClaim(slots, ctx);
+            assertSame(ctx, slots.complete(slots.address(peek), true), "the peek found the message");
+            assertEquals(3, slots.free(), "the slot holds the claimed message (fi_tagged(3): same context)");
+            for (int i = 0; i < 3; i++) {
+                assertNotEquals(peek, slots.acquire("other" + i, false), "a held slot is not handed out");
+            }
+            assertEquals(-1, slots.reclaim("never peeked"), "a claim without its peek has no slot");
+            int claim = slots.reclaim(ctx);
+            assertEquals(peek, claim, "the FI_CLAIM receive gets the peek's native context");
+            assertEquals(-1, slots.reclaim(ctx), "one claim per peek");
+            slots.hold(claim);
+            assertEquals(claim, slots.reclaim(ctx), "a refused claim post leaves the message reserved");
+            assertSame(ctx, slots.complete(slots.address(claim), true), "the claimed message arrived");
+            assertEquals(1, slots.free(), "the claim's completion frees the slot");
+        }
+    }
+
+    @Test
+    void aPeekClaimThatFoundNothingFreesItsSlot() {
+        try (Arena arena = Arena.ofConfined()) {
+            Object ctx = new Object();
+            ContextSlots slots = new ContextSlots(arena, 2);
+            assertSame(ctx, slots.fail(slots.address(postPeekClaim(slots, ctx))), "FI_ENOMSG");
+            assertEquals(2, slots.free());
+            assertEquals(-1, slots.reclaim(ctx), "nothing to claim");
+            assertNull(slots.fail(12345), "a context that is not ours maps to nothing");
+        }
+    }
+
+    /** What LibfabricTagged does for a FI_PEEK|FI_CLAIM post. */
+    private static int postPeekClaim(ContextSlots slots, Object ctx) {
+        int s = slots.acquire(ctx, false);
+        slots.markPeekClaim(s);
+        return s;
+    }
+
+    @Test
     void aFreedSlotIsTheNextOneTaken() {
         try (Arena arena = Arena.ofConfined()) {
             ContextSlots slots = new ContextSlots(arena, 64);
