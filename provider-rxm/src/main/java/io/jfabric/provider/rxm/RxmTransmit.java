@@ -360,12 +360,21 @@ final class RxmTransmit {
     }
 
     /**
-     * The err_data of an RMA whose connection went down: on a core wire without RMA status (tcp) that is how
-     * the target refuses it, so the key and address it was sent to are the user's lead. Error path only.
+     * The err_data of a failed RMA. A connection that went down: on a core wire without RMA status (tcp) that is
+     * how the target refuses it. A refusal the core reports (verbs' remote access error, FI_EACCES): the target's
+     * verdict. Either way the key and address it was sent to are the user's lead. Error path only.
      */
     private static byte[] rmaLead(TxOp op, int errno) {
-        return (op.cqFlags & OpFlags.RMA) == 0 || errno != Errno.ECONNRESET ? null
-                : RmaFailure.dropped((op.cqFlags & OpFlags.READ) != 0, op.length, op.remoteAddr[0], op.remoteKey[0]);
+        if ((op.cqFlags & OpFlags.RMA) == 0) {
+            return null;
+        }
+        boolean read = (op.cqFlags & OpFlags.READ) != 0;
+        return switch (errno) {
+            case Errno.ECONNRESET -> RmaFailure.dropped(read, op.length, op.remoteAddr[0], op.remoteKey[0]);
+            case Errno.EACCES, Errno.ENOKEY, Errno.EINVAL ->
+                    RmaFailure.refused(read, errno, op.length, op.remoteAddr[0], op.remoteKey[0]);
+            default -> null;
+        };
     }
 
     /** The connection of {@code cd} went down: every op in flight on it fails with {@code errno}; returns how many. */
