@@ -264,7 +264,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
                 return;
             }
             if (rc != 0) {
-                throw new IOException("jfabric send to " + s.peerText() + " failed: " + Errno.strerror(-rc));
+                throw new IOException("jfabric peer " + s.peerText() + " failed: a send was refused: "
+                        + Errno.strerror(-rc) + " (errno " + -rc + ")");
             }
             in.removeBytes(sent);
         }
