@@ -1,6 +1,9 @@
 package io.jfabric.netty;
 
 import io.jfabric.Caps;
+import io.jfabric.CompletionQueue;
+import io.jfabric.CqAttr;
+import io.jfabric.CqFormat;
 import io.jfabric.Domain;
 import io.jfabric.EndpointType;
 import io.jfabric.Errno;
@@ -12,6 +15,8 @@ import io.jfabric.Hints;
 import io.jfabric.MrMode;
 import io.jfabric.MsgOrder;
 import io.jfabric.Threading;
+import io.jfabric.WaitObj;
+import io.jfabric.WaitSet;
 
 import java.util.List;
 
@@ -29,21 +34,23 @@ final class LoopDomain implements AutoCloseable {
     final Fabric fabric;
     final Domain domain;
     final boolean needsLocalDesc;
+    private final IdleWait idle;
     private long nextKey = 1;
 
-    private LoopDomain(String provider, FabricInfo info, Fabric fabric, Domain domain) {
+    private LoopDomain(String provider, FabricInfo info, Fabric fabric, Domain domain, IdleWait idle) {
         this.provider = provider;
         this.info = info;
         this.fabric = fabric;
         this.domain = domain;
         this.needsLocalDesc = (info.domainAttr.mrMode & MrMode.LOCAL) != 0;
+        this.idle = idle;
     }
 
-    /** Opens the fabric and domain {@code info} names. */
-    static LoopDomain open(FabricInfo info) {
+    /** Opens the fabric and domain {@code info} names for the loop that waits in {@code idle}. */
+    static LoopDomain open(FabricInfo info, IdleWait idle) {
         Fabric fabric = Fabrics.openFabric(info);
         try {
-            return new LoopDomain(info.providerName(), info, fabric, fabric.openDomain(info));
+            return new LoopDomain(info.providerName(), info, fabric, fabric.openDomain(info), idle);
         } catch (RuntimeException e) {
             fabric.close();
             throw e;
@@ -110,6 +117,28 @@ final class LoopDomain implements AutoCloseable {
             return name[23] == 1 ? "::1" : null;
         }
         return null;
+    }
+
+    /**
+     * A channel's CQ, in the loop's wait set so that the idle loop sleeps until it has completions; where the
+     * provider refuses FI_WAIT_SET (ENOSYS: verbs, the libfabric bridge) a plain CQ, and the loop parks instead.
+     */
+    CompletionQueue openCq(CqFormat format, long size) {
+        WaitSet set = idle.set(fabric);
+        if (set != null) {
+            CqAttr attr = CqAttr.of(format, size);
+            attr.waitObj = WaitObj.SET;
+            attr.waitSet = set;
+            try {
+                return domain.openCq(attr);
+            } catch (FabricException e) {
+                if (e.errno() != Errno.ENOSYS) {
+                    throw e;
+                }
+                idle.parkFromNowOn();
+            }
+        }
+        return domain.openCq(CqAttr.of(format, size));
     }
 
     long nextKey() {
