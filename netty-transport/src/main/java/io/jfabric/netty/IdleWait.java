@@ -14,8 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  * fi_wait until the loop's next scheduled task), so that an idle loop sleeps on the providers' own event sources
  * and wakes as soon as a completion arrives. {@link #wakeup} wakes it from other threads.
  *
- * <p>Providers whose CQs refuse FI_WAIT_SET (verbs and the libfabric bridge, for now) cannot join the set; once
- * a loop has such a channel it falls back, for the rest of its life, to parks that grow from a microsecond to
+ * <p>Providers whose CQs refuse FI_WAIT_SET (verbs and the libfabric bridge, for now), or do not wake it promptly
+ * ({@link LoopDomain#WAKES_ITS_WAIT_SET}), do not join the set; once a loop has such a channel it falls back, for the rest of its life, to parks that grow from a microsecond to
  * {@link #MAX_PARK_NANOS}, since a block on the set would not see that channel's completions.
  */
 final class IdleWait implements AutoCloseable {
@@ -86,9 +86,9 @@ final class IdleWait implements AutoCloseable {
 
     /**
      * fi_wait counts milliseconds: a deadline under one is met by spinning (the loop's next turn comes at once).
-     * A wait lasts at most {@link #MAX_AWAIT_MILLIS}: rxm's connection set-up over tcp (its core's CM events)
-     * does not wake the set, so the loop's own poll must come round to finish a connect; a completion still
-     * ends the wait at once.
+     * A wait lasts at most {@link #MAX_AWAIT_MILLIS}, so that progress the set does not see (rxm's connection
+     * set-up over tcp, its core's CM events, never woke it) still gets the loop's poll; a completion ends the
+     * wait at once.
      */
     private void block(WaitSet s, long maxNanos) {
         if (maxNanos < NANOS_PER_MILLI) {
