@@ -30,8 +30,14 @@ final class LoopDomain implements AutoCloseable {
     /** The mr_mode bits the stream honours: it registers its slots and passes descriptors where asked. */
     static final int SUPPORTED_MR_MODE = MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY;
 
-    /** The providers whose CQs in a wait set wake it as soon as a message arrives (measured with NettyBench). */
-    static final Set<String> WAKES_ITS_WAIT_SET = Set.of("shm");
+    /**
+     * The providers whose channels' CQs join the loop's wait set: none unless the system property
+     * {@code jfabric.netty.waitSetProviders} names them (comma-separated), because NettyBench's 64 B echo was
+     * slower blocking on the set than parking (shm 306-333 us against 26 us, tcp;ofi_rxm 545 us against 53 us):
+     * an arriving message does not end the set's wait promptly yet. Name a provider here once it does.
+     */
+    static final Set<String> WAKES_ITS_WAIT_SET =
+            Set.copyOf(List.of(System.getProperty("jfabric.netty.waitSetProviders", "").split(",")));
 
     final String provider;
     final FabricInfo info;
@@ -127,7 +133,7 @@ final class LoopDomain implements AutoCloseable {
      * A channel's CQ, in the loop's wait set so that the idle loop sleeps until it has completions. Elsewhere a
      * plain CQ, and the loop parks instead: where the provider refuses FI_WAIT_SET (ENOSYS: verbs, the libfabric
      * bridge), and where the set does not wake on an arriving message, which {@link #WAKES_ITS_WAIT_SET} leaves
-     * out (tcp;ofi_rxm: a 64 B Netty echo took 545 us blocking on the set against 63 us parking).
+     * out.
      */
     CompletionQueue openCq(CqFormat format, long size) {
         if (!WAKES_ITS_WAIT_SET.contains(provider)) {
