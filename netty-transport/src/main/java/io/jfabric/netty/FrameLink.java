@@ -6,7 +6,6 @@ import io.jfabric.AvAttr;
 import io.jfabric.AvType;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
-import io.jfabric.CqAttr;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.CqFormat;
@@ -104,7 +103,7 @@ final class FrameLink implements AutoCloseable {
             if (loop.needsLocalDesc) {
                 m = loop.domain.registerMemory(all, Access.SEND | Access.RECV, 0, loop.nextKey(), 0);
             }
-            c = loop.domain.openCq(CqAttr.of(CqFormat.MSG, 2L * (rxSlots + txSlots) + 16));
+            c = loop.openCq(CqFormat.MSG, 2L * (rxSlots + txSlots) + 16);
             AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
             a = loop.domain.openAv(AvAttr.of(type));
             e = loop.domain.openEndpoint(info);

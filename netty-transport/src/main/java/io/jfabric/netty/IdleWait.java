@@ -1,23 +1,63 @@
 package io.jfabric.netty;
 
+import io.jfabric.Fabric;
+import io.jfabric.FabricException;
+import io.jfabric.FabricObject;
+import io.jfabric.WaitAttr;
+import io.jfabric.WaitSet;
+
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * How an event loop waits when none of its channels had work: a few spins (a reply often follows within
- * microseconds), then parks that grow from a microsecond to {@link #MAX_PARK_NANOS}, never past the loop's next
- * scheduled task. {@link JfabricIoHandler#wakeup()} unparks it.
+ * microseconds), then a block on the loop's {@link WaitSet}, which every channel's CQ joins (fi_trywait, then
+ * fi_wait until the loop's next scheduled task), so that an idle loop sleeps on the providers' own event sources
+ * and wakes as soon as a completion arrives. {@link #wakeup} wakes it from other threads.
  *
- * <p>The loop's channels each have their own CQ and no provider offers one wait object over many of them yet, so
- * this is a bounded park and not a block on the provider's wait object. It is the one place to change when
- * jfabric's wait sets (fi_wait over several CQs) arrive: block on the loop's wait set with the same deadline.
+ * <p>Providers whose CQs refuse FI_WAIT_SET (verbs and the libfabric bridge, for now), or do not wake it promptly
+ * ({@link LoopDomain#WAKES_ITS_WAIT_SET}), do not join the set; once a loop has such a channel it falls back, for the rest of its life, to parks that grow from a microsecond to
+ * {@link #MAX_PARK_NANOS}, since a block on the set would not see that channel's completions.
  */
-final class IdleWait {
+final class IdleWait implements AutoCloseable {
     static final int SPINS = 200;
     static final long MIN_PARK_NANOS = 1_000;
     static final long MAX_PARK_NANOS = 1_000_000;
+    static final int MAX_AWAIT_MILLIS = 1;
+    private static final long NANOS_PER_MILLI = 1_000_000;
 
     private int idleTurns;
     private long parkNanos = MIN_PARK_NANOS;
+    /** Opened with the loop's first domain; volatile because {@link #wakeup} reads it from other threads. */
+    private volatile WaitSet set;
+    private Fabric setFabric;
+    private FabricObject[] setOnly;
+    private boolean parkOnly;
+
+    /** The loop's wait set, opened through {@code fabric} on first use; null once the loop parks instead. */
+    WaitSet set(Fabric fabric) {
+        if (parkOnly) {
+            return null;
+        }
+        WaitSet s = set;
+        if (s == null) {
+            try {
+                s = fabric.openWait(WaitAttr.defaults());
+            } catch (FabricException e) {
+                // no wait sets where this fabric comes from (ENOSYS): park as before
+                parkOnly = true;
+                return null;
+            }
+            setFabric = fabric;
+            setOnly = new FabricObject[] {s};
+            set = s;
+        }
+        return s;
+    }
+
+    /** A channel's CQ could not join the set: from now on the loop parks. */
+    void parkFromNowOn() {
+        parkOnly = true;
+    }
 
     /** The loop found work: start the next wait from spinning again. */
     void reset() {
@@ -25,11 +65,16 @@ final class IdleWait {
         parkNanos = MIN_PARK_NANOS;
     }
 
-    /** Waits once, at most {@code maxNanos}; returns at once on a wakeup. */
+    /** Waits once, at most {@code maxNanos}; returns at once on a {@link #wakeup}. */
     void idle(Object blocker, long maxNanos) {
         if (idleTurns < SPINS) {
             idleTurns++;
             Thread.onSpinWait();
+            return;
+        }
+        WaitSet s = set;
+        if (s != null && !parkOnly) {
+            block(s, maxNanos);
             return;
         }
         long nanos = Math.min(parkNanos, maxNanos);
@@ -37,5 +82,38 @@ final class IdleWait {
             LockSupport.parkNanos(blocker, nanos);
         }
         parkNanos = Math.min(parkNanos * 2, MAX_PARK_NANOS);
+    }
+
+    /**
+     * fi_wait counts milliseconds: a deadline under one is met by spinning (the loop's next turn comes at once).
+     * A wait lasts at most {@link #MAX_AWAIT_MILLIS}, so that progress the set does not see (rxm's connection
+     * set-up over tcp, its core's CM events, never woke it) still gets the loop's poll; a completion ends the
+     * wait at once.
+     */
+    private void block(WaitSet s, long maxNanos) {
+        if (maxNanos < NANOS_PER_MILLI) {
+            Thread.onSpinWait();
+            return;
+        }
+        if (setFabric.trywait(setOnly) == 0) {
+            s.await((int) Math.min(maxNanos / NANOS_PER_MILLI, MAX_AWAIT_MILLIS));
+        }
+    }
+
+    /** Wakes the loop's thread {@code loop} from another thread, whichever way it waits. */
+    void wakeup(Thread loop) {
+        WaitSet s = set;
+        if (s != null) {
+            s.wakeup();
+        }
+        LockSupport.unpark(loop);
+    }
+
+    @Override
+    public void close() {
+        WaitSet s = set;
+        if (s != null) {
+            s.close();
+        }
     }
 }

@@ -13,12 +13,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Netty 4.2's I/O side of one event loop on jfabric (the counterpart of EpollIoHandler): each turn it polls every
  * registered channel's completion queue, which also drives the providers' manual progress, and when no channel had
- * work and the loop may block it waits in {@link IdleWait} until the next scheduled task or a {@link #wakeup()}.
+ * work and the loop may block it waits in {@link IdleWait} (on the loop's wait set, which the channels' CQs join)
+ * until a completion, the next scheduled task or a {@link #wakeup()}.
  *
  * <p>It also owns the loop's fabric and domain per provider ({@link LoopDomain}), so that everything a channel on
  * this loop opens is used by this loop's thread only.
@@ -71,7 +71,9 @@ public final class JfabricIoHandler implements IoHandler {
         if (work > 0) {
             idle.reset();
         } else if (context.canBlock()) {
-            idle.idle(this, context.delayNanos(System.nanoTime()));
+            long now = System.nanoTime();
+            idle.idle(this, lingering.isEmpty() ? context.delayNanos(now)
+                    : Math.min(context.delayNanos(now), untilFirstLingerDeadline(now)));
         }
         return work;
     }
@@ -83,6 +85,15 @@ public final class JfabricIoHandler implements IoHandler {
     void linger(FrameStream stream) {
         stream.lingerDeadline = System.nanoTime() + LINGER_NANOS;
         lingering.add(stream);
+    }
+
+    /** A lingering stream whose sends never complete wakes nobody: the loop must not sleep past its deadline. */
+    private long untilFirstLingerDeadline(long now) {
+        long first = Long.MAX_VALUE;
+        for (int i = 0; i < lingering.size(); i++) {
+            first = Math.min(first, Math.max(0, lingering.get(i).lingerDeadline - now));
+        }
+        return first;
     }
 
     private int pollLingering() {
@@ -103,7 +114,7 @@ public final class JfabricIoHandler implements IoHandler {
     public void wakeup() {
         Thread t = thread;
         if (t != null && !executor.isExecutorThread(Thread.currentThread())) {
-            LockSupport.unpark(t);
+            idle.wakeup(t);
         }
     }
 
@@ -131,6 +142,8 @@ public final class JfabricIoHandler implements IoHandler {
             }
         }
         domains.clear();
+        // last: the domains' CQs leave the set as they close
+        idle.close();
     }
 
     @Override
@@ -152,7 +165,7 @@ public final class JfabricIoHandler implements IoHandler {
         String key = LoopDomain.key(info);
         LoopDomain d = domains.get(key);
         if (d == null) {
-            d = LoopDomain.open(info);
+            d = LoopDomain.open(info, idle);
             domains.put(key, d);
         }
         return d;
