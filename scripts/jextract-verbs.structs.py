@@ -25,7 +25,7 @@ STRUCTS = {
  "ibv_device_attr": ("infiniband/verbs.h", 232, [("max_mr_size", "u64", 80), ("max_qp", "u32", 108),
                     ("max_qp_wr", "u32", 112), ("max_sge", "u32", 120), ("max_cq", "u32", 128),
                     ("max_cqe", "u32", 132), ("max_mr", "u32", 136), ("max_pd", "u32", 140),
-                    ("max_qp_rd_atom", "u32", 144), ("max_qp_init_rd_atom", "u32", 156),
+                    ("max_qp_rd_atom", "u32", 144), ("max_qp_init_rd_atom", "u32", 156), ("atomic_cap", "u32", 164),
                     ("max_srq_wr", "u32", 216), ("phys_port_cnt", "u8", 227)]),
  "ibv_port_attr": ("infiniband/verbs.h", 52, [("state", "u32", 0), ("max_mtu", "u32", 4), ("active_mtu", "u32", 8),
                   ("max_msg_sz", "u32", 20), ("link_layer", "u8", 46)]),

@@ -37,7 +37,7 @@ final class AtomicEntryPoints {
     }
 
     long valid(int kind, AtomicDatatype datatype, AtomicOp op) {
-        long limit = datatype == null || op == null ? -Errno.EINVAL : ep.atomicLimit(kind, datatype);
+        long limit = datatype == null || op == null ? -Errno.EINVAL : ep.atomicLimit(kind, datatype, op);
         if (limit < 0) {
             return limit;
         }

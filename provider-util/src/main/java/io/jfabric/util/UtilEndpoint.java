@@ -357,6 +357,14 @@ public abstract class UtilEndpoint implements Endpoint {
         return -Errno.ENOSYS;
     }
 
+    /**
+     * {@link #atomicLimit(int, AtomicDatatype)} for one operation: a provider whose hardware executes only some
+     * operations on a datatype (verbs: FI_SUM and FI_CSWAP on 64-bit integers) refuses the others here.
+     */
+    protected long atomicLimit(int kind, AtomicDatatype datatype, AtomicOp op) {
+        return atomicLimit(kind, datatype);
+    }
+
     long refusedTxLevels() {
         return refusedTxLevels;
     }

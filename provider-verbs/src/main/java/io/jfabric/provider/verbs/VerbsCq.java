@@ -12,7 +12,8 @@ import java.lang.foreign.MemorySegment;
  * posted it and its endpoint's bindings, into a slot reserved when the work request was posted: libfabric's
  * verbs CQ credits. An ibv_cq that overflows loses completions for good (the device raises IBV_EVENT_CQ_ERR), so
  * a post that finds every slot filled or reserved gets EAGAIN instead. Blocking reads sleep on the completion
- * channel. Threading is the domain's (FI_THREAD_DOMAIN): the ring is serialised, no locks.
+ * channel. Under FI_THREAD_DOMAIN and FI_THREAD_COMPLETION the ring is serialised by the application, without
+ * locks; under FI_THREAD_SAFE the domain's {@link VerbsDataLock} serialises its writers.
  */
 final class VerbsCq extends UtilCompletionQueue {
     static final int DEFAULT_SIZE = 1024;
@@ -24,11 +25,14 @@ final class VerbsCq extends UtilCompletionQueue {
     private long boundDepth;
 
     VerbsCq(VerbsDomain domain, CqAttr attr) {
-        VerbsProgress p = new VerbsProgress(domain.context(), capacity(domain, attr));
+        VerbsDataLock lock = domain.dataLock();
+        VerbsProgress p = new VerbsProgress(domain.context(), capacity(domain, attr), lock);
         this.domain = domain;
         this.asked = attr;
         this.progress = p;
-        super(sized(attr, capacity(domain, attr)), p, false, false, DEFAULT_MANUAL_POLL_NANOS, true);
+        // completions are written under the data lock; FI_THREAD_SAFE readers may be several, beside the writer
+        super(sized(attr, capacity(domain, attr)), p, false, lock.concurrent(), DEFAULT_MANUAL_POLL_NANOS,
+                !lock.concurrent());
         domain.acquire();
     }
 

@@ -10,10 +10,16 @@ import java.util.List;
  * librdmacm's own device list does.
  *
  * @param context the {@code struct ibv_context *} rdma_cm uses for this device's cm_ids
+ * @param atomicCap ibv_device_attr.atomic_cap: IBV_ATOMIC_NONE, or the scope of the device's RC atomics
  */
 record VerbsDevice(String name, MemorySegment context, long maxMrSize, int maxQp, int maxQpWr, int maxSge, int maxCq,
-                   int maxCqe, int maxMr, int maxQpRdAtom, int maxQpInitRdAtom, long maxMsgSize,
+                   int maxCqe, int maxMr, int maxQpRdAtom, int maxQpInitRdAtom, int atomicCap, long maxMsgSize,
                    List<Address> addresses) {
+
+    /** Whether the device executes RC atomics (fetch-and-add, compare-and-swap on 8 bytes). */
+    boolean hasAtomics() {
+        return atomicCap != io.jfabric.provider.verbs.ffi.verbs_h.IBV_ATOMIC_NONE;
+    }
 
     /** An IP address of a network interface that rdma_cm binds onto this device. */
     record Address(InetAddress ip, int prefixLength, String netdev) {

@@ -36,10 +36,13 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
     /** Null when FI_MR_CACHE_MAX_COUNT is 0. */
     private final MrCache<MemorySegment> mrCache;
     private final boolean cacheRemote;
+    /** What the threading level needs around posts and CQ progress (VerbsDataLock). */
+    private final VerbsDataLock dataLock;
 
     VerbsDomain(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
         super("verbs domain " + device.name(), fabric, info);
         this.device = device;
+        this.dataLock = VerbsDataLock.of(info.domainAttr == null ? null : info.domainAttr.threading);
         this.context = ibv_context.reinterpret(device.context());
         MemorySegment p = verbs_h.ibv_alloc_pd(context);
         if (Native.isNull(p)) {
@@ -55,6 +58,10 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
 
     VerbsDevice device() {
         return device;
+    }
+
+    VerbsDataLock dataLock() {
+        return dataLock;
     }
 
     MemorySegment context() {
@@ -128,11 +135,19 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
             ibAccess |= verbs_h.IBV_ACCESS_REMOTE_READ;
         }
         if (access == 0 || (access & Access.REMOTE_WRITE) != 0) {
-            ibAccess |= verbs_h.IBV_ACCESS_REMOTE_WRITE;
+            ibAccess |= verbs_h.IBV_ACCESS_REMOTE_WRITE | remoteAtomic();
         }
         MemorySegment mr = regMr(segment, segment.byteSize(), ibAccess);
         acquire();
         return new VerbsMemoryRegion(this, segment, access, offset, context, mr, null);
+    }
+
+    /**
+     * FI_REMOTE_WRITE lets peers' RC atomics in too, as libfabric's verbs grants it: the adapter checks one right,
+     * IBV_ACCESS_REMOTE_ATOMIC, for every atomic, fetching or not (docs/differences.md).
+     */
+    private int remoteAtomic() {
+        return device.hasAtomics() ? verbs_h.IBV_ACCESS_REMOTE_ATOMIC : 0;
     }
 
     private MemorySegment regMr(MemorySegment addr, long length, int ibAccess) {
@@ -154,7 +169,7 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
         @Override
         public MemorySegment register(long address, long length) {
             int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE
-                    | (cacheRemote ? verbs_h.IBV_ACCESS_REMOTE_READ | verbs_h.IBV_ACCESS_REMOTE_WRITE : 0);
+                    | (cacheRemote ? verbs_h.IBV_ACCESS_REMOTE_READ | verbs_h.IBV_ACCESS_REMOTE_WRITE | remoteAtomic() : 0);
             return regMr(MemorySegment.ofAddress(address), length, ibAccess);
         }
 

@@ -1,6 +1,8 @@
 package io.jfabric.provider.verbs;
 
 import io.jfabric.AddressVector;
+import io.jfabric.AtomicDatatype;
+import io.jfabric.AtomicOp;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
@@ -11,6 +13,7 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
 import io.jfabric.provider.verbs.ffi.NativeLibrary;
+import io.jfabric.util.AtomicRequest;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
@@ -23,8 +26,8 @@ import java.lang.foreign.MemorySegment;
  * connection {@link VerbsCm} manages through the bound EQ. This class is the facade and the control path
  * (bind, enable, connect/accept, close, options); provider-util's base endpoint turns the data-path entry
  * points into requests for {@link VerbsMsg} and {@link VerbsRma}. Differences from libfabric: no FI_EP_MSG
- * shared contexts or SRQ, no cancel (verbs cannot take back a posted work request); threading is
- * FI_THREAD_DOMAIN.
+ * shared contexts or SRQ, no cancel (verbs cannot take back a posted work request). Threading: FI_THREAD_DOMAIN
+ * unless the hints ask for more; FI_THREAD_SAFE takes the domain's {@link VerbsDataLock} around posts.
  */
 final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsDomain domain;
@@ -37,6 +40,9 @@ final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsCm cm;
     private final VerbsMsg msg;
     private final VerbsRma rma;
+    private final VerbsAtomic atomic;
+    /** Taken around every post: a no-op below FI_THREAD_SAFE (VerbsDataLock). */
+    private final VerbsDataLock lock;
 
     private final EndpointBindings bindings = new EndpointBindings("verbs endpoint");
 
@@ -64,6 +70,8 @@ final class VerbsEndpoint extends UtilEndpoint {
         qp = new VerbsQp(cm, arena, txSize, rxSize, iovLimit, rxIovLimit, inject);
         msg = new VerbsMsg(qp);
         rma = new VerbsRma(qp);
+        atomic = new VerbsAtomic(qp, domain, arena);
+        lock = domain.dataLock();
         domain.acquire();
     }
 
@@ -195,6 +203,7 @@ final class VerbsEndpoint extends UtilEndpoint {
             qp.drainAndDestroy(cm.id(), errno);
         }
         cm.close();
+        atomic.close();
         bindings.releaseAll();
         domain.release();
         arena.close();
@@ -214,22 +223,63 @@ final class VerbsEndpoint extends UtilEndpoint {
 
     @Override
     protected int postSend(OpRequest op) {
-        return (op.flags & OpFlags.TAGGED) != 0 ? -Errno.ENOSYS : msg.send(op); // no FI_TAGGED on verbs
+        if ((op.flags & OpFlags.TAGGED) != 0) {
+            return -Errno.ENOSYS; // no FI_TAGGED on verbs
+        }
+        lock.lock();
+        try {
+            return msg.send(op);
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     protected int postRecv(OpRequest op) {
-        return (op.flags & OpFlags.TAGGED) != 0 ? -Errno.ENOSYS : msg.recv(op);
+        if ((op.flags & OpFlags.TAGGED) != 0) {
+            return -Errno.ENOSYS;
+        }
+        lock.lock();
+        try {
+            return msg.recv(op);
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     protected int postRead(OpRequest op) {
-        return rma.read(op);
+        lock.lock();
+        try {
+            return rma.read(op);
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     protected int postWrite(OpRequest op) {
-        return rma.write(op);
+        lock.lock();
+        try {
+            return rma.write(op);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    protected int postAtomic(AtomicRequest op) {
+        lock.lock();
+        try {
+            return atomic.post(op);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    protected long atomicLimit(int kind, AtomicDatatype datatype, AtomicOp op) {
+        return atomic.limit(kind, datatype, op);
     }
 
     @Override

@@ -56,7 +56,7 @@ final class VerbsInfos {
         }
         List<FabricInfo> all = all(devices);
         if (node == null && service == null && hints == null) {
-            return all;
+            return lockFreeUnlessAsked(all, null);
         }
         List<FabricInfo> selected = select(all, node, service, flags, hints);
         if (hints != null && ((hints.mode | (hints.rxAttr == null ? 0 : hints.rxAttr.mode)) & Mode.RX_CQ_DATA) == 0) {
@@ -66,7 +66,22 @@ final class VerbsInfos {
                 i.rxAttr.mode &= ~Mode.RX_CQ_DATA;
             }
         }
-        return io.jfabric.spi.InfoMatcher.match(selected, hints, version);
+        return lockFreeUnlessAsked(io.jfabric.spi.InfoMatcher.match(selected, hints, version), hints);
+    }
+
+    /**
+     * The lock-free FI_THREAD_DOMAIN unless the hints ask for a threading level: FI_THREAD_SAFE (and FID,
+     * ENDPOINT) takes a lock around every post and poll (VerbsDataLock), FI_THREAD_COMPLETION none.
+     */
+    private static List<FabricInfo> lockFreeUnlessAsked(List<FabricInfo> infos, FabricInfo hints) {
+        boolean asked = hints != null && hints.domainAttr != null && hints.domainAttr.threading != null
+                && hints.domainAttr.threading != Threading.UNSPEC;
+        if (!asked) {
+            for (FabricInfo i : infos) {
+                i.domainAttr.threading = Threading.DOMAIN;
+            }
+        }
+        return infos;
     }
 
     static List<FabricInfo> all(List<VerbsDevice> devices) {
@@ -81,7 +96,9 @@ final class VerbsInfos {
 
     static FabricInfo info(VerbsDevice d, VerbsDevice.Address a) {
         FabricInfo i = new FabricInfo();
-        i.caps = CAPS;
+        // RC hardware atomics, where the adapter has them (VerbsAtomic): libfabric's verbs offers FI_ATOMIC likewise
+        long atomic = d.hasAtomics() ? Caps.ATOMIC : 0;
+        i.caps = CAPS | atomic;
         i.mode = 0;
         i.srcAddr = Sockaddr.of(a.ip(), 0);
         i.addrFormat = Sockaddr.family(i.srcAddr) == Sockaddr.AF_INET ? AddressFormat.SOCKADDR_IN
@@ -93,14 +110,14 @@ final class VerbsInfos {
         int rxQueue = Math.min(VerbsParams.RX_SIZE.get(), d.maxQpWr());
         int txIov = Math.min(VerbsParams.TX_IOV_LIMIT.get(), d.maxSge());
         int rxIov = Math.min(VerbsParams.RX_IOV_LIMIT.get(), d.maxSge());
-        i.txAttr.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.READ | Caps.WRITE;
+        i.txAttr.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.READ | Caps.WRITE | atomic;
         i.txAttr.opFlags = TX_OP_FLAGS;
         i.txAttr.msgOrder = order;
         i.txAttr.injectSize = VerbsParams.INLINE_SIZE.get();
         i.txAttr.size = txQueue;
         i.txAttr.iovLimit = txIov;
         i.txAttr.rmaIovLimit = 1;
-        i.rxAttr.caps = Caps.MSG | Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE;
+        i.rxAttr.caps = Caps.MSG | Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE | atomic;
         // remote CQ data (writedata) is delivered into a posted receive, as FI_RX_CQ_DATA says
         i.rxAttr.mode = Mode.RX_CQ_DATA;
         i.rxAttr.opFlags = OpFlags.COMPLETION;
@@ -114,7 +131,7 @@ final class VerbsInfos {
         i.epAttr.txCtxCnt = 1;
         i.epAttr.rxCtxCnt = 1;
         i.domainAttr.name = d.name();
-        i.domainAttr.threading = Threading.DOMAIN;
+        i.domainAttr.threading = Threading.SAFE; // offered; getInfo answers FI_THREAD_DOMAIN unless the hints ask
         i.domainAttr.controlProgress = Progress.MANUAL;
         i.domainAttr.dataProgress = Progress.AUTO;
         i.domainAttr.resourceMgmt = ResourceMgmt.DISABLED;

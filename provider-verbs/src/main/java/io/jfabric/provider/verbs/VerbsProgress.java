@@ -15,6 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A verbs CQ's progress: the {@code ibv_cq} with its completion channel. {@link #progress()} polls the ibv_cq in
@@ -22,7 +23,7 @@ import java.util.Arrays;
  * it, which reports it through its endpoint's bindings into the util CQ (every WR holds a slot there, reserved at
  * post, so polling never needs room). {@link #block} arms the CQ ({@code ibv_req_notify_cq}) and sleeps in poll(2)
  * on the channel's fd. poll(2) is a native call: a virtual thread in sread pins its carrier for at most one
- * {@link #SLEEP_SLICE_MS} slice. Threading is the domain's (FI_THREAD_DOMAIN): no locks.
+ * {@link #SLEEP_SLICE_MS} slice. Polling takes the domain's {@link VerbsDataLock} (a no-op below FI_THREAD_SAFE).
  */
 final class VerbsProgress implements ProgressHook {
     private static final int BATCH = 32;
@@ -40,6 +41,10 @@ final class VerbsProgress implements ProgressHook {
     private final MemorySegment pollFd;
     private final MemorySegment cqOut;
     private final MemorySegment ctxOut;
+    /** Taken around polling and the queue-pair table: posts change the same queue pairs' rings. */
+    private final VerbsDataLock lock;
+    /** One sleeper on the channel at a time: a second ibv_get_cq_event would block until a later event. */
+    private final ReentrantLock sleeper = new ReentrantLock();
 
     private VerbsQp[] qps = new VerbsQp[4];
     private int qpCount;
@@ -48,7 +53,8 @@ final class VerbsProgress implements ProgressHook {
     private volatile boolean closed;
 
     /** Creates an ibv_cq of {@code capacity} entries with its completion channel on {@code context}. */
-    VerbsProgress(MemorySegment context, int capacity) {
+    VerbsProgress(MemorySegment context, int capacity, VerbsDataLock lock) {
+        this.lock = lock;
         channel = ibv_comp_channel.reinterpret(Native.checkPtr(verbs_h.ibv_create_comp_channel(errno, context), errno,
                 "ibv_create_comp_channel"));
         MemorySegment c;
@@ -78,6 +84,15 @@ final class VerbsProgress implements ProgressHook {
     }
 
     void register(VerbsQp qp) {
+        lock.lock();
+        try {
+            add(qp);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void add(VerbsQp qp) {
         for (int i = 0; i < qpCount; i++) {
             if (qps[i] == qp) {
                 return;
@@ -90,6 +105,15 @@ final class VerbsProgress implements ProgressHook {
     }
 
     void unregister(VerbsQp qp) {
+        lock.lock();
+        try {
+            remove(qp);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void remove(VerbsQp qp) {
         for (int i = 0; i < qpCount; i++) {
             if (qps[i] == qp) {
                 qps[i] = qps[--qpCount];
@@ -119,6 +143,15 @@ final class VerbsProgress implements ProgressHook {
     /** Hands every work completion waiting in the ibv_cq to its queue pair; returns how many there were. */
     @Override
     public int progress() {
+        lock.lock();
+        try {
+            return poll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int poll() {
         int total = 0;
         while (!closed) {
             int n = verbs_h.ibv_poll_cq(pollCqFn, cq.address(), BATCH, wcs.address());
@@ -149,6 +182,19 @@ final class VerbsProgress implements ProgressHook {
         if (closed) {
             return;
         }
+        if (!sleeper.tryLock()) {
+            // another FI_THREAD_SAFE reader sleeps on the channel: wait one slice, then poll again
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nanos, SLEEP_SLICE_MS * 1_000_000L));
+            return;
+        }
+        try {
+            sleep(nanos);
+        } finally {
+            sleeper.unlock();
+        }
+    }
+
+    private void sleep(long nanos) {
         if (!armed) {
             int rc = verbs_h.ibv_req_notify_cq(reqNotifyFn, cq, 0);
             if (rc != 0) {

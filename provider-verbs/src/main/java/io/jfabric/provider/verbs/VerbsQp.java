@@ -68,6 +68,9 @@ final class VerbsQp {
     /** What the last fill prepared for the post that follows it: the SGE count and the total length. */
     private int filledSges;
     private long filledLength;
+    /** The operands {@link #atomic} prepared for the post that follows it. */
+    private long atomicCompareAdd;
+    private long atomicSwap;
 
     /** @param cm the connection, whose state says whether a post may go out now */
     VerbsQp(VerbsCm cm, Arena arena, int txSize, int rxSize, int iovLimit, int rxIovLimit, long injectSize) {
@@ -139,6 +142,27 @@ final class VerbsQp {
             rc = cm.txReady();
         }
         return rc != 0 ? rc : postSend(opcode, op.data, raddr, rkey, op.context, opFlags, compFlags);
+    }
+
+    /**
+     * Posts one RC atomic work request ({@code opcode} IBV_WR_ATOMIC_FETCH_AND_ADD or _CMP_AND_SWP) on the
+     * 8 bytes at {@code raddr}; the target's previous value lands in {@code local} (registered, key {@code lkey}).
+     */
+    int atomic(int opcode, MemorySegment local, int lkey, long raddr, long rkey, long compareAdd, long swap,
+               Object ctx, long opFlags, long compFlags) {
+        if (qp == null) {
+            return -Errno.ENOTCONN;
+        }
+        MemorySegment sge = ibv_sge.asSlice(sendSges, 0);
+        ibv_sge.addr(sge, local.address());
+        ibv_sge.length(sge, (int) local.byteSize());
+        ibv_sge.lkey(sge, lkey);
+        filledSges = 1;
+        filledLength = local.byteSize();
+        atomicCompareAdd = compareAdd;
+        atomicSwap = swap;
+        int rc = cm.txReady();
+        return rc != 0 ? rc : postSend(opcode, 0, raddr, rkey, ctx, opFlags, compFlags);
     }
 
     /** Posts {@code op}'s buffers as one receive work request; 0 or a negative errno. */
@@ -235,15 +259,20 @@ final class VerbsQp {
         ibv_send_wr.sg_list(sendWr, sendSges);
         ibv_send_wr.num_sge(sendWr, filledSges);
         ibv_send_wr.opcode(sendWr, opcode);
+        boolean atomic = opcode == verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD || opcode == verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP;
         // small sends and writes go inline (the CPU copies them into the WQE), as libfabric's verbs does
-        boolean inline = opcode != verbs_h.IBV_WR_RDMA_READ && totalLen <= maxInline;
+        boolean inline = opcode != verbs_h.IBV_WR_RDMA_READ && !atomic && totalLen <= maxInline;
         int sendFlags = (signal ? verbs_h.IBV_SEND_SIGNALED : 0)
                 | (inline ? verbs_h.IBV_SEND_INLINE : 0)
                 | ((opFlags & OpFlags.FENCE) != 0 ? verbs_h.IBV_SEND_FENCE : 0);
         ibv_send_wr.send_flags(sendWr, sendFlags);
         ibv_send_wr.imm_data(sendWr, Integer.reverseBytes((int) data)); // imm_data is big endian on the wire
-        ibv_send_wr.wr_rdma_remote_addr(sendWr, raddr);
-        ibv_send_wr.wr_rdma_rkey(sendWr, (int) rkey);
+        if (atomic) {
+            VerbsAtomic.target(sendWr, raddr, atomicCompareAdd, atomicSwap, (int) rkey);
+        } else {
+            ibv_send_wr.wr_rdma_remote_addr(sendWr, raddr);
+            ibv_send_wr.wr_rdma_rkey(sendWr, (int) rkey);
+        }
         int rc = verbs_h.ibv_post_send(postSendFn, qp.address(), sendWr.address(), badWr.address());
         if (rc != 0) {
             txCq.cancelReservation();

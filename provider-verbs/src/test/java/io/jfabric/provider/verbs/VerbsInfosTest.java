@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class VerbsInfosTest {
     private static VerbsDevice rxe() throws Exception {
         return new VerbsDevice("rxe0", MemorySegment.NULL, -1L, 1 << 16, 1 << 14, 32, 1 << 14, (1 << 18) - 1,
-                1 << 17, 128, 128, 1L << 31,
+                1 << 17, 128, 128, 1, 1L << 31,
                 List.of(new VerbsDevice.Address(InetAddress.getByName("192.0.2.1"), 24, "sr0")));
     }
 

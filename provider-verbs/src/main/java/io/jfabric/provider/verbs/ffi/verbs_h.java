@@ -44,6 +44,10 @@ public final class verbs_h {
     public static final int IBV_WR_SEND = 2;
     public static final int IBV_WR_SEND_WITH_IMM = 3;
     public static final int IBV_WR_RDMA_READ = 4;
+    public static final int IBV_WR_ATOMIC_CMP_AND_SWP = 5;
+    public static final int IBV_WR_ATOMIC_FETCH_AND_ADD = 6;
+    /** ibv_device_attr.atomic_cap: the device has no RC atomics. */
+    public static final int IBV_ATOMIC_NONE = 0;
     // enum ibv_send_flags
     public static final int IBV_SEND_FENCE = 1;
     public static final int IBV_SEND_SIGNALED = 2;

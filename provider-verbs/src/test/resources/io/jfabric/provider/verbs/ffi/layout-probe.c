@@ -20,7 +20,7 @@ int main(void) {
     O(ibv_context_ops, post_send); O(ibv_context_ops, post_recv);
     S(ibv_device_attr); O(ibv_device_attr, max_mr_size); O(ibv_device_attr, max_qp); O(ibv_device_attr, max_qp_wr);
     O(ibv_device_attr, max_sge); O(ibv_device_attr, max_cq); O(ibv_device_attr, max_cqe); O(ibv_device_attr, max_mr);
-    O(ibv_device_attr, max_pd); O(ibv_device_attr, max_qp_rd_atom); O(ibv_device_attr, max_qp_init_rd_atom);
+    O(ibv_device_attr, max_pd); O(ibv_device_attr, max_qp_rd_atom); O(ibv_device_attr, max_qp_init_rd_atom); O(ibv_device_attr, atomic_cap);
     O(ibv_device_attr, max_srq_wr); O(ibv_device_attr, phys_port_cnt);
     S(ibv_port_attr); O(ibv_port_attr, state); O(ibv_port_attr, max_mtu); O(ibv_port_attr, active_mtu);
     O(ibv_port_attr, max_msg_sz); O(ibv_port_attr, link_layer);
@@ -61,7 +61,7 @@ int main(void) {
     C(IBV_WC_SUCCESS); C(IBV_WC_LOC_LEN_ERR); C(IBV_WC_WR_FLUSH_ERR); C(IBV_WC_GENERAL_ERR);
     C(IBV_WC_SEND); C(IBV_WC_RDMA_WRITE); C(IBV_WC_RDMA_READ); C(IBV_WC_RECV); C(IBV_WC_RECV_RDMA_WITH_IMM);
     C(IBV_WC_WITH_IMM);
-    C(IBV_WR_RDMA_WRITE); C(IBV_WR_RDMA_WRITE_WITH_IMM); C(IBV_WR_SEND); C(IBV_WR_SEND_WITH_IMM); C(IBV_WR_RDMA_READ);
+    C(IBV_WR_RDMA_WRITE); C(IBV_WR_RDMA_WRITE_WITH_IMM); C(IBV_WR_SEND); C(IBV_WR_SEND_WITH_IMM); C(IBV_WR_RDMA_READ); C(IBV_WR_ATOMIC_CMP_AND_SWP); C(IBV_WR_ATOMIC_FETCH_AND_ADD); C(IBV_ATOMIC_NONE);
     C(IBV_SEND_FENCE); C(IBV_SEND_SIGNALED); C(IBV_SEND_SOLICITED); C(IBV_SEND_INLINE);
     C(IBV_ACCESS_LOCAL_WRITE); C(IBV_ACCESS_REMOTE_WRITE); C(IBV_ACCESS_REMOTE_READ); C(IBV_ACCESS_REMOTE_ATOMIC);
     C(IBV_QPT_RC); C(IBV_QPS_ERR); C(IBV_QPS_RTS);

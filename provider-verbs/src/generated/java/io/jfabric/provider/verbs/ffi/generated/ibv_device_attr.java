@@ -37,7 +37,9 @@ public final class ibv_device_attr {
         JAVA_INT.withName("max_qp_rd_atom"),
         MemoryLayout.paddingLayout(8),
         JAVA_INT.withName("max_qp_init_rd_atom"),
-        MemoryLayout.paddingLayout(56),
+        MemoryLayout.paddingLayout(4),
+        JAVA_INT.withName("atomic_cap"),
+        MemoryLayout.paddingLayout(48),
         JAVA_INT.withName("max_srq_wr"),
         MemoryLayout.paddingLayout(7),
         JAVA_BYTE.withName("phys_port_cnt"),
@@ -252,6 +254,24 @@ public final class ibv_device_attr {
     /** Writes {@code max_qp_init_rd_atom}. */
     public static void max_qp_init_rd_atom(MemorySegment struct, int fieldValue) {
         struct.set(max_qp_init_rd_atom$LAYOUT, max_qp_init_rd_atom$OFFSET, fieldValue);
+    }
+
+    private static final ValueLayout.OfInt atomic_cap$LAYOUT = (ValueLayout.OfInt) $LAYOUT.select(PathElement.groupElement("atomic_cap"));
+    private static final long atomic_cap$OFFSET = $LAYOUT.byteOffset(PathElement.groupElement("atomic_cap"));
+
+    /** Offset of {@code atomic_cap} (164). */
+    public static long atomic_cap$offset() {
+        return atomic_cap$OFFSET;
+    }
+
+    /** Reads {@code atomic_cap}. */
+    public static int atomic_cap(MemorySegment struct) {
+        return struct.get(atomic_cap$LAYOUT, atomic_cap$OFFSET);
+    }
+
+    /** Writes {@code atomic_cap}. */
+    public static void atomic_cap(MemorySegment struct, int fieldValue) {
+        struct.set(atomic_cap$LAYOUT, atomic_cap$OFFSET, fieldValue);
     }
 
     private static final ValueLayout.OfInt max_srq_wr$LAYOUT = (ValueLayout.OfInt) $LAYOUT.select(PathElement.groupElement("max_srq_wr"));
