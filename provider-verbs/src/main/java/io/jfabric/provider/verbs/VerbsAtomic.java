@@ -15,12 +15,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * fi_atomic(3) on an RC queue pair, through the adapter's own atomics: one 8-byte IBV_WR_ATOMIC_FETCH_AND_ADD
- * (FI_SUM, and FI_ATOMIC_READ as an add of 0) or IBV_WR_ATOMIC_CMP_AND_SWP (FI_CSWAP) per operation, on FI_INT64
- * and FI_UINT64, count 1. The adapter writes the target's previous value into a registered local buffer: the
- * caller's result buffer for the fetching forms, a scratch word of this endpoint for fi_atomic. The operands
- * travel in the work request, so their buffers need no registration. Everything else is refused, as
- * libfabric's verbs refuses it: RC atomics know no other operation or width.
+ * fi_atomic(3) on an RC queue pair, through the adapter's own atomics, as libfabric's verbs: one fenced 8-byte work
+ * request per operation, count 1, on FI_INT64 and FI_UINT64. FI_SUM is IBV_WR_ATOMIC_FETCH_AND_ADD, FI_CSWAP
+ * IBV_WR_ATOMIC_CMP_AND_SWP (their operands travel in the work request; the adapter writes the target's previous
+ * value into a registered buffer: the caller's result for the fetching forms, a scratch word of this endpoint for
+ * fi_atomic); FI_ATOMIC_WRITE is an 8-byte RDMA write and fetching FI_ATOMIC_READ an 8-byte RDMA read. Everything
+ * else is refused: RC atomics know no other operation or width.
  */
 final class VerbsAtomic {
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
@@ -70,7 +70,7 @@ final class VerbsAtomic {
             return -Errno.EOPNOTSUPP;
         }
         boolean executes = switch (kind) {
-            case AtomicRequest.WRITE -> op == AtomicOp.SUM;
+            case AtomicRequest.WRITE -> op == AtomicOp.SUM || op == AtomicOp.ATOMIC_WRITE;
             case AtomicRequest.FETCH -> op == AtomicOp.SUM || op == AtomicOp.ATOMIC_READ;
             default -> op == AtomicOp.CSWAP;
         };
@@ -82,6 +82,19 @@ final class VerbsAtomic {
         long raddr = r.rmaIoc[0].addr;
         if ((raddr & 7) != 0) {
             return -Errno.EINVAL; // RC atomics act on naturally aligned 8-byte words only
+        }
+        // fenced, as libfabric's verbs: the operation waits for earlier reads and atomics of this queue pair
+        long flags = r.flags | OpFlags.FENCE;
+        long key = r.rmaIoc[0].key;
+        if (r.op == AtomicOp.ATOMIC_WRITE) {
+            MemorySegment src = element(r.iov, r.count);
+            if (!src.isNative()) {
+                return -Errno.EINVAL; // the adapter (or the inline copy) reads it by address
+            }
+            int srcKey = r.desc != null && r.desc[0] instanceof VerbsMemoryRegion mr && mr.covers(src) ? mr.lkey() : 0;
+            // without a registration the 8 bytes go inline (every RC adapter inlines at least that much)
+            return qp.atomic(verbs_h.IBV_WR_RDMA_WRITE, src, srcKey, raddr, key, 0, 0, r.context, flags,
+                    OpFlags.ATOMIC | OpFlags.WRITE);
         }
         MemorySegment local;
         int lkey;
@@ -96,25 +109,28 @@ final class VerbsAtomic {
             }
             lkey = ((VerbsMemoryRegion) r.resultDesc[0]).lkey();
         }
-        long operand = r.op == AtomicOp.ATOMIC_READ ? 0 : operand(r.iov, r.count);
-        long key = r.rmaIoc[0].key;
         long dir = r.kind == AtomicRequest.WRITE ? OpFlags.WRITE : OpFlags.READ;
-        if (r.kind == AtomicRequest.COMPARE) {
-            return qp.atomic(verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP, local, lkey, raddr, key, operand(r.compare,
-                    r.compareCount), operand, r.context, r.flags, OpFlags.ATOMIC | dir);
+        if (r.op == AtomicOp.ATOMIC_READ) {
+            return qp.atomic(verbs_h.IBV_WR_RDMA_READ, local, lkey, raddr, key, 0, 0, r.context, flags,
+                    OpFlags.ATOMIC | dir);
         }
-        return qp.atomic(verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD, local, lkey, raddr, key, operand, 0, r.context,
-                r.flags, OpFlags.ATOMIC | dir);
+        long operand = element(r.iov, r.count).get(WORD, 0);
+        if (r.kind == AtomicRequest.COMPARE) {
+            return qp.atomic(verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP, local, lkey, raddr, key,
+                    element(r.compare, r.compareCount).get(WORD, 0), operand, r.context, flags, OpFlags.ATOMIC | dir);
+        }
+        return qp.atomic(verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD, local, lkey, raddr, key, operand, 0, r.context, flags,
+                OpFlags.ATOMIC | dir);
     }
 
     /** The one 8-byte element among {@code count} buffers (the entry points checked there is exactly one). */
-    private static long operand(MemorySegment[] bufs, int count) {
-        for (int i = 0; i < count; i++) {
+    private static MemorySegment element(MemorySegment[] bufs, int count) {
+        for (int i = 0; i < count - 1; i++) {
             if (bufs[i].byteSize() != 0) {
-                return bufs[i].get(WORD, 0);
+                return bufs[i];
             }
         }
-        return 0;
+        return bufs[count - 1];
     }
 
     void close() {

@@ -145,8 +145,9 @@ final class VerbsQp {
     }
 
     /**
-     * Posts one RC atomic work request ({@code opcode} IBV_WR_ATOMIC_FETCH_AND_ADD or _CMP_AND_SWP) on the
-     * 8 bytes at {@code raddr}; the target's previous value lands in {@code local} (registered, key {@code lkey}).
+     * Posts one work request of {@code opcode} on the 8 bytes at {@code raddr} with the one local buffer
+     * {@code local} (key {@code lkey}): an RC atomic (IBV_WR_ATOMIC_FETCH_AND_ADD or _CMP_AND_SWP, whose previous
+     * value lands in {@code local}), or the RDMA read or write of fi_atomic's FI_ATOMIC_READ and FI_ATOMIC_WRITE.
      */
     int atomic(int opcode, MemorySegment local, int lkey, long raddr, long rkey, long compareAdd, long swap,
                Object ctx, long opFlags, long compFlags) {
