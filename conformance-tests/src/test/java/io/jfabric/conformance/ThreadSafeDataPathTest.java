@@ -56,12 +56,18 @@ class ThreadSafeDataPathTest {
         }
     }
 
-    @ForEachFabric
-    void fourPostersAndOneCqReaderLoseAndDuplicateNothing(FabricCase c) throws Exception {
-        Gate.require(offers(c, Threading.SAFE), c, "does not offer FI_THREAD_SAFE");
+    /** Skips {@code c} unless it offers {@code level}; the options that open a pair at that level. */
+    private static EndpointPair.Options at(FabricCase c, Threading level) {
+        Gate.require(offers(c, level), c, "does not offer " + level.cName());
         Gate.reliable(c);
         EndpointPair.Options o = new EndpointPair.Options();
-        o.alterInfo = i -> i.domainAttr.threading = Threading.SAFE;
+        o.alterInfo = i -> i.domainAttr.threading = level;
+        return o;
+    }
+
+    @ForEachFabric
+    void fourPostersAndOneCqReaderLoseAndDuplicateNothing(FabricCase c) throws Exception {
+        EndpointPair.Options o = at(c, Threading.SAFE);
         EndpointPair p = EndpointPair.open(c, dump, o);
         int total = POSTERS * MESSAGES;
         int depth = (int) Math.min(256, FabricCase.unsigned(p.b.info.rxAttr.size));
@@ -158,10 +164,7 @@ class ThreadSafeDataPathTest {
      */
     @ForEachFabric
     void twoCompletionContextsRunAtOnce(FabricCase c) throws Exception {
-        Gate.require(offers(c, Threading.COMPLETION), c, "does not offer FI_THREAD_COMPLETION");
-        Gate.reliable(c);
-        EndpointPair.Options o = new EndpointPair.Options();
-        o.alterInfo = i -> i.domainAttr.threading = Threading.COMPLETION;
+        EndpointPair.Options o = at(c, Threading.COMPLETION);
         EndpointPair[] pairs = {EndpointPair.open(c, dump, o), EndpointPair.open(c, dump, o)};
         ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
         long deadline = System.nanoTime() + Slow.ms(T) * 1_000_000L;
