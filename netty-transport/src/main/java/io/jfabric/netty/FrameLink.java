@@ -63,6 +63,8 @@ final class FrameLink implements AutoCloseable {
         final MemorySegment[] iov = new MemorySegment[2];
         final MemoryRegion[] descs = new MemoryRegion[2];
         Object held;
+        /** The {@link RegistrationCache} entry the payload of an in-place send is registered in, or -1. */
+        int registration = -1;
 
         TxSlot(MemorySegment memory) {
             this.memory = memory;
@@ -101,7 +103,7 @@ final class FrameLink implements AutoCloseable {
         try {
             MemorySegment all = arena.allocate((long) (rxSlots + txSlots) * slotSize, 4096);
             if (loop.needsLocalDesc) {
-                m = loop.domain.registerMemory(all, Access.SEND | Access.RECV, 0, loop.nextKey(), 0);
+                m = loop.register(all, Access.SEND | Access.RECV);
             }
             c = loop.openCq(CqFormat.MSG, 2L * (rxSlots + txSlots) + 16);
             AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
@@ -123,10 +125,14 @@ final class FrameLink implements AutoCloseable {
             }
             txFreeCount = txSlots;
         } catch (RuntimeException ex) {
-            closeAll(e, a, c, m);
+            closeAll(e, a, c);
+            if (m != null) {
+                loop.deregister(m);
+            }
             arena.close();
             throw ex;
         }
+        loop.linkOpened();
         cq = c;
         av = a;
         ep = e;
@@ -178,6 +184,10 @@ final class FrameLink implements AutoCloseable {
 
     void giveBack(TxSlot slot) {
         slot.held = null;
+        if (slot.registration >= 0) {
+            loop.registrations.release(slot.registration);
+            slot.registration = -1;
+        }
         txFree[txFreeCount++] = slot;
     }
 
@@ -246,15 +256,23 @@ final class FrameLink implements AutoCloseable {
             return;
         }
         closed = true;
-        closeAll(ep, av, cq, mr);
+        closeAll(ep, av, cq);
+        if (mr != null) {
+            loop.deregister(mr);
+        }
         // sends that never completed still hold their buffers: the endpoint is gone, so nothing reads them now
         for (TxSlot t : txAll) {
             if (t.held != null) {
                 ReferenceCountUtil.safeRelease(t.held);
                 t.held = null;
             }
+            if (t.registration >= 0) {
+                loop.registrations.release(t.registration);
+                t.registration = -1;
+            }
         }
         arena.close();
+        loop.linkClosed();
     }
 
     private static void closeAll(AutoCloseable... objects) {

@@ -1,6 +1,7 @@
 package io.jfabric.netty;
 
 import io.jfabric.Errno;
+import io.jfabric.MemoryRegion;
 import io.jfabric.netty.FrameLink.RxSlot;
 import io.jfabric.netty.FrameLink.TxSlot;
 
@@ -164,11 +165,16 @@ final class FrameStream implements FrameLink.Sink {
         return afterDataSend(slot, rc);
     }
 
-    /** Sends a DATA frame whose payload is {@code payload}, read in place; {@code held} stays alive until it completes. */
-    int sendInPlace(TxSlot slot, MemorySegment payload, Object held) {
+    /**
+     * Sends a DATA frame whose payload is {@code payload}, read in place (registered in {@code registration} of the
+     * loop's cache, or -1 where the provider wants no descriptor); {@code held} stays alive until it completes.
+     */
+    int sendInPlace(TxSlot slot, MemorySegment payload, int registration, Object held) {
         Frame.write(slot.memory, Frame.DATA, (short) 0, sendSeq, takeGrant(), (int) payload.byteSize());
         slot.held = held;
-        int rc = link.sendv(slot, payload, null, peer);
+        slot.registration = registration;
+        MemoryRegion desc = registration < 0 ? null : link.loop.registrations.region(registration);
+        int rc = link.sendv(slot, payload, desc, peer);
         return afterDataSend(slot, rc);
     }
 

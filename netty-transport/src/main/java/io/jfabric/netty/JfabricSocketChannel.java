@@ -225,7 +225,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         if (s.peerClosed) {
             throw new IOException("jfabric peer " + s.peerText() + " closed the stream; it reads nothing more");
         }
-        boolean inPlace = !s.link.loop.needsLocalDesc;
+        LoopDomain loop = s.link.loop;
         for (;;) {
             Object msg = in.current();
             if (msg == null) {
@@ -243,10 +243,12 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             }
             int sent;
             int rc;
-            if (inPlace && readable >= IN_PLACE_MIN && buf.hasMemoryAddress()) {
+            int registration = -1;
+            if (readable >= IN_PLACE_MIN && buf.hasMemoryAddress() && (!loop.needsLocalDesc
+                    || (registration = loop.registrations.acquire(buf, Math.min(readable, s.maxPayload()))) >= 0)) {
                 sent = Math.min(readable, s.maxPayload());
                 MemorySegment payload = MemorySegment.ofAddress(buf.memoryAddress() + buf.readerIndex()).reinterpret(sent);
-                rc = s.sendInPlace(slot, payload, buf.retain());
+                rc = s.sendInPlace(slot, payload, registration, buf.retain());
                 if (rc != 0) {
                     buf.release();
                 }

@@ -1,0 +1,127 @@
+package io.jfabric.netty;
+
+import io.jfabric.Access;
+import io.jfabric.FabricException;
+import io.jfabric.MemoryRegion;
+import io.netty.buffer.ByteBuf;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * One loop domain's registrations of Netty's pooled memory, so that a direct write on a provider that wants a local
+ * descriptor (FI_MR_LOCAL: tcp;ofi_rxm, verbs) is sent in place instead of copied into a slot.
+ *
+ * <p>What is registered is the whole block a pooled buffer lives in: its internal NIO buffer is a view of the
+ * arena's chunk, whose capacity and base (the buffer's address less the view's position) name the chunk without
+ * reaching into Netty's internals. Each chunk is registered once, the first time a write comes from it, and stays
+ * until the loop's last channel on this domain closes, or until the table is full and a slot must be reused; an entry
+ * a send is still reading is never dropped (its {@code inflight} count), so when every entry is busy the write is
+ * copied instead.
+ *
+ * <p>Unpooled buffers are never registered: each would cost a registration per write. The cache trusts the pool
+ * not to unmap a chunk while it is registered (Netty frees chunks only when an arena trims, which this does not
+ * watch): for the providers here registration only records the range, see docs/differences.md.
+ *
+ * <p>Loop thread only: no locks.
+ */
+final class RegistrationCache {
+    /** Chunks one domain keeps registered at most; Netty's default pools have a few per arena. */
+    static final int ENTRIES = 64;
+
+    private final LoopDomain loop;
+    private final long[] base = new long[ENTRIES];
+    private final long[] capacity = new long[ENTRIES];
+    private final MemoryRegion[] region = new MemoryRegion[ENTRIES];
+    private final int[] inflight = new int[ENTRIES];
+    private final long[] lastUse = new long[ENTRIES];
+    private long clock;
+    private int used;
+    /** Registrations made and hits served since the domain opened: the figures behind the cache tests. */
+    long registered;
+    long hits;
+
+    RegistrationCache(LoopDomain loop) {
+        this.loop = loop;
+    }
+
+    /**
+     * The entry whose registration covers {@code length} bytes of {@code buf} from its reader index, with one more
+     * send reading it; -1 when the buffer is not pooled direct memory or no entry can take its chunk (copy it then).
+     */
+    int acquire(ByteBuf buf, int length) {
+        if (!buf.hasMemoryAddress() || !buf.isDirect() || !buf.alloc().isDirectBufferPooled()) {
+            return -1;
+        }
+        int from = buf.readerIndex();
+        ByteBuffer view = buf.internalNioBuffer(from, length);
+        long start = buf.memoryAddress() + from;
+        long chunk = start - view.position();
+        long size = view.capacity();
+        if (start < chunk || start + length > chunk + size) {
+            return -1;
+        }
+        int free = -1;
+        int oldest = -1;
+        for (int i = 0; i < used; i++) {
+            if (base[i] == chunk && capacity[i] == size) {
+                hits++;
+                return take(i);
+            }
+            if (region[i] == null) {
+                free = i;
+            } else if (inflight[i] == 0 && (oldest < 0 || lastUse[i] < lastUse[oldest])) {
+                oldest = i;
+            }
+        }
+        int slot = free >= 0 ? free : used < ENTRIES ? used++ : oldest;
+        if (slot < 0) {
+            return -1;
+        }
+        drop(slot);
+        try {
+            region[slot] = loop.register(MemorySegment.ofAddress(chunk).reinterpret(size), Access.SEND);
+        } catch (FabricException e) {
+            // the provider refused this memory (verbs cannot pin it, say): the write is copied as before
+            return -1;
+        }
+        base[slot] = chunk;
+        capacity[slot] = size;
+        registered++;
+        return take(slot);
+    }
+
+    private int take(int i) {
+        inflight[i]++;
+        lastUse[i] = ++clock;
+        return i;
+    }
+
+    MemoryRegion region(int entry) {
+        return region[entry];
+    }
+
+    /** A send from {@code entry} completed (or was refused, or its endpoint closed). */
+    void release(int entry) {
+        inflight[entry]--;
+    }
+
+    /** Deregisters every chunk no send reads; called when the domain's last stream closed and at loop close. */
+    void clear() {
+        for (int i = 0; i < used; i++) {
+            if (inflight[i] == 0) {
+                drop(i);
+            }
+        }
+    }
+
+    private void drop(int i) {
+        MemoryRegion r = region[i];
+        if (r != null) {
+            region[i] = null;
+            base[i] = 0;
+            capacity[i] = 0;
+            loop.deregister(r);
+        }
+    }
+}
