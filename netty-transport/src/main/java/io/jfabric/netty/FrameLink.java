@@ -66,9 +66,25 @@ final class FrameLink implements AutoCloseable {
         /** The {@link RegistrationCache} entry the payload of an in-place send is registered in, or -1. */
         int registration = -1;
 
+        /** The frame header alone, the first element of an in-place send. */
+        final MemorySegment header;
+        /** The slot's first {@code sizedLength} bytes, kept so that frames of one size reuse one view. */
+        private MemorySegment sized;
+        private long sizedLength = -1;
+
         TxSlot(MemorySegment memory) {
             this.memory = memory;
             this.view = memory.asByteBuffer();
+            this.header = memory.asSlice(0, Frame.HEADER);
+        }
+
+        /** The first {@code length} bytes; a new view only when the length differs from the last send's. */
+        MemorySegment first(long length) {
+            if (length != sizedLength) {
+                sized = memory.asSlice(0, length);
+                sizedLength = length;
+            }
+            return sized;
         }
     }
 
@@ -197,7 +213,7 @@ final class FrameLink implements AutoCloseable {
 
     /** Sends {@code length} bytes of {@code slot}; 0, or a negative errno (the slot is then still the caller's). */
     int send(TxSlot slot, int length, long dest) {
-        return ep.send(slot.memory.asSlice(0, length), desc, dest, slot);
+        return ep.send(slot.first(length), desc, dest, slot);
     }
 
     /**
@@ -205,7 +221,7 @@ final class FrameLink implements AutoCloseable {
      * until the send completes, as one message.
      */
     int sendv(TxSlot slot, MemorySegment payload, MemoryRegion payloadDesc, long dest) {
-        slot.iov[0] = slot.memory.asSlice(0, Frame.HEADER);
+        slot.iov[0] = slot.header;
         slot.iov[1] = payload;
         slot.descs[0] = desc;
         slot.descs[1] = payloadDesc;

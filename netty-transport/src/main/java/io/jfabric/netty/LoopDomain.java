@@ -42,6 +42,13 @@ final class LoopDomain implements AutoCloseable {
     static final Set<String> WAKES_ITS_WAIT_SET =
             Set.copyOf(List.of(System.getProperty("jfabric.netty.waitSetProviders", "").split(",")));
 
+    /**
+     * A system property that makes a loop register its slots and pooled chunks and pass their descriptors on every
+     * provider, as FI_MR_LOCAL providers (verbs) need: a descriptor the provider does not need is allowed and
+     * ignored, so this runs the registration path where no such provider is at hand. Read when a loop opens a domain.
+     */
+    static final String REGISTER_SENDS = "jfabric.netty.registerSends";
+
     final String provider;
     final FabricInfo info;
     final Fabric fabric;
@@ -63,7 +70,7 @@ final class LoopDomain implements AutoCloseable {
         this.info = info;
         this.fabric = fabric;
         this.domain = domain;
-        this.needsLocalDesc = (info.domainAttr.mrMode & MrMode.LOCAL) != 0;
+        this.needsLocalDesc = (info.domainAttr.mrMode & MrMode.LOCAL) != 0 || Boolean.getBoolean(REGISTER_SENDS);
         this.idle = idle;
     }
 
