@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * a send is still reading is never dropped (its {@code inflight} count), so when every entry is busy the write is
  * copied instead.
  *
- * <p>Unpooled buffers are never registered: each would cost a registration per write. The cache trusts the pool
+ * <p>Unpooled buffers are never registered, nor are pooled ones whose view shows only themselves (Netty 4.2's
+ * default adaptive allocator): each would cost a registration per write. Zero-copy takes
+ * {@code PooledByteBufAllocator} (ChannelOption.ALLOCATOR). The cache trusts the pool
  * not to unmap a chunk while it is registered (Netty frees chunks only when an arena trims, which this does not
  * watch): for the providers here registration only records the range, see docs/differences.md.
  *
@@ -58,7 +60,9 @@ final class RegistrationCache {
         long start = buf.memoryAddress() + from;
         long chunk = start - view.position();
         long size = view.capacity();
-        if (start < chunk || start + length > chunk + size) {
+        if (size <= buf.capacity() || start < chunk || start + length > chunk + size) {
+            // a view no larger than the buffer shows no chunk (Netty 4.2's adaptive allocator, a huge allocation):
+            // registering it would cost a registration per buffer, so the write is copied
             return -1;
         }
         int free = -1;

@@ -33,7 +33,7 @@ class EchoAllocationTest {
     private static final int WARM_UP = 20_000;
     private static final int ROUND = 10_000;
     /** Bytes per round trip the quietest round may allocate: slack for the loop's occasional timer and task work. */
-    private static final double BOUND = 8;
+    private static final double BOUND = 1;
 
     /** Sends every message back, {@code remaining} times, then completes {@code done}. */
     private static final class PingPong extends ChannelInboundHandlerAdapter {
