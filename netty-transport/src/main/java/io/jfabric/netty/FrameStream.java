@@ -8,7 +8,6 @@ import io.jfabric.netty.FrameLink.TxSlot;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
@@ -357,17 +356,5 @@ final class FrameStream implements FrameLink.Sink {
             return;
         }
         listener.broken(new IOException("jfabric peer " + peerText + " failed: " + why + " (errno " + err + ")"));
-    }
-
-    /** Copies {@code src}'s remaining bytes, at most {@code max}, to {@code slot} at {@code offset}; returns the count. */
-    static int copyIn(ByteBuffer src, TxSlot slot, int offset, int max) {
-        int n = Math.min(src.remaining(), max);
-        ByteBuffer dst = slot.view;
-        dst.clear().position(offset);
-        int limit = src.limit();
-        src.limit(src.position() + n);
-        dst.put(src);
-        src.limit(limit);
-        return n;
     }
 }

@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;
 import java.net.SocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
@@ -64,6 +63,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
     private final StreamEvents events = new StreamEvents();
+    private final SlotPacker packer = new SlotPacker();
     private boolean readPending;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
@@ -253,12 +253,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
                     buf.release();
                 }
             } else {
-                ByteBuffer[] nio = in.nioBuffers(1024, s.maxPayload());
-                int count = in.nioBufferCount();
-                sent = 0;
-                for (int i = 0; i < count && sent < s.maxPayload(); i++) {
-                    sent += FrameStream.copyIn(nio[i], slot, Frame.HEADER + sent, s.maxPayload() - sent);
-                }
+                sent = packer.pack(in, slot, s.maxPayload());
                 rc = s.sendCopied(slot, sent);
             }
             if (rc == -Errno.EAGAIN) {
@@ -525,9 +520,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             ByteBuf buf = h.allocate(alloc);
             int n = Math.min(buf.writableBytes(), total - slot.consumed);
             h.attemptedBytesRead(buf.writableBytes());
-            ByteBuffer v = slot.view;
-            v.clear().position(Frame.HEADER + slot.consumed).limit(Frame.HEADER + slot.consumed + n);
-            buf.writeBytes(v);
+            SlotPacker.unpack(slot, Frame.HEADER + slot.consumed, buf, n);
             slot.consumed += n;
             if (slot.consumed == total) {
                 s.releaseHead();

@@ -7,11 +7,14 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.buffer.AdaptiveByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.EventExecutor;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -64,8 +67,11 @@ class EchoAllocationTest {
         }
     }
 
-    @Test
-    void echoRoundTripAllocatesNothingOverShm() throws Exception {
+    /** {@code pooled}: PooledByteBufAllocator; {@code adaptive}: Netty 4.2's default allocator. */
+    @ParameterizedTest
+    @ValueSource(strings = {"pooled", "adaptive"})
+    void echoRoundTripAllocatesNothingOverShm(String allocator) throws Exception {
+        ByteBufAllocator alloc = allocator.equals("pooled") ? PooledByteBufAllocator.DEFAULT : new AdaptiveByteBufAllocator();
         Providers.assumeAvailable(Providers.SHM);
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         mx.setThreadAllocatedMemoryEnabled(true);
@@ -74,7 +80,7 @@ class EchoAllocationTest {
         EventLoopGroup group = new JfabricEventLoopGroup(2);
         try {
             Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
-                    .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                    .childOption(ChannelOption.ALLOCATOR, alloc)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -83,7 +89,7 @@ class EchoAllocationTest {
                     }).bind(Providers.serverAddress(Providers.SHM)).sync().channel();
             PingPong pingPong = new PingPong();
             Channel client = new Bootstrap().group(group).channel(JfabricSocketChannel.class)
-                    .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                    .option(ChannelOption.ALLOCATOR, alloc)
                     .handler(pingPong).connect(server.localAddress()).sync().channel();
             long[] loops = loopThreads(group);
             pingPong.run(client, WARM_UP);
@@ -97,8 +103,8 @@ class EchoAllocationTest {
                 quietest = Math.min(quietest, perTrip);
             }
             double q = quietest;
-            System.out.println("EchoAllocationTest: bytes allocated per round trip on the loops, rounds " + rounds);
-            assertTrue(q <= BOUND, () -> "echo over shm allocates " + q + " bytes per round trip on the loops "
+            System.out.println("EchoAllocationTest " + allocator + ": bytes allocated per round trip on the loops, rounds " + rounds);
+            assertTrue(q <= BOUND, () -> "echo over shm with " + allocator + " buffers allocates " + q + " bytes per round trip on the loops "
                     + "(quietest of rounds " + rounds + "); bound " + BOUND);
             client.close().sync();
             server.close().sync();
