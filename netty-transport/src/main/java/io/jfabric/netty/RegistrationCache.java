@@ -32,19 +32,28 @@ final class RegistrationCache {
     /** Chunks one domain keeps registered at most; Netty's default pools have a few per arena. */
     static final int ENTRIES = 64;
 
-    private final LoopDomain loop;
-    private final long[] base = new long[ENTRIES];
-    private final long[] capacity = new long[ENTRIES];
-    private final MemoryRegion[] region = new MemoryRegion[ENTRIES];
-    private final int[] inflight = new int[ENTRIES];
-    private final long[] lastUse = new long[ENTRIES];
-    private long clock;
-    private int used;
     /** Chunks registered by every cache of the process so far (a miss costs one): the tests' measure of reuse. */
     static final AtomicLong CHUNKS_REGISTERED = new AtomicLong();
 
+    /** One registered chunk: where it starts, how long it is, and how many sends read it now. */
+    private static final class Entry {
+        long base;
+        long capacity;
+        MemoryRegion region;
+        int inflight;
+        long lastUse;
+    }
+
+    private final LoopDomain loop;
+    private final Entry[] entries = new Entry[ENTRIES];
+    private long clock;
+    private int used;
+
     RegistrationCache(LoopDomain loop) {
         this.loop = loop;
+        for (int i = 0; i < ENTRIES; i++) {
+            entries[i] = new Entry();
+        }
     }
 
     /**
@@ -68,12 +77,13 @@ final class RegistrationCache {
         int free = -1;
         int oldest = -1;
         for (int i = 0; i < used; i++) {
-            if (base[i] == chunk && capacity[i] == size) {
+            Entry e = entries[i];
+            if (e.base == chunk && e.capacity == size && e.region != null) {
                 return take(i);
             }
-            if (region[i] == null) {
+            if (e.region == null) {
                 free = i;
-            } else if (inflight[i] == 0 && (oldest < 0 || lastUse[i] < lastUse[oldest])) {
+            } else if (e.inflight == 0 && (oldest < 0 || e.lastUse < entries[oldest].lastUse)) {
                 oldest = i;
             }
         }
@@ -82,48 +92,50 @@ final class RegistrationCache {
             return -1;
         }
         drop(slot);
+        Entry e = entries[slot];
         try {
-            region[slot] = loop.register(MemorySegment.ofAddress(chunk).reinterpret(size), Access.SEND);
-        } catch (FabricException e) {
+            e.region = loop.register(MemorySegment.ofAddress(chunk).reinterpret(size), Access.SEND);
+        } catch (FabricException refused) {
             // the provider refused this memory (verbs cannot pin it, say): the write is copied as before
             return -1;
         }
-        base[slot] = chunk;
-        capacity[slot] = size;
+        e.base = chunk;
+        e.capacity = size;
         CHUNKS_REGISTERED.incrementAndGet();
         return take(slot);
     }
 
     private int take(int i) {
-        inflight[i]++;
-        lastUse[i] = ++clock;
+        entries[i].inflight++;
+        entries[i].lastUse = ++clock;
         return i;
     }
 
     MemoryRegion region(int entry) {
-        return region[entry];
+        return entries[entry].region;
     }
 
     /** A send from {@code entry} completed (or was refused, or its endpoint closed). */
     void release(int entry) {
-        inflight[entry]--;
+        entries[entry].inflight--;
     }
 
     /** Deregisters every chunk no send reads; called when the domain's last stream closed and at loop close. */
     void clear() {
         for (int i = 0; i < used; i++) {
-            if (inflight[i] == 0) {
+            if (entries[i].inflight == 0) {
                 drop(i);
             }
         }
     }
 
     private void drop(int i) {
-        MemoryRegion r = region[i];
+        Entry e = entries[i];
+        MemoryRegion r = e.region;
         if (r != null) {
-            region[i] = null;
-            base[i] = 0;
-            capacity[i] = 0;
+            e.region = null;
+            e.base = 0;
+            e.capacity = 0;
             loop.deregister(r);
         }
     }

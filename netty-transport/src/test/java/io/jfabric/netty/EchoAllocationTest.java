@@ -1,7 +1,6 @@
 package io.jfabric.netty;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -79,14 +78,7 @@ class EchoAllocationTest {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         EventLoopGroup group = new JfabricEventLoopGroup(2);
         try {
-            Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
-                    .childOption(ChannelOption.ALLOCATOR, alloc)
-                    .childHandler(new ChannelInboundHandlerAdapter() {
-                        @Override
-                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            ctx.writeAndFlush(msg, ctx.voidPromise());
-                        }
-                    }).bind(Providers.serverAddress(Providers.SHM)).sync().channel();
+            Channel server = EchoServer.bind(group, Providers.SHM, alloc, true);
             PingPong pingPong = new PingPong();
             Channel client = new Bootstrap().group(group).channel(JfabricSocketChannel.class)
                     .option(ChannelOption.ALLOCATOR, alloc)

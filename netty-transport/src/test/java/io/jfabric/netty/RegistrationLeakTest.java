@@ -1,7 +1,6 @@
 package io.jfabric.netty;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -9,7 +8,6 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.ResourceLeakDetector;
 import org.junit.jupiter.api.Timeout;
@@ -64,19 +62,7 @@ class RegistrationLeakTest {
         new Random(11).nextBytes(data);
         EventLoopGroup group = new JfabricEventLoopGroup(2);
         try {
-            Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
-                    .childOption(ChannelOption.ALLOCATOR, alloc)
-                    .childHandler(new ChannelInboundHandlerAdapter() {
-                        @Override
-                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            ctx.write(msg);
-                        }
-
-                        @Override
-                        public void channelReadComplete(ChannelHandlerContext ctx) {
-                            ctx.flush();
-                        }
-                    }).bind(Providers.serverAddress(provider)).sync().channel();
+            Channel server = EchoServer.bind(group, provider, alloc, false);
             CompletableFuture<byte[]> echoed = new CompletableFuture<>();
             byte[] got = new byte[data.length];
             Channel client = new Bootstrap().group(group).channel(JfabricSocketChannel.class)

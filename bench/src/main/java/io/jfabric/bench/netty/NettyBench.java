@@ -67,17 +67,17 @@ public final class NettyBench {
 
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
         @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
+        public byte[] parse(InputStream in) {
+            try (in) {
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading a gRPC message", e);
+            }
         }
 
         @Override
-        public byte[] parse(InputStream in) {
-            try {
-                return in.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
         }
     };
     private static final MethodDescriptor<byte[], byte[]> UNARY = method("Echo", MethodDescriptor.MethodType.UNARY);
