@@ -12,6 +12,14 @@ module io.jfabric.bench {
     requires java.desktop;
     // the allocation test (compiled into this module) reads per-thread allocated bytes
     requires jdk.management;
+    // bench/netty (io.jfabric.bench.netty): Netty and gRPC over jfabric against epoll
+    requires io.jfabric.netty;
+    requires io.netty.buffer;
+    requires io.netty.common;
+    requires io.netty.transport.classes.epoll;
+    requires io.grpc;
+    requires io.grpc.netty;
+    requires io.grpc.stub;
 
     exports io.jfabric.bench;
     exports io.jfabric.bench.jmh;

@@ -63,10 +63,28 @@ final class FrameLink implements AutoCloseable {
         final MemorySegment[] iov = new MemorySegment[2];
         final MemoryRegion[] descs = new MemoryRegion[2];
         Object held;
+        /** The {@link RegistrationCache} entry the payload of an in-place send is registered in, or -1. */
+        int registration = -1;
+
+        /** The frame header alone, the first element of an in-place send. */
+        final MemorySegment header;
+        /** The slot's first {@code sizedLength} bytes, kept so that frames of one size reuse one view. */
+        private MemorySegment sized;
+        private long sizedLength = -1;
 
         TxSlot(MemorySegment memory) {
             this.memory = memory;
             this.view = memory.asByteBuffer();
+            this.header = memory.asSlice(0, Frame.HEADER);
+        }
+
+        /** The first {@code length} bytes; a new view only when the length differs from the last send's. */
+        MemorySegment first(long length) {
+            if (length != sizedLength) {
+                sized = memory.asSlice(0, length);
+                sizedLength = length;
+            }
+            return sized;
         }
     }
 
@@ -101,7 +119,7 @@ final class FrameLink implements AutoCloseable {
         try {
             MemorySegment all = arena.allocate((long) (rxSlots + txSlots) * slotSize, 4096);
             if (loop.needsLocalDesc) {
-                m = loop.domain.registerMemory(all, Access.SEND | Access.RECV, 0, loop.nextKey(), 0);
+                m = loop.register(all, Access.SEND | Access.RECV);
             }
             c = loop.openCq(CqFormat.MSG, 2L * (rxSlots + txSlots) + 16);
             AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
@@ -123,10 +141,14 @@ final class FrameLink implements AutoCloseable {
             }
             txFreeCount = txSlots;
         } catch (RuntimeException ex) {
-            closeAll(e, a, c, m);
+            closeAll(e, a, c);
+            if (m != null) {
+                loop.deregister(m);
+            }
             arena.close();
             throw ex;
         }
+        loop.linkOpened();
         cq = c;
         av = a;
         ep = e;
@@ -178,6 +200,10 @@ final class FrameLink implements AutoCloseable {
 
     void giveBack(TxSlot slot) {
         slot.held = null;
+        if (slot.registration >= 0) {
+            loop.registrations.release(slot.registration);
+            slot.registration = -1;
+        }
         txFree[txFreeCount++] = slot;
     }
 
@@ -187,7 +213,7 @@ final class FrameLink implements AutoCloseable {
 
     /** Sends {@code length} bytes of {@code slot}; 0, or a negative errno (the slot is then still the caller's). */
     int send(TxSlot slot, int length, long dest) {
-        return ep.send(slot.memory.asSlice(0, length), desc, dest, slot);
+        return ep.send(slot.first(length), desc, dest, slot);
     }
 
     /**
@@ -195,7 +221,7 @@ final class FrameLink implements AutoCloseable {
      * until the send completes, as one message.
      */
     int sendv(TxSlot slot, MemorySegment payload, MemoryRegion payloadDesc, long dest) {
-        slot.iov[0] = slot.memory.asSlice(0, Frame.HEADER);
+        slot.iov[0] = slot.header;
         slot.iov[1] = payload;
         slot.descs[0] = desc;
         slot.descs[1] = payloadDesc;
@@ -246,15 +272,23 @@ final class FrameLink implements AutoCloseable {
             return;
         }
         closed = true;
-        closeAll(ep, av, cq, mr);
+        closeAll(ep, av, cq);
+        if (mr != null) {
+            loop.deregister(mr);
+        }
         // sends that never completed still hold their buffers: the endpoint is gone, so nothing reads them now
         for (TxSlot t : txAll) {
             if (t.held != null) {
                 ReferenceCountUtil.safeRelease(t.held);
                 t.held = null;
             }
+            if (t.registration >= 0) {
+                loop.registrations.release(t.registration);
+                t.registration = -1;
+            }
         }
         arena.close();
+        loop.linkClosed();
     }
 
     private static void closeAll(AutoCloseable... objects) {

@@ -1,13 +1,13 @@
 package io.jfabric.netty;
 
 import io.jfabric.Errno;
+import io.jfabric.MemoryRegion;
 import io.jfabric.netty.FrameLink.RxSlot;
 import io.jfabric.netty.FrameLink.TxSlot;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
@@ -164,11 +164,16 @@ final class FrameStream implements FrameLink.Sink {
         return afterDataSend(slot, rc);
     }
 
-    /** Sends a DATA frame whose payload is {@code payload}, read in place; {@code held} stays alive until it completes. */
-    int sendInPlace(TxSlot slot, MemorySegment payload, Object held) {
+    /**
+     * Sends a DATA frame whose payload is {@code payload}, read in place (registered in {@code registration} of the
+     * loop's cache, or -1 where the provider wants no descriptor); {@code held} stays alive until it completes.
+     */
+    int sendInPlace(TxSlot slot, MemorySegment payload, int registration, Object held) {
         Frame.write(slot.memory, Frame.DATA, (short) 0, sendSeq, takeGrant(), (int) payload.byteSize());
         slot.held = held;
-        int rc = link.sendv(slot, payload, null, peer);
+        slot.registration = registration;
+        MemoryRegion desc = registration < 0 ? null : link.loop.registrations.region(registration);
+        int rc = link.sendv(slot, payload, desc, peer);
         return afterDataSend(slot, rc);
     }
 
@@ -351,17 +356,5 @@ final class FrameStream implements FrameLink.Sink {
             return;
         }
         listener.broken(new IOException("jfabric peer " + peerText + " failed: " + why + " (errno " + err + ")"));
-    }
-
-    /** Copies {@code src}'s remaining bytes, at most {@code max}, to {@code slot} at {@code offset}; returns the count. */
-    static int copyIn(ByteBuffer src, TxSlot slot, int offset, int max) {
-        int n = Math.min(src.remaining(), max);
-        ByteBuffer dst = slot.view;
-        dst.clear().position(offset);
-        int limit = src.limit();
-        src.limit(src.position() + n);
-        dst.put(src);
-        src.limit(limit);
-        return n;
     }
 }

@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;
 import java.net.SocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
@@ -64,6 +63,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
     private final StreamEvents events = new StreamEvents();
+    private final SlotPacker packer = new SlotPacker();
     private boolean readPending;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
@@ -225,7 +225,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         if (s.peerClosed) {
             throw new IOException("jfabric peer " + s.peerText() + " closed the stream; it reads nothing more");
         }
-        boolean inPlace = !s.link.loop.needsLocalDesc;
+        LoopDomain loop = s.link.loop;
         for (;;) {
             Object msg = in.current();
             if (msg == null) {
@@ -243,20 +243,17 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             }
             int sent;
             int rc;
-            if (inPlace && readable >= IN_PLACE_MIN && buf.hasMemoryAddress()) {
+            int registration = -1;
+            if (readable >= IN_PLACE_MIN && buf.hasMemoryAddress() && (!loop.needsLocalDesc
+                    || (registration = loop.registrations.acquire(buf, Math.min(readable, s.maxPayload()))) >= 0)) {
                 sent = Math.min(readable, s.maxPayload());
                 MemorySegment payload = MemorySegment.ofAddress(buf.memoryAddress() + buf.readerIndex()).reinterpret(sent);
-                rc = s.sendInPlace(slot, payload, buf.retain());
+                rc = s.sendInPlace(slot, payload, registration, buf.retain());
                 if (rc != 0) {
                     buf.release();
                 }
             } else {
-                ByteBuffer[] nio = in.nioBuffers(1024, s.maxPayload());
-                int count = in.nioBufferCount();
-                sent = 0;
-                for (int i = 0; i < count && sent < s.maxPayload(); i++) {
-                    sent += FrameStream.copyIn(nio[i], slot, Frame.HEADER + sent, s.maxPayload() - sent);
-                }
+                sent = packer.pack(in, slot, s.maxPayload());
                 rc = s.sendCopied(slot, sent);
             }
             if (rc == -Errno.EAGAIN) {
@@ -523,9 +520,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             ByteBuf buf = h.allocate(alloc);
             int n = Math.min(buf.writableBytes(), total - slot.consumed);
             h.attemptedBytesRead(buf.writableBytes());
-            ByteBuffer v = slot.view;
-            v.clear().position(Frame.HEADER + slot.consumed).limit(Frame.HEADER + slot.consumed + n);
-            buf.writeBytes(v);
+            SlotPacker.unpack(slot, Frame.HEADER + slot.consumed, buf, n);
             slot.consumed += n;
             if (slot.consumed == total) {
                 s.releaseHead();

@@ -12,14 +12,17 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.Hints;
+import io.jfabric.MemoryRegion;
 import io.jfabric.MrMode;
 import io.jfabric.MsgOrder;
 import io.jfabric.Threading;
 import io.jfabric.WaitObj;
 import io.jfabric.WaitSet;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One provider's fabric and domain as one event loop uses them. Every endpoint, CQ and registration of a channel
@@ -39,20 +42,35 @@ final class LoopDomain implements AutoCloseable {
     static final Set<String> WAKES_ITS_WAIT_SET =
             Set.copyOf(List.of(System.getProperty("jfabric.netty.waitSetProviders", "").split(",")));
 
+    /**
+     * A system property that makes a loop register its slots and pooled chunks and pass their descriptors on every
+     * provider, as FI_MR_LOCAL providers (verbs) need: a descriptor the provider does not need is allowed and
+     * ignored, so this runs the registration path where no such provider is at hand. Read when a loop opens a domain.
+     */
+    static final String REGISTER_SENDS = "jfabric.netty.registerSends";
+
     final String provider;
     final FabricInfo info;
     final Fabric fabric;
     final Domain domain;
     final boolean needsLocalDesc;
+    /** Pooled chunks registered for in-place sends, where the provider wants a local descriptor. */
+    final RegistrationCache registrations = new RegistrationCache(this);
+    /**
+     * Registrations every loop domain of the process holds now (slots and cached chunks); the tests assert that
+     * closing every channel brings it back to where it was.
+     */
+    static final AtomicLong LIVE_REGISTRATIONS = new AtomicLong();
     private final IdleWait idle;
     private long nextKey = 1;
+    private int openLinks;
 
     private LoopDomain(String provider, FabricInfo info, Fabric fabric, Domain domain, IdleWait idle) {
         this.provider = provider;
         this.info = info;
         this.fabric = fabric;
         this.domain = domain;
-        this.needsLocalDesc = (info.domainAttr.mrMode & MrMode.LOCAL) != 0;
+        this.needsLocalDesc = (info.domainAttr.mrMode & MrMode.LOCAL) != 0 || Boolean.getBoolean(REGISTER_SENDS);
         this.idle = idle;
     }
 
@@ -156,12 +174,35 @@ final class LoopDomain implements AutoCloseable {
         return domain.openCq(CqAttr.of(format, size));
     }
 
-    long nextKey() {
-        return nextKey++;
+    /** Registers {@code memory} on this domain for local {@code access}, counted in {@link #LIVE_REGISTRATIONS}. */
+    MemoryRegion register(MemorySegment memory, long access) {
+        MemoryRegion r = domain.registerMemory(memory, access, 0, nextKey++, 0);
+        LIVE_REGISTRATIONS.incrementAndGet();
+        return r;
+    }
+
+    void deregister(MemoryRegion r) {
+        try {
+            r.close();
+        } finally {
+            LIVE_REGISTRATIONS.decrementAndGet();
+        }
+    }
+
+    void linkOpened() {
+        openLinks++;
+    }
+
+    /** The last stream on this domain closed: the cached chunks go, so an idle loop holds no registration. */
+    void linkClosed() {
+        if (--openLinks == 0) {
+            registrations.clear();
+        }
     }
 
     @Override
     public void close() {
+        registrations.clear();
         try {
             domain.close();
         } finally {

@@ -1,0 +1,69 @@
+package io.jfabric.netty;
+
+import io.jfabric.netty.FrameLink.TxSlot;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelOutboundBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+
+/**
+ * Copies a channel's flushed ByteBufs, in order, into one transmit slot after its frame header until the slot is
+ * full, so that small writes travel packed in one DATA frame. Direct and heap buffers are copied from their address
+ * or array, which allocates nothing: their NIO views (ChannelOutboundBuffer#nioBuffers, ByteBuf#getBytes to a
+ * ByteBuffer) are made anew per write by Netty's adaptive buffers, and by pooled ones for getBytes. Other buffers
+ * (composites) copy through {@link ByteBuf#getBytes(int, ByteBuffer)}. One per channel; loop thread only.
+ */
+final class SlotPacker implements ChannelOutboundBuffer.MessageProcessor {
+    /** The whole address space, so that a copy from a buffer's address needs no segment of its own. */
+    private static final MemorySegment EVERYWHERE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private TxSlot slot;
+    private int room;
+    private int packed;
+
+    /** Copies up to {@code max} flushed bytes of {@code in} into {@code slot}; returns how many (none are removed). */
+    int pack(ChannelOutboundBuffer in, TxSlot slot, int max) throws Exception {
+        this.slot = slot;
+        room = max;
+        packed = 0;
+        in.forEachFlushedMessage(this);
+        this.slot = null;
+        return packed;
+    }
+
+    @Override
+    public boolean processMessage(Object msg) {
+        ByteBuf b = (ByteBuf) msg;
+        int n = Math.min(b.readableBytes(), room);
+        if (n > 0) {
+            long at = Frame.HEADER + packed;
+            if (b.hasMemoryAddress()) {
+                MemorySegment.copy(EVERYWHERE, b.memoryAddress() + b.readerIndex(), slot.memory, at, n);
+            } else if (b.hasArray()) {
+                MemorySegment.copy(b.array(), b.arrayOffset() + b.readerIndex(), slot.memory, ValueLayout.JAVA_BYTE, at, n);
+            } else {
+                ByteBuffer into = slot.view;
+                into.clear().position((int) at).limit((int) at + n);
+                b.getBytes(b.readerIndex(), into);
+            }
+            room -= n;
+            packed += n;
+        }
+        return room > 0;
+    }
+
+    /** Appends {@code n} bytes of {@code slot} from {@code from} to {@code buf}, from its address where it has one. */
+    static void unpack(FrameLink.RxSlot slot, int from, ByteBuf buf, int n) {
+        if (buf.hasMemoryAddress()) {
+            int w = buf.writerIndex();
+            MemorySegment.copy(slot.memory, from, EVERYWHERE, buf.memoryAddress() + w, n);
+            buf.writerIndex(w + n);
+        } else {
+            ByteBuffer v = slot.view;
+            v.clear().position(from).limit(from + n);
+            buf.writeBytes(v);
+        }
+    }
+}
