@@ -55,7 +55,7 @@ final class LoopDomain implements AutoCloseable {
     final Domain domain;
     final boolean needsLocalDesc;
     /** Pooled chunks registered for in-place sends, where the provider wants a local descriptor. */
-    final RegistrationCache registrations = new RegistrationCache(this);
+    final RegistrationCache registrations;
     /**
      * Registrations every loop domain of the process holds now (slots and cached chunks); the tests assert that
      * closing every channel brings it back to where it was.
@@ -70,7 +70,9 @@ final class LoopDomain implements AutoCloseable {
         this.info = info;
         this.fabric = fabric;
         this.domain = domain;
-        this.needsLocalDesc = (info.domainAttr.mrMode & MrMode.LOCAL) != 0 || Boolean.getBoolean(REGISTER_SENDS);
+        boolean mrLocal = (info.domainAttr.mrMode & MrMode.LOCAL) != 0;
+        this.needsLocalDesc = mrLocal || Boolean.getBoolean(REGISTER_SENDS);
+        this.registrations = new RegistrationCache(this, mrLocal);
         this.idle = idle;
     }
 

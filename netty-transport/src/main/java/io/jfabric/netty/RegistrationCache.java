@@ -22,9 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Unpooled buffers are never registered, nor are pooled ones whose view shows only themselves (Netty 4.2's
  * default adaptive allocator): each would cost a registration per write. Zero-copy takes
- * {@code PooledByteBufAllocator} (ChannelOption.ALLOCATOR). The cache trusts the pool
- * not to unmap a chunk while it is registered (Netty frees chunks only when an arena trims, which this does not
- * watch): for the providers here registration only records the range, see docs/differences.md.
+ * {@code PooledByteBufAllocator} (ChannelOption.ALLOCATOR).
+ *
+ * <p>Nothing tells the cache when the pool frees a chunk (an arena destroys a chunk that empties), and a chunk mapped
+ * again at the same address would hit the old entry. Where a registration pins pages (verbs) the NIC would then read
+ * the old ones, so on such providers the cache is off unless {@value #CACHE_CHUNKS} is set by an application that
+ * keeps its pool's chunks alive; where a registration only records the range (the pure-Java providers under
+ * {@link LoopDomain#REGISTER_SENDS}) a stale entry is harmless and the cache is on. See docs/differences.md.
  *
  * <p>Loop thread only: no locks.
  */
@@ -44,13 +48,18 @@ final class RegistrationCache {
         long lastUse;
     }
 
+    /** A system property that turns the chunk cache on for providers whose registrations pin memory (verbs). */
+    static final String CACHE_CHUNKS = "jfabric.netty.cacheChunks";
+
     private final LoopDomain loop;
+    private final boolean enabled;
     private final Entry[] entries = new Entry[ENTRIES];
     private long clock;
     private int used;
 
-    RegistrationCache(LoopDomain loop) {
+    RegistrationCache(LoopDomain loop, boolean pinsMemory) {
         this.loop = loop;
+        this.enabled = !pinsMemory || Boolean.getBoolean(CACHE_CHUNKS);
         for (int i = 0; i < ENTRIES; i++) {
             entries[i] = new Entry();
         }
@@ -61,7 +70,7 @@ final class RegistrationCache {
      * send reading it; -1 when the buffer is not pooled direct memory or no entry can take its chunk (copy it then).
      */
     int acquire(ByteBuf buf, int length) {
-        if (!buf.hasMemoryAddress() || !buf.isDirect() || !buf.alloc().isDirectBufferPooled()) {
+        if (!enabled || !buf.hasMemoryAddress() || !buf.isDirect() || !buf.alloc().isDirectBufferPooled()) {
             return -1;
         }
         int from = buf.readerIndex();
