@@ -99,7 +99,7 @@ class AtomicFormsTest {
     private static final long[] SWAPPED = {1, 101, 3, 103};
 
     private Bufs open(FabricCase c, Arena arena) {
-        AtomicTest.gate(c);
+        c = AtomicTest.gate(c);
         return new Bufs(EndpointPair.open(c, dump), arena);
     }
 
