@@ -32,7 +32,7 @@ class AtomicContentionTest {
 
     @ForEachFabric
     void fourProcessesSumExactlyAndHandAFiCswapLockAround(FabricCase c) throws Exception {
-        AtomicTest.gate(c);
+        c = AtomicTest.gate(c);
         Gate.connectionless(c);
         dump.caseUnderTest(c);
         Poller poller = new Poller();

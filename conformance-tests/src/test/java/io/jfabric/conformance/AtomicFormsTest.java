@@ -99,7 +99,7 @@ class AtomicFormsTest {
     private static final long[] SWAPPED = {1, 101, 3, 103};
 
     private Bufs open(FabricCase c, Arena arena) {
-        AtomicTest.gate(c);
+        c = AtomicTest.gate(c);
         EndpointPair p = EndpointPair.open(c, dump);
         // RC verbs' adapter atomics hold one element: their single-element forms run in AtomicTest
         Gate.require(p.a.ep.fetchAtomicValid(AtomicDatatype.UINT64, AtomicOp.SUM) >= N

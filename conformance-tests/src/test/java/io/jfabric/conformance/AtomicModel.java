@@ -12,10 +12,10 @@ import java.lang.foreign.ValueLayout;
  * (re, im) of doubles; integers are in re (the test keeps them small and non-negative, so a double holds them
  * exactly), im is 0 but for the complex types.
  */
-final class AtomicModel {
-    static final int WRITE = 0;
-    static final int FETCH = 1;
-    static final int COMPARE = 2;
+public final class AtomicModel {
+    public static final int WRITE = 0;
+    public static final int FETCH = 1;
+    public static final int COMPARE = 2;
 
     private AtomicModel() {
     }
@@ -30,7 +30,7 @@ final class AtomicModel {
     }
 
     /** ofi_atomic_valid's table: the ops of each kind, the bitwise ones on integers only, no ordering on complex. */
-    static boolean libfabricOffers(int kind, AtomicDatatype t, AtomicOp op) {
+    public static boolean libfabricOffers(int kind, AtomicDatatype t, AtomicOp op) {
         int v = op.value();
         boolean ofKind = kind == WRITE ? v <= 9 || op == AtomicOp.ATOMIC_WRITE
                 : kind == FETCH ? v <= 11 : v >= 12;
@@ -40,7 +40,7 @@ final class AtomicModel {
     }
 
     /** The element (re, im) after {@code op}; {@code old} is the target's, {@code s} the operand, {@code c} the compare. */
-    static double[] after(AtomicDatatype t, AtomicOp op, double[] old, double[] s, double[] c) {
+    public static double[] after(AtomicDatatype t, AtomicOp op, double[] old, double[] s, double[] c) {
         double re = old[0];
         double im = old[1];
         switch (op) {
@@ -119,7 +119,7 @@ final class AtomicModel {
         };
     }
 
-    static void put(AtomicDatatype t, MemorySegment s, int index, double[] v) {
+    public static void put(AtomicDatatype t, MemorySegment s, int index, double[] v) {
         long at = (long) index * t.size();
         switch (t) {
             case INT8, UINT8 -> s.set(ValueLayout.JAVA_BYTE, at, (byte) (long) v[0]);
@@ -140,7 +140,7 @@ final class AtomicModel {
         }
     }
 
-    static double[] get(AtomicDatatype t, MemorySegment s, int index) {
+    public static double[] get(AtomicDatatype t, MemorySegment s, int index) {
         long at = (long) index * t.size();
         return switch (t) {
             case INT8 -> new double[] {s.get(ValueLayout.JAVA_BYTE, at), 0};
@@ -161,17 +161,17 @@ final class AtomicModel {
     }
 
     /** Two target elements, operands and compare operands per kind of datatype: each op does something visible. */
-    static double[][] target(AtomicDatatype t) {
+    public static double[][] target(AtomicDatatype t) {
         return isInt(t) ? new double[][] {{10, 0}, {3, 0}} : isComplex(t) ? new double[][] {{2.5, 1}, {0, 0}}
                 : new double[][] {{2.5, 0}, {-1.5, 0}};
     }
 
-    static double[][] operand(AtomicDatatype t) {
+    public static double[][] operand(AtomicDatatype t) {
         return isInt(t) ? new double[][] {{4, 0}, {9, 0}} : isComplex(t) ? new double[][] {{1, -2}, {3, 0}}
                 : new double[][] {{4, 0}, {0, 0}};
     }
 
-    static double[][] compare(AtomicDatatype t) {
+    public static double[][] compare(AtomicDatatype t) {
         return isInt(t) ? new double[][] {{10, 0}, {7, 0}} : isComplex(t) ? new double[][] {{2.5, 1}, {1, 1}}
                 : new double[][] {{2.5, 0}, {1, 0}};
     }

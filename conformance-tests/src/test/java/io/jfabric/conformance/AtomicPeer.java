@@ -40,7 +40,7 @@ public final class AtomicPeer {
         Thread killer = PeerIo.lifetimeGuard(Slow.ms(PeerMain.LIFETIME_MS) + 5_000, "atomic peer");
         int rc;
         try {
-            AtomicPeer p = new AtomicPeer(FabricCases.byId(args[0]));
+            AtomicPeer p = new AtomicPeer(AtomicTest.withAtomics(FabricCases.byId(args[0])));
             long target = p.me.av.insert(HexFormat.of().parseHex(args[2]));
             rc = p.run(target, Long.parseLong(args[3]), Long.parseLong(args[4]), Long.parseLong(args[5]),
                     Long.parseLong(args[6]), Long.parseLong(args[7]), Integer.parseInt(args[8]),
@@ -73,6 +73,13 @@ public final class AtomicPeer {
                         return 3;
                     }
                     posted++;
+                }
+                if (posted == done) {
+                    // EAGAIN with nothing in flight (a connected provider's first post, while its connection comes
+                    // up): no completion is coming, so drive progress and post again
+                    poller.drive();
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                    continue;
                 }
                 if (!complete("FI_SUM")) {
                     return 3;

@@ -47,16 +47,50 @@ class AtomicTest {
     @RegisterExtension
     final StateDump dump = new StateDump();
 
-    static void gate(FabricCase c) {
-        Gate.require(c.hasCaps(Caps.ATOMIC), c, "lacks FI_ATOMIC");
+    /**
+     * The case to run atomics on: {@code c} itself, or, for a provider that offers FI_ATOMIC only when the hints ask
+     * for it (libfabric 1.17's rxm leaves it out of the null-hints answer the suite's cases come from), the info
+     * discovery returns for the same provider, endpoint type and address with FI_ATOMIC asked for. Skips when
+     * neither has FI_ATOMIC.
+     */
+    static FabricCase gate(FabricCase c) {
+        c = withAtomics(c);
+        Gate.require(c.hasCaps(Caps.ATOMIC), c, "lacks FI_ATOMIC, also when the hints ask for it");
         Gate.reliable(c);
         Gate.require((c.info().domainAttr.mrMode & MrMode.RAW) == 0, c,
                 "uses FI_MR_RAW keys, which the suite does not exchange");
+        return c;
+    }
+
+    /** {@code c}, or the same provider's info with FI_ATOMIC when the hints ask for it (see {@link #gate}). */
+    static FabricCase withAtomics(FabricCase c) {
+        if (c.hasCaps(Caps.ATOMIC)) {
+            return c;
+        }
+        io.jfabric.Hints h = io.jfabric.Hints.create().provider(c.provider()).epType(c.epType())
+                .caps(c.info().caps | Caps.ATOMIC);
+        if (c.info().domainAttr != null) {
+            h.mrMode(c.info().domainAttr.mrMode);
+        }
+        if (c.info().srcAddr != null) {
+            h.srcAddr(c.info().srcAddr).addrFormat(c.info().addrFormat);
+        }
+        try {
+            io.jfabric.FabricInfo best = null;
+            for (io.jfabric.FabricInfo i : io.jfabric.Fabrics.getInfo(h.build())) {
+                if ((i.caps & Caps.ATOMIC) != 0 && (best == null || FabricCases.rank(i) < FabricCases.rank(best))) {
+                    best = i;
+                }
+            }
+            return best == null ? c : new FabricCase(c.id(), best);
+        } catch (io.jfabric.FabricException e) {
+            return c; // ENODATA: not offered with FI_ATOMIC either
+        }
     }
 
     @ForEachFabric
     void everyOperationOnEveryDatatype(FabricCase c) {
-        gate(c);
+        c = gate(c);
         EndpointPair p = EndpointPair.open(c, dump);
         List<String> failures = new ArrayList<>();
         int ran = 0;
@@ -198,7 +232,7 @@ class AtomicTest {
      * they were.
      */
     private void refused(FabricCase c, long access, long keyXor, long offset, int kind, int err, String what) {
-        gate(c);
+        c = gate(c);
         // jfabric's providers give fi_atomic(3)'s errors exactly; a native one behind the bridge its own
         boolean bridged = c.provider().startsWith("libfabric:");
         EndpointPair p = EndpointPair.open(c, dump);
@@ -254,7 +288,7 @@ class AtomicTest {
 
     @ForEachFabric
     void countAboveTheValidAnswerIsRefusedAtPost(FabricCase c) {
-        gate(c);
+        c = gate(c);
         EndpointPair p = EndpointPair.open(c, dump);
         // the adapter's atomics (verbs) act on 64-bit words only
         AtomicDatatype t = p.a.ep.atomicValid(AtomicDatatype.UINT8, AtomicOp.SUM) > 0 ? AtomicDatatype.UINT8

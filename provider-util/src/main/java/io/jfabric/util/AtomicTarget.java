@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * changes no target byte. One per endpoint, used by the thread that progresses it; reused for every operation.
  */
 public final class AtomicTarget {
-    private final MrMap mrs;
+    private final java.util.function.LongFunction<UtilMemoryRegion> regions;
     private MemorySegment segment;
     private long offset;
     private AtomicDatatype datatype;
@@ -27,7 +27,16 @@ public final class AtomicTarget {
      * @param mrs the domain's registered regions
      */
     public AtomicTarget(MrMap mrs) {
-        this.mrs = mrs;
+        this(mrs::find);
+    }
+
+    /**
+     * A target for regions some other object keeps (a utility provider looks up its core's), each found by key.
+     *
+     * @param regions the region of a key, or null; must not allocate
+     */
+    public AtomicTarget(java.util.function.LongFunction<UtilMemoryRegion> regions) {
+        this.regions = regions;
     }
 
     /**
@@ -49,7 +58,7 @@ public final class AtomicTarget {
         if (datatype == null || op == null || !AtomicUpdate.supported(kind, datatype, op)) {
             return Errno.EOPNOTSUPP;
         }
-        UtilMemoryRegion mr = mrs.find(key);
+        UtilMemoryRegion mr = regions.apply(key);
         if (mr == null) {
             return Errno.ENOKEY;
         }

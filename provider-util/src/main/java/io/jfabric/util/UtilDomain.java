@@ -75,6 +75,15 @@ public abstract class UtilDomain<F extends Fabric> extends UtilFabricObject impl
         return info.domainAttr == null ? 0 : info.domainAttr.mrMode;
     }
 
+    /**
+     * The open region of {@code key}, for a utility provider that applies peers' operations to this core
+     * domain's memory itself (ofi_rxm's atomics); null when there is none or the domain keeps no such table.
+     * Allocation-free.
+     */
+    public UtilMemoryRegion region(long key) {
+        return null;
+    }
+
     /** An MR map with this domain's mr_mode whose regions each hold the domain until they are closed. */
     protected final MrMap newMrMap(int keySizeBytes) {
         return new MrMap(mrMode(), keySizeBytes, this);

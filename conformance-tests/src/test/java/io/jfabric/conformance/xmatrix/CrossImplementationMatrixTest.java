@@ -108,7 +108,8 @@ class CrossImplementationMatrixTest {
         if (op == MatrixOp.MULTI_RECV) {
             return size > 0 && size <= 2 * MatrixConfig.SAR_LIMIT;
         }
-        return op != MatrixOp.WRITEDATA_BURST || size == 1; // a burst of 64-byte writes, run once
+        // a burst of 64-byte writes and the atomic set (one element each) are run once
+        return op != MatrixOp.WRITEDATA_BURST && op != MatrixOp.ATOMIC || size == 1;
     }
 
     private static boolean nativeOffers(MatrixConfig cfg) {

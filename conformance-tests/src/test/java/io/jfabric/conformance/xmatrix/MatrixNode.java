@@ -85,12 +85,15 @@ final class MatrixNode implements AutoCloseable {
         this.type = type;
     }
 
-    private FabricInfo hints(boolean extras) {
+    private FabricInfo hints(boolean extras, boolean atomics) {
         FabricInfo h = FabricInfo.hints();
         h.epAttr.type = type;
         h.caps = Caps.MSG | Caps.RMA;
         if (extras) {
             h.caps |= Caps.TAGGED | (type == EndpointType.RDM ? Caps.MULTI_RECV : 0);
+        }
+        if (atomics) {
+            h.caps |= Caps.ATOMIC; // rxm (libfabric's and jfabric's) offers FI_ATOMIC only when asked for
         }
         h.mode = Mode.CONTEXT | Mode.CONTEXT2;
         h.domainAttr.mrMode = MrMode.LOCAL | MrMode.ALLOCATED | MrMode.PROV_KEY | MrMode.VIRT_ADDR;
@@ -98,11 +101,14 @@ final class MatrixNode implements AutoCloseable {
         return h;
     }
 
-    /** The first info on 127.0.0.1 with tagged (and, on RDM, multi-receive) when offered, without otherwise. */
+    /**
+     * The first info on 127.0.0.1 with tagged (and, on RDM, multi-receive and atomics) when offered, with fewer
+     * of them otherwise.
+     */
     private FabricInfo find(FabricInfo destHints) {
         FabricException first = null;
-        for (boolean extras : new boolean[] {true, false}) {
-            FabricInfo h = hints(extras);
+        for (int tier = 2; tier >= 0; tier--) {
+            FabricInfo h = hints(tier > 0, tier == 2 && type == EndpointType.RDM);
             try {
                 if (destHints != null) {
                     h.addrFormat = destHints.addrFormat;

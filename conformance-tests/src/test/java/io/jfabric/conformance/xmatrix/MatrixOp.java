@@ -16,7 +16,9 @@ enum MatrixOp {
     READ("read", Caps.RMA), WRITE("write", Caps.RMA),
     WRITEDATA("writedata", Caps.RMA), INJECT_WRITE("inject_write", Caps.RMA),
     /** The writedata bug: more CQ data than the target's CQ holds while the target does not read it. */
-    WRITEDATA_BURST("writedata x" + MatrixOps.BURST + " while the target does not read its CQ", Caps.RMA);
+    WRITEDATA_BURST("writedata x" + MatrixOps.BURST + " while the target does not read its CQ", Caps.RMA),
+    // atomics (rxm's rxm_ctrl_atomic protocol)
+    ATOMIC("atomic, fetch_atomic, compare_atomic: every op on FI_INT64, FI_UINT64, FI_DOUBLE", Caps.ATOMIC);
 
     final String description;
     final long cap;

@@ -58,6 +58,7 @@ final class MatrixOps {
                 n.rmaArea.asSlice(0, (long) BURST * BURST_LEN + GUARD).fill(CLEAR);
                 n.holdRx = true;
             }
+            case ATOMIC -> MatrixAtomics.prepTarget(n.rmaArea);
         }
     }
 
@@ -68,7 +69,7 @@ final class MatrixOps {
         long peer = n.peer;
         long ra = n.remoteAddr;
         long rk = n.remoteKey;
-        if (op != MatrixOp.WRITEDATA_BURST && op != MatrixOp.MULTI_RECV) {
+        if (op != MatrixOp.WRITEDATA_BURST && op != MatrixOp.MULTI_RECV && op != MatrixOp.ATOMIC) {
             fill(src, seed);
         }
         switch (op) {
@@ -115,6 +116,23 @@ final class MatrixOps {
                     }
                 }
             }
+            case ATOMIC -> atomics(deadline);
+        }
+    }
+
+    /** Every cell of {@link MatrixAtomics} in turn, each completed (and its completion checked) before the next. */
+    private void atomics(long deadline) {
+        MatrixAtomics.prepInitiator(n.txArea, n.rxArea);
+        for (int i = 0; i < MatrixAtomics.CELLS.size(); i++) {
+            MatrixAtomics.Cell cell = MatrixAtomics.CELLS.get(i);
+            int slot = i;
+            String what = cell.call();
+            post(what, () -> cell.post(n.ep, n.txArea, n.rxArea, n.mr, n.peer, n.remoteAddr, n.remoteKey, slot,
+                    context), deadline);
+            MatrixNode.Completion c = next(n.tx, "the completion of " + what, deadline);
+            if (c.err() != 0) {
+                throw fail(what + " completed with " + c.error());
+            }
         }
     }
 
@@ -139,6 +157,12 @@ final class MatrixOps {
                 }
                 awaitArea(size, seed, deadline);
             }
+            case ATOMIC -> {
+                String wrong = MatrixAtomics.checkTarget(n.rmaArea);
+                if (wrong != null) {
+                    throw fail(wrong);
+                }
+            }
             case WRITEDATA_BURST -> {
                 n.holdRx = false;
                 BitSet seen = new BitSet(BURST);
@@ -157,6 +181,13 @@ final class MatrixOps {
     }
 
     void finish(MatrixOp op, long size, long seed, long deadline) {
+        if (op == MatrixOp.ATOMIC) {
+            String wrong = MatrixAtomics.checkResults(n.rxArea);
+            if (wrong != null) {
+                throw fail(wrong);
+            }
+            return; // each atomic's completion was taken as it came
+        }
         int expected = op.inject ? 0 : op == MatrixOp.MULTI_RECV ? 2 : op == MatrixOp.WRITEDATA_BURST ? BURST : 1;
         for (int j = 0; j < expected; j++) {
             MatrixNode.Completion c = next(n.tx, "transmit completion " + (j + 1) + " of " + expected, deadline);

@@ -1,6 +1,7 @@
 package io.jfabric.provider.rxm;
 
 import io.jfabric.AddressVector;
+import io.jfabric.AtomicDatatype;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
@@ -10,6 +11,7 @@ import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
+import io.jfabric.util.AtomicRequest;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.UtilEndpoint;
 import io.jfabric.util.Sockaddr;
@@ -21,7 +23,7 @@ import io.jfabric.util.jfr.EndpointStatisticsEvent;
  * tagged messages and RMA over on-demand core FI_EP_MSG connections. This class is the facade and the
  * control path (bind, enable, options, cancel, close); the data path enters through
  * {@link UtilEndpoint}'s 27 entry points, whose four hooks take the domain lock and hand the request to
- * {@link RxmMsg}, {@link RxmTagged} or {@link RxmRma}.
+ * {@link RxmMsg}, {@link RxmTagged} or {@link RxmRma}; fi_atomic(3)'s calls go to {@link RxmAtomic}.
  *
  * <p>Behind them: {@link RxmTransmit} (the one transmit path), the protocols {@link RxmEager},
  * {@link RxmSar} and {@link RxmRendezvous} (each with its send and receive side), {@link RxmRecv} (posted
@@ -32,8 +34,8 @@ import io.jfabric.util.jfr.EndpointStatisticsEvent;
  * them) are never reused, so a late completion can never touch a live operation.
  *
  * <p>Differences from libfabric: receive buffers are posted per connection (the core's shared receive context is not used);
- * the dyn_rbuf path copies from a bounce buffer instead of placing data directly; no atomics or
- * FI_BUFFERED_RECV; the receiver completes a read rendezvous once its reads finish, without waiting for
+ * the dyn_rbuf path copies from a bounce buffer instead of placing data directly; no long double atomics,
+ * no FI_BUFFERED_RECV; the receiver completes a read rendezvous once its reads finish, without waiting for
  * the rd_done packet's own send completion.
  */
 final class RxmEndpoint extends UtilEndpoint {
@@ -85,6 +87,18 @@ final class RxmEndpoint extends UtilEndpoint {
         synchronized (lock) {
             return rma.write(op);
         }
+    }
+
+    @Override
+    protected int postAtomic(AtomicRequest op) {
+        synchronized (lock) {
+            return s.atomic.post(op);
+        }
+    }
+
+    @Override
+    protected long atomicLimit(int kind, AtomicDatatype datatype) {
+        return s.atomic.limit(kind, datatype);
     }
 
     @Override

@@ -225,6 +225,14 @@ final class RxmProgress {
                 s.rndv.onWrDone(cd, RxmPacket.msgId(p));
                 yield false;
             }
+            case RxmPacket.CTRL_ATOMIC -> {
+                s.atomic.onRequest(rx, c, cd);
+                yield false;
+            }
+            case RxmPacket.CTRL_ATOMIC_RESP -> {
+                s.atomic.onResponse(rx, c);
+                yield false;
+            }
             case RxmPacket.CTRL_CREDIT -> false;
             default -> {
                 LOG.log(System.Logger.Level.WARNING, "dropping unsupported rxm packet {0} from {1}",

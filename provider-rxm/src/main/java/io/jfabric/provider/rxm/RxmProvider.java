@@ -25,7 +25,8 @@ import java.util.List;
  * offering FI_EP_MSG with FI_MSG and FI_RMA into FI_EP_RDM with tagged messaging, RMA, directed receive,
  * FI_SOURCE (with FI_SOURCE_ERR when asked for) and multi-receive. Layered infos are named {@code <core>;ofi_rxm}.
  *
- * <p>Differences from libfabric: no atomics, counters or shared contexts yet; receive buffers are posted
+ * <p>Differences from libfabric: atomics only over tcp and without the long double types; no counters of remote
+ * operations; receive buffers are posted
  * per connection (no shared receive context); data progress is manual, driven by CQ reads.
  */
 public final class RxmProvider implements UtilityProvider {
@@ -92,7 +93,32 @@ public final class RxmProvider implements UtilityProvider {
             t.caps |= Caps.SOURCE_ERR;
             t.rxAttr.caps |= Caps.SOURCE_ERR;
         }
+        if (userHints != null && ((userHints.caps | (userHints.txAttr == null ? 0 : userHints.txAttr.caps)
+                | (userHints.rxAttr == null ? 0 : userHints.rxAttr.caps)) & Caps.ATOMIC) != 0
+                && "tcp".equals(coreInfo.providerName())) {
+            offerAtomics(t);
+        }
         return t;
+    }
+
+    /**
+     * FI_ATOMIC, as libfabric 1.17's rxm_getinfo adds it: only when the hints ask (it is left out otherwise, as
+     * libfabric leaves it out for the fast path's sake), and then without the orders between atomics and other
+     * operations, since an atomic is applied by the target's rxm while RMA lands through the core. Atomics
+     * between themselves stay ordered: one connection, applied in arrival order. Only over tcp, whose domain
+     * lets the target find its regions by key (RxmAtomic).
+     */
+    private static void offerAtomics(FabricInfo t) {
+        long unordered = MsgOrder.RAW | MsgOrder.RAR | MsgOrder.WAW | MsgOrder.WAR | MsgOrder.SAR | MsgOrder.SAW;
+        long atomicOrder = MsgOrder.ATOMIC_RAR | MsgOrder.ATOMIC_RAW | MsgOrder.ATOMIC_WAW;
+        t.caps |= Caps.ATOMIC;
+        t.txAttr.caps |= Caps.ATOMIC;
+        t.rxAttr.caps |= Caps.ATOMIC;
+        t.txAttr.msgOrder = (t.txAttr.msgOrder & ~unordered) | atomicOrder;
+        t.rxAttr.msgOrder = (t.rxAttr.msgOrder & ~unordered) | atomicOrder;
+        t.epAttr.maxOrderRawSize = 0;
+        t.epAttr.maxOrderWarSize = 0;
+        t.epAttr.maxOrderWawSize = 0;
     }
 
     /** rxm_info_to_rxm: the RDM info over one core info. */

@@ -83,6 +83,7 @@ final class RxmShared {
     final RxmEager eager;
     final RxmSar sar;
     final RxmRendezvous rndv;
+    final RxmAtomic atomic;
     final RxmProgress progress;
 
     RxmShared(RxmDomain domain, FabricInfo info) {
@@ -158,6 +159,7 @@ final class RxmShared {
         eager = new RxmEager(this);
         sar = new RxmSar(this);
         rndv = new RxmRendezvous(this);
+        atomic = new RxmAtomic(this);
         progress = new RxmProgress(this);
     }
 

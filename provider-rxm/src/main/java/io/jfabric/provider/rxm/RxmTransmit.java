@@ -38,7 +38,7 @@ final class RxmTransmit {
      * {@link #refusal}: EOPBADSTATE before enable or after close, EINVAL for an address not in the AV,
      * EAGAIN while connecting, or the errno of a connect that failed.
      */
-    private RxmConnection<Endpoint> connected(long peer, boolean tagged) {
+    RxmConnection<Endpoint> connected(long peer, boolean tagged) {
         if (!s.enabled || s.closed) {
             refusal = -Errno.EOPBADSTATE;
             return null;
@@ -54,6 +54,11 @@ final class RxmTransmit {
             return null;
         }
         return c;
+    }
+
+    /** The negative errno of the last {@link #connected} that gave no connection. */
+    int refusal() {
+        return refusal;
     }
 
     /**

@@ -34,6 +34,12 @@ final class TxBuf implements CoreCompletion, DeferredWork {
     boolean orphan;
     /** The last header-plus-payload view handed out, kept so a stream of equal sizes slices once. */
     private MemorySegment sized;
+    /**
+     * Views of other recent sizes: atomics mix a few packet sizes (request, response, per datatype and kind)
+     * through the same buffers, and each would otherwise slice anew.
+     */
+    private final MemorySegment[] recent = new MemorySegment[4];
+    private int nextRecent;
 
     /** A buffer over {@code mem} ({@link #size} bytes), covered by {@code mr} when the core needs one. */
     TxBuf(MemorySegment mem, io.jfabric.MemoryRegion mr) {
@@ -66,10 +72,19 @@ final class TxBuf implements CoreCompletion, DeferredWork {
             return mem;
         }
         MemorySegment s = sized;
-        if (s == null || s.byteSize() != n) {
-            s = mem.asSlice(0, n);
-            sized = s;
+        if (s != null && s.byteSize() == n) {
+            return s;
         }
+        for (MemorySegment r : recent) {
+            if (r != null && r.byteSize() == n) {
+                sized = r;
+                return r;
+            }
+        }
+        s = mem.asSlice(0, n);
+        recent[nextRecent] = s;
+        nextRecent = (nextRecent + 1) & (recent.length - 1);
+        sized = s;
         return s;
     }
 

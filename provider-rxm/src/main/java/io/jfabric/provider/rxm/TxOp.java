@@ -21,6 +21,8 @@ final class TxOp implements CoreCompletion, DeferredWork {
     static final int WRITING = 4;
     /** Failed with its connection; late core completions for it are ignored and it is never reused. */
     static final int ORPHAN = 5;
+    /** An atomic request sent; the op completes with the target's rxm_ctrl_atomic_resp (RxmAtomic). */
+    static final int WAIT_ATOMIC_RESP = 6;
 
     final int index;
     int state;

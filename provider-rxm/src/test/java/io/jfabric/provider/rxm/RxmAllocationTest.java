@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.*;
 @Timeout(60)
 class RxmAllocationTest {
     /** com.sun.management.ThreadMXBean#getCurrentThreadAllocatedBytes, reached reflectively (tests compile in the module). */
-    private static long allocated() {
+    static long allocated() {
         try {
             Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
                     .invoke(null);

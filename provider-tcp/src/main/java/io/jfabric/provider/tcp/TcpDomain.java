@@ -97,6 +97,12 @@ final class TcpDomain extends UtilDomain<TcpFabric> {
         return withViews(mrs.register(segment, access, offset, requestedKey, null));
     }
 
+    /** ofi_rxm over tcp applies its peers' atomics to these regions. */
+    @Override
+    public UtilMemoryRegion region(long key) {
+        return mrs.find(key);
+    }
+
     @Override
     public MemoryRegion registerMemory(MrAttr attr, long flags) {
         checkOpen("register memory on");
