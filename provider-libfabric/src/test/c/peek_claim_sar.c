@@ -2,7 +2,9 @@
 // FI_CLAIM and the same context receives that message into its buffer. Sends one tagged message of <size> bytes
 // (default 65536: above rxm's eager limit, at most its SAR limit, so rxm sends it by SAR) with no receive posted,
 // peeks for it with FI_PEEK|FI_CLAIM, claims it into a buffer of the same size and checks length and data.
-// Cross-implementation matrix: deviation 1 (tsend, trecv FI_PEEK|FI_CLAIM then FI_CLAIM on tcp;ofi_rxm).
+// Cross-implementation matrix: deviation 1 (tsend, trecv FI_PEEK|FI_CLAIM then FI_CLAIM on tcp;ofi_rxm). PASSes
+// with libfabric's default FI_OFI_RXM_ENABLE_DYN_RBUF=1; run with FI_OFI_RXM_ENABLE_DYN_RBUF=0, as the matrix's
+// deviation does, the claim gets only the first SAR segment (see peek_claim_sar_2p.c for the two-process form).
 #include "repro.h"
 
 int main(int argc, char **argv) {
