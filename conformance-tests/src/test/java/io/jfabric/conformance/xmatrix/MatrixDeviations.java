@@ -29,10 +29,11 @@ final class MatrixDeviations {
                             + " first segment to rxm_handle_rx_buf and never collects the later segments already"
                             + " queued as unexpected messages (an ordinary fi_trecv does, rxm_handle_unexp_sar);"
                             + " fi_tagged(3): the FI_CLAIM receive gets the message the peek reserved. Whichever side"
-                            + " sends; with DYN_RBUF=1 (libfabric's default) it passes. C, two processes and one:"
-                            + " provider-libfabric/src/test/c/peek_claim_sar_2p.c and peek_claim_sar.c, each run"
-                            + " with FI_OFI_RXM_ENABLE_DYN_RBUF=0 (see its README); through the matrix:",
-                    "FI_OFI_RXM_ENABLE_DYN_RBUF=0 ./peek_claim_sar_2p 'tcp;ofi_rxm' 131072; mvn -B -q test -pl"
+                            + " sends; with DYN_RBUF=1 (libfabric's default) it passes. Without jfabric, in two processes"
+                            + " `FI_OFI_RXM_ENABLE_DYN_RBUF=0 ./peek_claim_sar_2p 'tcp;ofi_rxm' 131072`"
+                            + " (provider-libfabric/src/test/c/peek_claim_sar_2p.c, see the README there) and in one"
+                            + " peek_claim_sar.c; the cell with libfabric on both sides:",
+                    "mvn -B -q test -pl"
                             + " conformance-tests -am -Dsurefire.failIfNoSpecifiedTests=false"
                             + " -Dtest='io.jfabric.conformance.xmatrix.CrossImplementationMatrixTest'"
                             + " -Djfabric.xmatrix.javaSide=native -Djfabric.xmatrix.ops=peek_claim"
