@@ -103,22 +103,9 @@ int main(int argc, char **argv) {
     struct iovec iov = { .iov_base = rx, .iov_len = size + GUARD };
     static struct fi_context2 pctx;
     struct fi_msg_tagged m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = s.peer, .tag = 0x1234, .context = &pctx };
-    struct fi_cq_tagged_entry found = {0}, got = {0};
-    struct fi_cq_err_entry ee;
-    int rc = 0;
-    for (long end = now_ms() + 4000; now_ms() < end && rc != 1;) {
-        POST(fi_trecvmsg(s.ep, &m, FI_PEEK | FI_CLAIM));
-        rc = cq_wait(s.rx, &found, &ee, 1000);
-    }
-    printf("FI_PEEK|FI_CLAIM: %s (len %zu)\n", rc == 1 ? "found the message" : rc == 0 ? "no answer" : fi_strerror(-rc),
-           rc == 1 ? found.len : 0);
-    int claimed = 0;
-    if (rc == 1) {
-        POST(fi_trecvmsg(s.ep, &m, FI_CLAIM));
-        claimed = cq_wait(s.rx, &got, &ee, 3000);
-        printf("FI_CLAIM receive: %s (len %zu)\n", claimed == 1 ? "completed" : claimed == 0 ? "no completion in 3 s"
-               : fi_strerror(-claimed), claimed == 1 ? got.len : claimed < 0 ? ee.len : 0);
-    }
+    struct fi_cq_tagged_entry got = {0};
+    int rc;
+    int claimed = peek_then_claim(s.ep, s.rx, &m, 4000, 0, &got, &rc);
     size_t good = 0;
     while (good < size && rx[good] == pattern(good)) good++;
     if (claimed != 1 && rc == 1) printf("bytes of the message in the buffer: %zu of %zu\n", good, size);

@@ -3,11 +3,10 @@ package io.jfabric.provider.rxm;
 import io.jfabric.Access;
 import io.jfabric.Caps;
 import io.jfabric.CqAttr;
+import io.jfabric.CqFormat;
 import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,27 +31,23 @@ class RxmTxCqSlotTest {
     private RxmNode a;
     private RxmNode b;
     private long aToB;
-    private Arena arena;
-
-    @BeforeEach
-    void open() {
-        a = new RxmNode(Caps.MSG | Caps.TAGGED | Caps.RMA, CqAttr.of(io.jfabric.CqFormat.TAGGED, CQ_SIZE));
-        b = new RxmNode();
-        aToB = a.insert(b.name());
-        b.insert(a.name());
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        b.close();
-        a.close();
-        arena.close();
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"send", "tsend", "write"})
     void postsBeyondTheTransmitCqGetEagainAndNoCompletionIsLost(String op) {
+        // the sender's one CQ (transmit and receive) holds 4 entries; the receiver's is the default size
+        try (Arena arena = Arena.ofShared();
+             RxmNode sender = new RxmNode(Caps.MSG | Caps.TAGGED | Caps.RMA, CqAttr.of(CqFormat.TAGGED, CQ_SIZE));
+             RxmNode receiver = new RxmNode()) {
+            a = sender;
+            b = receiver;
+            aToB = a.insert(b.name());
+            b.insert(a.name());
+            fillTheCqThenPostMore(op, arena);
+        }
+    }
+
+    private void fillTheCqThenPostMore(String op, Arena arena) {
         MemorySegment src = RxmNode.pattern(arena, (long) POSTS * LEN, 3);
         MemorySegment target = arena.allocate((long) (POSTS + 1) * LEN, 64);
         MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_WRITE, 0x5107);
