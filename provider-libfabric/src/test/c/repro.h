@@ -77,6 +77,33 @@ __attribute__((unused)) static void progress(long ms) {
     while (now_ms() < end) { drive(); usleep(200); }
 }
 
+// fi_tagged(3) FI_PEEK|FI_CLAIM then FI_CLAIM: peeks for m's tag (retrying FI_ENOMSG for up to find_ms), runs
+// gap_ms of progress, then claims the message into m's buffer with the same context. Prints both answers. *found
+// is the peek's answer (1 found, 0 none, -err); returns the claim's (1 completed into *got, 0 none in 3 s, -err,
+// with the error entry's len in got->len).
+__attribute__((unused)) static int peek_then_claim(struct fid_ep *ep, struct fid_cq *rx, struct fi_msg_tagged *m,
+                                                   long find_ms, long gap_ms, struct fi_cq_tagged_entry *got, int *found) {
+    struct fi_cq_tagged_entry peeked = {0};
+    struct fi_cq_err_entry ee;
+    int rc = 0;
+    for (long end = now_ms() + find_ms; now_ms() < end && rc != 1;) {
+        POST(fi_trecvmsg(ep, m, FI_PEEK | FI_CLAIM));
+        rc = cq_wait(rx, &peeked, &ee, 1000);
+    }
+    *found = rc;
+    printf("FI_PEEK|FI_CLAIM: %s (len %zu)\n", rc == 1 ? "found the message" : rc == 0 ? "no answer" : fi_strerror(-rc),
+           rc == 1 ? peeked.len : 0);
+    if (rc != 1) return 0;
+    if (gap_ms > 0) progress(gap_ms);
+    POST(fi_trecvmsg(ep, m, FI_CLAIM));
+    memset(&ee, 0, sizeof ee);
+    int claimed = cq_wait(rx, got, &ee, 3000);
+    if (claimed < 0) got->len = ee.len;
+    printf("FI_CLAIM receive: %s (len %zu)\n", claimed == 1 ? "completed" : claimed == 0 ? "no completion in 3 s"
+           : fi_strerror(-claimed), claimed == 0 ? 0 : got->len);
+    return claimed;
+}
+
 __attribute__((unused)) static struct fi_info *get_info(const char *prov, enum fi_ep_type type, uint64_t caps) {
     struct fi_info *hints = fi_allocinfo(), *out = NULL;
     hints->ep_attr->type = type;

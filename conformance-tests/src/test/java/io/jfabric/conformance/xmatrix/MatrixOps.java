@@ -20,17 +20,25 @@ import java.util.function.IntSupplier;
  * the state it waited in; an error completion throws with its errno and the provider's text.
  */
 final class MatrixOps {
-    static final int BURST = 3 * MatrixNode.CQ_SIZE;
-    private static final int BURST_LEN = 64;
+    static final int BURST = MatrixBurst.COUNT;
+    private static final int BURST_LEN = MatrixBurst.LEN;
     private static final byte CLEAR = (byte) 0xEE;
     /** Room past the message in a receive buffer or RMA area, which must still be clear afterwards. */
     private static final int GUARD = 64;
 
     private final MatrixNode n;
     private final Object context = new Object();
+    private final MatrixBurst burst;
 
     MatrixOps(MatrixNode node) {
         this.n = node;
+        this.burst = new MatrixBurst(node, context);
+    }
+
+    /** Between steps: drives progress and posts what is left of a burst the target stalled. */
+    void idle() {
+        n.pump();
+        burst.resume();
     }
 
     void prep(MatrixOp op, long size, long seed, long deadline) {
@@ -101,21 +109,7 @@ final class MatrixOps {
             case WRITEDATA -> post("fi_writedata", () -> n.ep.writedata(src, mr, seed, peer, ra, rk, context),
                     deadline);
             case INJECT_WRITE -> post("fi_inject_write", () -> n.ep.injectWrite(src, peer, ra, rk), deadline);
-            case WRITEDATA_BURST -> {
-                fill(n.txArea.asSlice(0, (long) BURST * BURST_LEN), seed);
-                for (int j = 0; j < BURST; j++) {
-                    MemorySegment m = n.txArea.asSlice((long) j * BURST_LEN, BURST_LEN);
-                    long off = (long) j * BURST_LEN;
-                    long data = seed + j;
-                    post("fi_writedata #" + j, () -> n.ep.writedata(m, mr, data, peer, ra + off, rk, context),
-                            deadline);
-                    // the initiator keeps no more in flight than half its CQ (fi_cq(3) sizing; jfabric's rxm
-                    // does not hold transmit completions back): only the target is slow to read here
-                    while (j + 1 - n.tx.size() > MatrixNode.CQ_SIZE / 2 && System.nanoTime() < deadline) {
-                        n.pump();
-                    }
-                }
-            }
+            case WRITEDATA_BURST -> burst.start(seed, deadline);
             case ATOMIC -> atomics(deadline);
         }
     }
@@ -187,6 +181,9 @@ final class MatrixOps {
                 throw fail(wrong);
             }
             return; // each atomic's completion was taken as it came
+        }
+        if (op == MatrixOp.WRITEDATA_BURST) {
+            burst.complete(deadline);
         }
         int expected = op.inject ? 0 : op == MatrixOp.MULTI_RECV ? 2 : op == MatrixOp.WRITEDATA_BURST ? BURST : 1;
         for (int j = 0; j < expected; j++) {

@@ -46,7 +46,7 @@ public final class MatrixPeer {
             while (true) {
                 String cmd = commands.poll();
                 if (cmd == null) {
-                    node.pump();
+                    ops.idle();
                     LockSupport.parkNanos(20_000);
                     continue;
                 }

@@ -70,7 +70,12 @@ final class RxmPools {
         return op;
     }
 
+    /** Back to the pool; a CQ slot promised to an op that ends unreported (refused by the core) is returned. */
     void releaseTxOp(TxOp op) {
+        if (op.slotCq != null) {
+            op.slotCq.cancelReservation();
+            op.slotCq = null;
+        }
         op.free();
         txFree[txFreeTop++] = op.index;
     }

@@ -12,6 +12,7 @@ import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.RmaFailure;
 import io.jfabric.util.Sockaddr;
+import io.jfabric.util.UtilCompletionQueue;
 import io.jfabric.util.jfr.ProtocolTransferEvent;
 
 /**
@@ -63,8 +64,9 @@ final class RxmTransmit {
 
     /**
      * A pool op for request {@code r}, to be reported with {@code cqFlags}: a success entry unless it is an
-     * inject or selective completion leaves it out. Null when every op is in flight (then progress runs,
-     * so the caller's retry finds some back).
+     * inject or selective completion leaves it out, and then with its transmit-CQ slot promised now, so more
+     * posts than the CQ holds get EAGAIN instead of overrunning it (as tcp). Null when every op is in flight
+     * or the CQ has no slot left (then progress runs, so the caller's retry finds some back).
      */
     private TxOp newOp(OpRequest r, long cqFlags, boolean inject) {
         TxOp op = s.pools.acquireTxOp();
@@ -75,6 +77,15 @@ final class RxmTransmit {
         op.context = r.context;
         op.cqFlags = cqFlags;
         op.report = !inject && bindings.txWantsCompletion(r.flags);
+        UtilCompletionQueue cq = op.report ? bindings.txCq() : null;
+        if (cq != null) {
+            if (!cq.tryReserve()) {
+                s.pools.releaseTxOp(op);
+                s.progress.run();
+                return null;
+            }
+            op.slotCq = cq;
+        }
         return op;
     }
 
@@ -338,11 +349,12 @@ final class RxmTransmit {
         op.cd.unlink(op);
         RxmPools.closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
+        boolean reserved = takeSlot(op);
         if (op.error != 0) {
-            bindings.reportTxError(false, op.context, op.cqFlags, 0, op.error, op.error, rmaLead(op, op.error));
+            bindings.reportTxError(reserved, op.context, op.cqFlags, 0, op.error, op.error, rmaLead(op, op.error));
         } else if (op.report) {
-            // op.report already applied selective completion at post time; FI_COMPLETION says so again here
-            bindings.reportTx(op.context, OpFlags.COMPLETION, op.cqFlags, 0);
+            // op.report already applied selective completion at post time
+            bindings.reportTx(true, reserved, op.context, op.cqFlags, 0);
         } else {
             bindings.countTx(op.cqFlags);
         }
@@ -357,11 +369,18 @@ final class RxmTransmit {
         RxmPools.closeMrs(op.mrs, op.mrCount);
         op.mrCount = 0;
         if (op.state != TxOp.ORPHAN) {
-            bindings.reportTxError(false, op.context, op.cqFlags, 0, errno, errno, rmaLead(op, errno));
+            bindings.reportTxError(takeSlot(op), op.context, op.cqFlags, 0, errno, errno, rmaLead(op, errno));
         }
         op.state = TxOp.ORPHAN;
         op.context = null;
         s.pools.replaceOrphan(op);
+    }
+
+    /** Whether a CQ slot was promised to the op, which its report now fills (so its release returns none). */
+    private static boolean takeSlot(TxOp op) {
+        boolean reserved = op.slotCq != null;
+        op.slotCq = null;
+        return reserved;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Endpoint;
 import io.jfabric.MemoryRegion;
+import io.jfabric.util.UtilCompletionQueue;
 import io.jfabric.util.jfr.ProtocolTransferEvent;
 
 import java.lang.foreign.MemorySegment;
@@ -29,6 +30,8 @@ final class TxOp implements CoreCompletion, DeferredWork {
     Object context;
     long cqFlags;
     boolean report;
+    /** The transmit CQ that promised this op's completion a slot at post time; null when none was promised. */
+    UtilCompletionQueue slotCq;
     int op;
     int proto;
     long tag;
