@@ -11,6 +11,7 @@ import io.jfabric.CqErrEntry;
 import io.jfabric.CqFormat;
 import io.jfabric.Endpoint;
 import io.jfabric.Errno;
+import io.jfabric.EventQueue;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
@@ -76,7 +77,10 @@ final class FrameLink implements AutoCloseable {
     final Endpoint ep;
     final int slotSize;
     private final CompletionQueue cq;
+    /** Null on a connected (FI_EP_MSG) endpoint, which has {@link #eq} instead. */
     private final AddressVector av;
+    /** The connection's event queue on a FI_EP_MSG endpoint (this link closes it), else null. */
+    final EventQueue eq;
     private final Arena arena;
     private final MemoryRegion mr;
     private final MemoryRegion desc;
@@ -90,8 +94,9 @@ final class FrameLink implements AutoCloseable {
     private final CqErrEntry error = new CqErrEntry();
     private boolean closed;
 
-    private FrameLink(LoopDomain loop, FabricInfo info, int rxSlots, int txSlots, int slotSize) {
+    private FrameLink(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int txSlots, int slotSize) {
         this.loop = loop;
+        this.eq = eq;
         this.slotSize = slotSize;
         this.arena = Arena.ofShared();
         CompletionQueue c = null;
@@ -104,10 +109,14 @@ final class FrameLink implements AutoCloseable {
                 m = loop.domain.registerMemory(all, Access.SEND | Access.RECV, 0, loop.nextKey(), 0);
             }
             c = loop.openCq(CqFormat.MSG, 2L * (rxSlots + txSlots) + 16);
-            AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
-            a = loop.domain.openAv(AvAttr.of(type));
             e = loop.domain.openEndpoint(info);
-            e.bind(a);
+            if (eq != null) {
+                e.bind(eq);
+            } else {
+                AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
+                a = loop.domain.openAv(AvAttr.of(type));
+                e.bind(a);
+            }
             e.bind(c, BindFlags.TRANSMIT | BindFlags.RECV);
             e.enable();
             rx = new RxSlot[rxSlots];
@@ -123,7 +132,7 @@ final class FrameLink implements AutoCloseable {
             }
             txFreeCount = txSlots;
         } catch (RuntimeException ex) {
-            closeAll(e, a, c, m);
+            closeAll(e, a, c, m, eq);
             arena.close();
             throw ex;
         }
@@ -136,7 +145,19 @@ final class FrameLink implements AutoCloseable {
 
     /** Opens an endpoint from {@code info} on {@code loop}'s domain and posts every receive slot. */
     static FrameLink open(LoopDomain loop, FabricInfo info, int rxSlots, int txSlots, int slotSize) {
-        FrameLink link = new FrameLink(loop, info, rxSlots, txSlots, slotSize);
+        return postAll(new FrameLink(loop, info, null, rxSlots, txSlots, slotSize));
+    }
+
+    /**
+     * Opens a FI_EP_MSG endpoint from {@code info} (a dial info, or a CONNREQ's) bound to {@code eq}, which the link
+     * owns from now on, and posts every receive slot before the connection exists, so the peer never finds none.
+     */
+    static FrameLink openConnected(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int txSlots,
+            int slotSize) {
+        return postAll(new FrameLink(loop, info, eq, rxSlots, txSlots, slotSize));
+    }
+
+    private static FrameLink postAll(FrameLink link) {
         for (RxSlot s : link.rx) {
             link.postRecv(s);
         }
@@ -149,11 +170,11 @@ final class FrameLink implements AutoCloseable {
 
     /** Inserts a peer's name; returns its fi_addr. Throws FabricException if the AV refuses it. */
     long insert(byte[] peerName) {
-        return av.insert(peerName);
+        return av == null ? Fabrics.ADDR_UNSPEC : av.insert(peerName);
     }
 
     String straddr(byte[] name) {
-        return av.straddr(name);
+        return av == null ? SockAddr.text(name) : av.straddr(name);
     }
 
     MemoryRegion desc() {
@@ -246,7 +267,7 @@ final class FrameLink implements AutoCloseable {
             return;
         }
         closed = true;
-        closeAll(ep, av, cq, mr);
+        closeAll(ep, av, cq, mr, eq);
         // sends that never completed still hold their buffers: the endpoint is gone, so nothing reads them now
         for (TxSlot t : txAll) {
             if (t.held != null) {

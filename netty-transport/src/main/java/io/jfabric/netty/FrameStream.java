@@ -88,6 +88,12 @@ final class FrameStream implements FrameLink.Sink {
         maxFrame = Math.min(link.slotSize, peerSlotSize);
     }
 
+    /** Credit granted outside a frame: a connected provider's window, once FI_CONNECTED says the peer may send. */
+    void grant(int credit) {
+        sendCredit += credit;
+        wakeWriter();
+    }
+
     /** The peer's endpoint vanished before it could be inserted: nothing can be sent to it. */
     void peerGone(byte[] name) {
         peer = -1;
@@ -347,7 +353,8 @@ final class FrameStream implements FrameLink.Sink {
     public void failed(Object context, int err, String why) {
         if (context instanceof TxSlot t) {
             sent(t);
-        } else if (context instanceof RxSlot && err == Errno.ECANCELED) {
+        } else if (context instanceof RxSlot && (err == Errno.ECANCELED || peerClosed)) {
+            // receives flushed as the endpoint or, after its closing FIN, the peer's connection goes
             return;
         }
         listener.broken(new IOException("jfabric peer " + peerText + " failed: " + why + " (errno " + err + ")"));

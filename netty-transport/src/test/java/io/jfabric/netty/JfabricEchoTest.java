@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class JfabricEchoTest extends GroupTestBase {
     @ParameterizedTest
-    @ValueSource(strings = {Providers.SHM, Providers.RXM})
+    @ValueSource(strings = {Providers.SHM, Providers.RXM, Providers.TCP, Providers.LIBFABRIC_TCP})
     void echoesInOrder(String provider) throws Exception {
         Providers.assumeAvailable(provider);
         byte[] data = new byte[4 << 20];

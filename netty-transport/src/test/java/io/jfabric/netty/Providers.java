@@ -7,6 +7,9 @@ final class Providers {
     static final String SHM = "shm";
     static final String RXM = "tcp;ofi_rxm";
     static final String LIBFABRIC_RXM = "libfabric:tcp;ofi_rxm";
+    /** Connected (FI_EP_MSG) providers: the channel is the endpoint, connected through the passive endpoint. */
+    static final String TCP = "tcp";
+    static final String LIBFABRIC_TCP = "libfabric:tcp";
 
     private Providers() {
     }
@@ -18,7 +21,7 @@ final class Providers {
 
     static void assumeAvailable(String provider) {
         Assumptions.assumeTrue(Jfabric.isAvailable(provider), () -> "provider " + provider
-                + " offers no RDM endpoint on this machine (for libfabric:, native libfabric with its tcp and ofi_rxm"
+                + " offers no RDM or MSG endpoint on this machine (for libfabric:, native libfabric with its tcp (and ofi_rxm)"
                 + " providers must be installed: scripts/install-native-deps.sh)");
     }
 }
