@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * those frames carried (the sender's window and slot size). From then on the stream is the RDM one, unchanged: a
  * MSG endpoint is reliable and ordered, and the credit window keeps the peer from sending more than is posted.
  *
- * <p>A provider that offers RDM endpoints gets the RDM stream; one that offers only MSG endpoints gets this.
+ * <p>A provider that offers RDM endpoints itself gets the RDM stream; one that offers only MSG endpoints gets this.
  */
 final class MsgPath {
     /** Connection data: u32 window, u32 slot size, little-endian. */
@@ -30,15 +30,21 @@ final class MsgPath {
     private MsgPath() {
     }
 
-    /** Whether {@code provider} has no RDM endpoint but a MSG one, so its channels connect through the CM. */
+    /**
+     * Whether {@code provider} has MSG endpoints but no RDM endpoint of its own, so its channels connect through
+     * the CM. RDM infos of a utility layered over it do not count: discovery answers "tcp" with "tcp;ofi_rxm", but
+     * whoever names "tcp" asks for tcp's own connected endpoints.
+     */
     static boolean isConnected(String provider) {
         return CONNECTED_ONLY.computeIfAbsent(provider, MsgPath::probe);
     }
 
     private static Boolean probe(String provider) {
         try {
-            if (!LoopDomain.infos(provider, null, null).isEmpty()) {
-                return false;
+            for (FabricInfo rdm : LoopDomain.infos(provider, null, null)) {
+                if (rdm.providerName().equals(provider)) {
+                    return false;
+                }
             }
         } catch (RuntimeException e) {
             // no RDM endpoint here: try MSG
