@@ -10,8 +10,8 @@ import java.io.IOException;
 
 /**
  * The connection events of one connected channel's endpoint (its EQ), turned into what the stream's
- * {@link FrameStream.Listener} expects: FI_CONNECTED on the client is the RDM stream's ACCEPT; on the accepting
- * side it opens the client's window. FI_SHUTDOWN before the peer's closing FIN, or an error entry, breaks the
+ * {@link FrameStream.Listener} expects: FI_CONNECTED is the RDM stream's ACCEPT, on both sides: the client
+ * learns the server's window and slot size from the accept's data, the server uses the connection request's. FI_SHUTDOWN before the peer's closing FIN, or an error entry, breaks the
  * stream with an exception naming the peer.
  */
 final class CmEvents {
@@ -22,23 +22,23 @@ final class CmEvents {
     private final EqErrEntry error = new EqErrEntry();
     final FrameStream stream;
     private final byte[] peerName;
-    /** On the accepting side, the client's window, granted at FI_CONNECTED; -1 on the client. */
-    private final int acceptedWindow;
+    /** On the accepting side, the client's connection data, taken as the peer's at FI_CONNECTED; else null. */
+    private final byte[] clientData;
 
-    private CmEvents(FrameStream stream, byte[] peerName, int acceptedWindow) {
+    private CmEvents(FrameStream stream, byte[] peerName, byte[] clientData) {
         this.stream = stream;
         this.peerName = peerName;
-        this.acceptedWindow = acceptedWindow;
+        this.clientData = clientData;
     }
 
     /** For {@code stream}'s client, which dialled the endpoint {@code serverName}. */
     static CmEvents client(FrameStream stream, byte[] serverName) {
-        return new CmEvents(stream, serverName, -1);
+        return new CmEvents(stream, serverName, null);
     }
 
-    /** For {@code stream}'s accepting side, whose client's connection data offered {@code clientWindow}. */
-    static CmEvents accepted(FrameStream stream, byte[] clientName, int clientWindow) {
-        return new CmEvents(stream, clientName, clientWindow);
+    /** For {@code stream}'s accepting side, whose client sent {@code clientData} with its connection request. */
+    static CmEvents accepted(FrameStream stream, byte[] clientName, byte[] clientData) {
+        return new CmEvents(stream, clientName, clientData);
     }
 
     /** Reads one event, if any, and tells {@code listener}; returns 1 when there was one. */
@@ -50,7 +50,8 @@ final class CmEvents {
         }
         if (ev == -Errno.EAVAIL) {
             if (eq.readError(error, 0) > 0) {
-                String why = eq.strerror(error.provErrno, error.errData);
+                String why = error.provErrno != 0 ? eq.strerror(error.provErrno, error.errData)
+                        : Errno.strerror(error.err);
                 listener.broken(new IOException("jfabric peer " + SockAddr.text(peerName) + ": connection failed: "
                         + why + " (errno " + error.err + ")"));
             }
@@ -75,9 +76,8 @@ final class CmEvents {
     }
 
     private void connected(FrameStream stream, FrameStream.Listener listener, byte[] cm) {
-        if (acceptedWindow >= 0) {
-            stream.grant(acceptedWindow);
-            return;
+        if (clientData != null) {
+            cm = clientData;
         }
         int window = MsgPath.window(cm);
         int slotSize = MsgPath.slotSize(cm);

@@ -88,12 +88,6 @@ final class FrameStream implements FrameLink.Sink {
         maxFrame = Math.min(link.slotSize, peerSlotSize);
     }
 
-    /** Credit granted outside a frame: a connected provider's window, once FI_CONNECTED says the peer may send. */
-    void grant(int credit) {
-        sendCredit += credit;
-        wakeWriter();
-    }
-
     /** The peer's endpoint vanished before it could be inserted: nothing can be sent to it. */
     void peerGone(byte[] name) {
         peer = -1;

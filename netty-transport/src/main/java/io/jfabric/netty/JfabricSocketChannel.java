@@ -373,7 +373,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
                     config.getSlotSize(), events);
             stream = cm.stream;
             local = JfabricAddress.of(acceptProvider, stream.link.name());
-            state = State.ACTIVE;
+            // active at FI_CONNECTED (finishConnect), as nothing may be sent before
+            state = State.CONNECTING;
             return;
         }
         FabricInfo info = LoopDomain.endpointInfo(acceptProvider, null, acceptPeer);
@@ -512,7 +513,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         byte[] name = e.accepted;
         e.accepted = null;
         ChannelPromise p = connectPromise;
-        if (state != State.CONNECTING || p == null) {
+        if (state != State.CONNECTING || p == null && acceptRequest == null) {
             return;
         }
         connectPromise = null;
@@ -530,7 +531,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         if (local == null) {
             local = localName(remote.provider());
         }
-        boolean promiseSet = p.trySuccess();
+        boolean promiseSet = p == null || p.trySuccess();
         pipeline().fireChannelActive();
         if (!promiseSet) {
             unsafe().close(unsafe().voidPromise());

@@ -110,17 +110,17 @@ final class MsgPath {
     }
 
     /**
-     * Opens the accepting endpoint of {@code connreq} on {@code handler}'s loop and accepts. The peer may not send
-     * until FI_CONNECTED, when {@link CmEvents} grants it its window.
+     * Opens the accepting endpoint of {@code connreq} on {@code handler}'s loop and accepts. Nothing is sent on it
+     * before FI_CONNECTED (a native provider's accept response must go first), when {@link CmEvents} reports the
+     * client's window and slot size as the RDM stream's ACCEPT would.
      */
     static CmEvents accept(JfabricIoHandler handler, FabricInfo connreq, byte[] peerName, int peerWindow,
             int peerSlotSize, int window, int slotSize, FrameStream.Listener listener) {
         FrameLink link = open(handler, connreq, window, slotSize);
         try {
             FrameStream stream = new FrameStream(link, window, listener);
-            stream.peer(peerName, 0, peerSlotSize);
             link.ep.accept(cmData(window, slotSize));
-            return CmEvents.accepted(stream, peerName, peerWindow);
+            return CmEvents.accepted(stream, peerName, cmData(peerWindow, peerSlotSize));
         } catch (RuntimeException e) {
             link.close();
             throw e;

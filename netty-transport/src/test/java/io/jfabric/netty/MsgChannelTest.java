@@ -46,8 +46,8 @@ class MsgChannelTest extends GroupTestBase {
         Channel client = null;
         try {
             byte[] name = ((JfabricAddress) server.localAddress()).name();
-            assertEquals("127.0.0.1", SockAddr.host(name), "the listener's name is its socket address");
-            JfabricAddress dial = JfabricAddress.bind(provider, "127.0.0.1", Integer.toString(SockAddr.port(name)));
+            assertEquals(Providers.NODE, SockAddr.host(name), "the listener's name is its socket address");
+            JfabricAddress dial = JfabricAddress.bind(provider, Providers.NODE, Integer.toString(SockAddr.port(name)));
             client = new Bootstrap().group(group).channel(JfabricSocketChannel.class)
                     .handler(new ChannelInboundHandlerAdapter() {
                         @Override
