@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -30,6 +31,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class MsgChannelTest extends GroupTestBase {
+    @ChannelHandler.Sharable
+    private static final class Echo extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {Providers.TCP, Providers.LIBFABRIC_TCP})
     void clientDialsHostAndPort(String provider) throws Exception {
@@ -37,12 +46,7 @@ class MsgChannelTest extends GroupTestBase {
         assertTrue(MsgPath.isConnected(provider), provider + " has MSG endpoints only, so it takes the CM path");
         BlockingQueue<String> got = new LinkedBlockingQueue<>();
         Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ctx.writeAndFlush(msg);
-                    }
-                }).bind(Providers.serverAddress(provider)).sync().channel();
+                .childHandler(new Echo()).bind(Providers.serverAddress(provider)).sync().channel();
         Channel client = null;
         try {
             byte[] name = ((JfabricAddress) server.localAddress()).name();
