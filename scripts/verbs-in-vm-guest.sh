@@ -9,6 +9,7 @@
 #             -c, 64 B .. 4 MiB, on verbs msg and verbs;ofi_rxm rdm, and pingpong / rma-bw beside perftest
 #   perf      only perftest and the jfabric runs beside it (a subset of pingpong)
 #   rpc       examples/rpc: file copy and RpcBenchmark on verbs;ofi_rxm
+#   netty     netty-transport's tests on verbs (FI_EP_MSG) and verbs;ofi_rxm: echo, gRPC, netty-testsuite (not default)
 # Each step prints PASS/FAIL lines; the exit status is 0 when every step passed.
 set -u
 . "$1"
@@ -69,6 +70,18 @@ step_conform() {
       -Djfabric.conformance.peerJvmOptions=-XX:TieredStopAtLevel=1 -Djfabric.conformance.testLimitMs=400000 \
       -Djfabric.conformance.include="${CONFORM_INCLUDE:-}" -cp "$CONF_CP" io.jfabric.provider.verbs.ConformanceInVm '.*PingPongInteropTest' '.*ReadmeExampleTest' '.*CrossImplementationMatrixTest') \
     | tee "$RESULTS/conformance.log" | grep -v '^\s*at \|^Nov\|^WARNING\|^INFO'
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+}
+
+step_netty() {
+  stamp "netty-transport's echo, gRPC and netty-testsuite tests on verbs and verbs;ofi_rxm, servers on $IP1"
+  local p="verbs,verbs;ofi_rxm"
+  (cd "$ROOT/netty-transport" && "${JAVA[@]}" -Djfabric.conformance.package=io.jfabric.netty \
+      -Djfabric.conformance.testLimitMs=600000 \
+      -Djfabric.conformance.include="${NETTY_INCLUDE:-.*JfabricEchoTest,.*GrpcOverJfabricTest,.*testsuite.*Test}" \
+      -Djfabric.netty.test.providers="$p" -Djfabric.netty.testsuite.providers="$p" -Djfabric.netty.test.node="$IP1" \
+      -cp "$NETTY_CP" io.jfabric.provider.verbs.ConformanceInVm) \
+    | tee "$RESULTS/netty.log" | grep -v '^\s*at \|^Nov\|^Dec\|^WARNING\|^INFO'
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 }
 

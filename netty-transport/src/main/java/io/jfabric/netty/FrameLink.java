@@ -11,6 +11,7 @@ import io.jfabric.CqErrEntry;
 import io.jfabric.CqFormat;
 import io.jfabric.Endpoint;
 import io.jfabric.Errno;
+import io.jfabric.EventQueue;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
@@ -94,7 +95,10 @@ final class FrameLink implements AutoCloseable {
     final Endpoint ep;
     final int slotSize;
     private final CompletionQueue cq;
+    /** Null on a connected (FI_EP_MSG) endpoint, which has {@link #eq} instead. */
     private final AddressVector av;
+    /** The connection's event queue on a FI_EP_MSG endpoint (this link closes it), else null. */
+    final EventQueue eq;
     private final Arena arena;
     private final MemoryRegion mr;
     private final MemoryRegion desc;
@@ -108,8 +112,9 @@ final class FrameLink implements AutoCloseable {
     private final CqErrEntry error = new CqErrEntry();
     private boolean closed;
 
-    private FrameLink(LoopDomain loop, FabricInfo info, int rxSlots, int txSlots, int slotSize) {
+    private FrameLink(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int txSlots, int slotSize) {
         this.loop = loop;
+        this.eq = eq;
         this.slotSize = slotSize;
         this.arena = Arena.ofShared();
         CompletionQueue c = null;
@@ -122,10 +127,14 @@ final class FrameLink implements AutoCloseable {
                 m = loop.register(all, Access.SEND | Access.RECV);
             }
             c = loop.openCq(CqFormat.MSG, 2L * (rxSlots + txSlots) + 16);
-            AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
-            a = loop.domain.openAv(AvAttr.of(type));
             e = loop.domain.openEndpoint(info);
-            e.bind(a);
+            if (eq != null) {
+                e.bind(eq);
+            } else {
+                AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
+                a = loop.domain.openAv(AvAttr.of(type));
+                e.bind(a);
+            }
             e.bind(c, BindFlags.TRANSMIT | BindFlags.RECV);
             e.enable();
             rx = new RxSlot[rxSlots];
@@ -141,7 +150,7 @@ final class FrameLink implements AutoCloseable {
             }
             txFreeCount = txSlots;
         } catch (RuntimeException ex) {
-            closeAll(e, a, c);
+            closeAll(e, a, c, eq);
             if (m != null) {
                 loop.deregister(m);
             }
@@ -158,7 +167,19 @@ final class FrameLink implements AutoCloseable {
 
     /** Opens an endpoint from {@code info} on {@code loop}'s domain and posts every receive slot. */
     static FrameLink open(LoopDomain loop, FabricInfo info, int rxSlots, int txSlots, int slotSize) {
-        FrameLink link = new FrameLink(loop, info, rxSlots, txSlots, slotSize);
+        return postAll(new FrameLink(loop, info, null, rxSlots, txSlots, slotSize));
+    }
+
+    /**
+     * Opens a FI_EP_MSG endpoint from {@code info} (a dial info, or a CONNREQ's) bound to {@code eq}, which the link
+     * owns from now on, and posts every receive slot before the connection exists, so the peer never finds none.
+     */
+    static FrameLink openConnected(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int txSlots,
+            int slotSize) {
+        return postAll(new FrameLink(loop, info, eq, rxSlots, txSlots, slotSize));
+    }
+
+    private static FrameLink postAll(FrameLink link) {
         for (RxSlot s : link.rx) {
             link.postRecv(s);
         }
@@ -171,11 +192,11 @@ final class FrameLink implements AutoCloseable {
 
     /** Inserts a peer's name; returns its fi_addr. Throws FabricException if the AV refuses it. */
     long insert(byte[] peerName) {
-        return av.insert(peerName);
+        return av == null ? Fabrics.ADDR_UNSPEC : av.insert(peerName);
     }
 
     String straddr(byte[] name) {
-        return av.straddr(name);
+        return av == null ? SockAddr.text(name) : av.straddr(name);
     }
 
     MemoryRegion desc() {
@@ -272,7 +293,7 @@ final class FrameLink implements AutoCloseable {
             return;
         }
         closed = true;
-        closeAll(ep, av, cq);
+        closeAll(ep, av, cq, eq);
         if (mr != null) {
             loop.deregister(mr);
         }

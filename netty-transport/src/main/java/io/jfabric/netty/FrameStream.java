@@ -352,7 +352,8 @@ final class FrameStream implements FrameLink.Sink {
     public void failed(Object context, int err, String why) {
         if (context instanceof TxSlot t) {
             sent(t);
-        } else if (context instanceof RxSlot && err == Errno.ECANCELED) {
+        } else if (context instanceof RxSlot && (err == Errno.ECANCELED || peerClosed)) {
+            // receives flushed as the endpoint or, after its closing FIN, the peer's connection goes
             return;
         }
         listener.broken(new IOException("jfabric peer " + peerText + " failed: " + why + " (errno " + err + ")"));

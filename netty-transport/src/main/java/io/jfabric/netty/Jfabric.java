@@ -43,12 +43,15 @@ public final class Jfabric {
         }
     }
 
-    /** Whether {@code provider} ("shm", "tcp;ofi_rxm", ...) offers the RDM endpoints the stream channels need. */
+    /**
+     * Whether {@code provider} ("shm", "tcp;ofi_rxm", "tcp", ...) offers the RDM endpoints the stream channels need,
+     * or, for a connected provider ("tcp", "verbs", "libfabric:tcp"), MSG endpoints and a passive endpoint.
+     */
     public static boolean isAvailable(String provider) {
         try {
             return !LoopDomain.infos(provider, null, null).isEmpty();
         } catch (RuntimeException e) {
-            return false;
+            return MsgPath.isConnected(provider);
         }
     }
 }

@@ -38,6 +38,8 @@ public final class JfabricServerChannel extends AbstractServerChannel {
     private JfabricIoHandler handler;
     private final LoopRegistration registration = new LoopRegistration();
     private FrameLink link;
+    /** The passive endpoint instead of {@link #link} on a connected (FI_EP_MSG) provider. */
+    private MsgListener listener;
     private boolean readPending;
 
     public JfabricServerChannel() {
@@ -55,7 +57,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
 
     @Override
     public boolean isActive() {
-        return open && link != null;
+        return open && (link != null || listener != null);
     }
 
     @Override
@@ -94,6 +96,11 @@ public final class JfabricServerChannel extends AbstractServerChannel {
             throw new IllegalArgumentException("a jfabric server binds to a JfabricAddress (JfabricAddress.any(\"shm\")"
                     + " ...), not " + localAddress);
         }
+        if (MsgPath.isConnected(a.provider())) {
+            listener = MsgListener.open(handler, a);
+            local = listener.address();
+            return;
+        }
         FabricInfo info = LoopDomain.endpointInfo(a.provider(), a, null);
         link = FrameLink.open(handler.domain(info), info, BACKLOG, 1, CONNECT_SLOT);
         local = JfabricAddress.of(a.provider(), link.name());
@@ -104,6 +111,9 @@ public final class JfabricServerChannel extends AbstractServerChannel {
         open = false;
         if (link != null) {
             link.close();
+        }
+        if (listener != null) {
+            listener.close();
         }
         JfabricSocketChannel c;
         while ((c = backlog.pollFirst()) != null) {
@@ -120,10 +130,10 @@ public final class JfabricServerChannel extends AbstractServerChannel {
     }
 
     private int poll() {
-        if (link == null || !open) {
+        if (link == null && listener == null || !open) {
             return 0;
         }
-        int work = link.poll(sink);
+        int work = link != null ? link.poll(sink) : listener.poll(this, backlog, BACKLOG);
         if (readPending && !backlog.isEmpty()) {
             acceptBacklog();
         }

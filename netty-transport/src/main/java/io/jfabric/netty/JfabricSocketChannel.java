@@ -54,6 +54,10 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private final byte[] acceptPeer;
     private final int acceptWindow;
     private final int acceptSlotSize;
+    /** The FI_CONNREQ a connected provider's child accepts, else null. */
+    private final FabricInfo acceptRequest;
+    /** The connection's EQ events on a connected (FI_EP_MSG) provider, else null. */
+    private CmEvents cm;
     private volatile JfabricAddress local;
     private volatile JfabricAddress remote;
     private JfabricAddress bindTo;
@@ -77,15 +81,28 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         acceptPeer = null;
         acceptWindow = 0;
         acceptSlotSize = 0;
+        acceptRequest = null;
     }
 
     /** A channel {@code parent} accepted from the client whose endpoint is {@code peerName}. */
     JfabricSocketChannel(JfabricServerChannel parent, String provider, byte[] peerName, int peerWindow, int peerSlotSize) {
+        this(parent, provider, peerName, peerWindow, peerSlotSize, null);
+    }
+
+    /** A channel {@code parent} took from a connected provider's connection request {@code request}. */
+    JfabricSocketChannel(JfabricServerChannel parent, String provider, FabricInfo request, int peerWindow,
+            int peerSlotSize) {
+        this(parent, provider, request.destAddr, peerWindow, peerSlotSize, request);
+    }
+
+    private JfabricSocketChannel(JfabricServerChannel parent, String provider, byte[] peerName, int peerWindow,
+            int peerSlotSize, FabricInfo request) {
         super(parent);
         acceptProvider = provider;
         acceptPeer = peerName;
         acceptWindow = peerWindow;
         acceptSlotSize = peerSlotSize;
+        acceptRequest = request;
         remote = JfabricAddress.of(provider, peerName);
     }
 
@@ -348,6 +365,15 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
 
     /** The accepted side, now on its loop: opens its endpoint and answers the client's CONNECT with ACCEPT. */
     private void openAccepted() {
+        if (acceptRequest != null) {
+            cm = MsgPath.accept(handler, acceptRequest, acceptPeer, acceptWindow, acceptSlotSize, config.getWindow(),
+                    config.getSlotSize(), events);
+            stream = cm.stream;
+            local = JfabricAddress.of(acceptProvider, stream.link.name());
+            // active at FI_CONNECTED (finishConnect), as nothing may be sent before
+            state = State.CONNECTING;
+            return;
+        }
         FabricInfo info = LoopDomain.endpointInfo(acceptProvider, null, acceptPeer);
         stream = openStream(handler.domain(info), info);
         stream.peer(acceptPeer, acceptWindow, acceptSlotSize);
@@ -368,24 +394,38 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     }
 
     private void startConnect(SocketAddress remoteAddress, ChannelPromise promise) throws ConnectException {
-        if (!(remoteAddress instanceof JfabricAddress r) || r.nameNoCopy() == null) {
+        boolean connected = remoteAddress instanceof JfabricAddress a && MsgPath.isConnected(a.provider());
+        if (!(remoteAddress instanceof JfabricAddress r) || r.nameNoCopy() == null && !connected) {
             throw new ConnectException("a jfabric channel connects to a bound server's JfabricAddress, not "
                     + remoteAddress);
         }
         try {
-            FabricInfo info = LoopDomain.endpointInfo(r.provider(), bindTo, r.nameNoCopy());
-            stream = openStream(handler.domain(info), info);
-            long server = stream.link.insert(r.nameNoCopy());
-            int rc = stream.sendHandshake(Frame.CONNECT, server);
-            if (rc != 0) {
-                throw new FabricException(-rc, "CONNECT not sent");
+            if (connected) {
+                cm = MsgPath.dial(handler, r, config.getWindow(), config.getSlotSize(), events);
+                stream = cm.stream;
+            } else {
+                connectRdm(r);
             }
         } catch (FabricException e) {
             ConnectException ce = new ConnectException("jfabric connect to " + r + " failed: " + e.getMessage());
             ce.initCause(e);
             throw ce;
         }
-        local = JfabricAddress.of(r.provider(), stream.link.name());
+        startConnectTimer(r, promise);
+    }
+
+    private void connectRdm(JfabricAddress r) {
+        FabricInfo info = LoopDomain.endpointInfo(r.provider(), bindTo, r.nameNoCopy());
+        stream = openStream(handler.domain(info), info);
+        long server = stream.link.insert(r.nameNoCopy());
+        int rc = stream.sendHandshake(Frame.CONNECT, server);
+        if (rc != 0) {
+            throw new FabricException(-rc, "CONNECT not sent");
+        }
+    }
+
+    private void startConnectTimer(JfabricAddress r, ChannelPromise promise) {
+        local = localName(r.provider());
         remote = r;
         state = State.CONNECTING;
         connectPromise = promise;
@@ -411,6 +451,15 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         });
     }
 
+    /** The endpoint's own address; a connected provider's client may have none until it is connected. */
+    private JfabricAddress localName(String provider) {
+        try {
+            return JfabricAddress.of(provider, stream.link.name());
+        } catch (FabricException e) {
+            return null;
+        }
+    }
+
     /** One loop turn for this channel: completions first, then what they asked for, outside the CQ read. */
     private int poll() {
         FrameStream s = stream;
@@ -418,6 +467,9 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             return 0;
         }
         int work = s.poll();
+        if (cm != null) {
+            work += cm.poll(events);
+        }
         StreamEvents e = events;
         if (e.accepted != null) {
             finishConnect();
@@ -458,7 +510,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         byte[] name = e.accepted;
         e.accepted = null;
         ChannelPromise p = connectPromise;
-        if (state != State.CONNECTING || p == null) {
+        if (state != State.CONNECTING || p == null && acceptRequest == null) {
             return;
         }
         connectPromise = null;
@@ -473,7 +525,10 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             stream.peerGone(name);
         }
         state = State.ACTIVE;
-        boolean promiseSet = p.trySuccess();
+        if (local == null) {
+            local = localName(remote.provider());
+        }
+        boolean promiseSet = p == null || p.trySuccess();
         pipeline().fireChannelActive();
         if (!promiseSet) {
             unsafe().close(unsafe().voidPromise());

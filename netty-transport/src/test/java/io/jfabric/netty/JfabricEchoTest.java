@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class JfabricEchoTest extends GroupTestBase {
     @ParameterizedTest
-    @ValueSource(strings = {Providers.SHM, Providers.RXM})
+    @MethodSource("io.jfabric.netty.Providers#streams")
     void echoesInOrder(String provider) throws Exception {
         Providers.assumeAvailable(provider);
         byte[] data = new byte[4 << 20];

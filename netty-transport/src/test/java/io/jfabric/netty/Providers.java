@@ -2,23 +2,41 @@ package io.jfabric.netty;
 
 import org.junit.jupiter.api.Assumptions;
 
-/** The providers the module's tests run over, and the address a test server binds on each. */
-final class Providers {
+import java.util.List;
+
+/**
+ * The providers the module's tests run over, and the address a test server binds on each. The Soft-RoCE VM run
+ * (scripts/verbs-in-vm netty) names its own: {@code -Djfabric.netty.test.providers=verbs,verbs;ofi_rxm} and
+ * {@code -Djfabric.netty.test.node=<rxe address>}.
+ */
+public final class Providers {
     static final String SHM = "shm";
     static final String RXM = "tcp;ofi_rxm";
     static final String LIBFABRIC_RXM = "libfabric:tcp;ofi_rxm";
+    /** Connected (FI_EP_MSG) providers: the channel is the endpoint, connected through the passive endpoint. */
+    static final String TCP = "tcp";
+    static final String LIBFABRIC_TCP = "libfabric:tcp";
+
+    /** The node socket and verbs providers' test servers bind: loopback unless named. */
+    public static final String NODE = System.getProperty("jfabric.netty.test.node", "127.0.0.1");
 
     private Providers() {
     }
 
-    /** Where a test server binds: shm names its own region; socket providers stay on loopback. */
-    static JfabricAddress serverAddress(String provider) {
-        return provider.equals(SHM) ? JfabricAddress.any(provider) : JfabricAddress.bind(provider, "127.0.0.1", null);
+    /** The providers of the echo and gRPC tests: shm, tcp;ofi_rxm and the connected tcp and libfabric:tcp. */
+    public static List<String> streams() {
+        String named = System.getProperty("jfabric.netty.test.providers", String.join(",", SHM, RXM, TCP, LIBFABRIC_TCP));
+        return List.of(named.split(","));
     }
 
-    static void assumeAvailable(String provider) {
+    /** Where a test server binds: shm names its own region; socket providers stay on {@link #NODE}. */
+    public static JfabricAddress serverAddress(String provider) {
+        return provider.equals(SHM) ? JfabricAddress.any(provider) : JfabricAddress.bind(provider, NODE, null);
+    }
+
+    public static void assumeAvailable(String provider) {
         Assumptions.assumeTrue(Jfabric.isAvailable(provider), () -> "provider " + provider
-                + " offers no RDM endpoint on this machine (for libfabric:, native libfabric with its tcp and ofi_rxm"
+                + " offers no RDM or MSG endpoint on this machine (for libfabric:, native libfabric with its tcp (and ofi_rxm)"
                 + " providers must be installed: scripts/install-native-deps.sh)");
     }
 }

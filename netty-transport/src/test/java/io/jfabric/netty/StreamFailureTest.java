@@ -27,6 +27,8 @@ import io.netty.util.ResourceLeakDetector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
@@ -140,9 +142,10 @@ class StreamFailureTest extends GroupTestBase {
         }
     }
 
-    @Test
-    void killedPeerClosesTheChannelNamingIt() throws Exception {
-        Providers.assumeAvailable(Providers.SHM);
+    @ParameterizedTest
+    @ValueSource(strings = {Providers.SHM, Providers.TCP, Providers.LIBFABRIC_TCP})
+    void killedPeerClosesTheChannelNamingIt(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
         BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
         Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
@@ -158,7 +161,7 @@ class StreamFailureTest extends GroupTestBase {
                         errors.add(cause);
                         ctx.close();
                     }
-                }).bind(JfabricAddress.any(Providers.SHM)).sync().channel();
+                }).bind(Providers.serverAddress(provider)).sync().channel();
         Process peer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 PeerProcess.class.getName(), server.localAddress().toString())

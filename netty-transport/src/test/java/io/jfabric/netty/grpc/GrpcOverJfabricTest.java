@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -128,12 +128,11 @@ class GrpcOverJfabricTest extends GroupTestBase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shm", "tcp;ofi_rxm"})
+    @MethodSource("io.jfabric.netty.Providers#streams")
     void everyCallShape(String provider) throws Exception {
-        Assumptions.assumeTrue(Jfabric.isAvailable(provider), () -> provider + " offers no RDM endpoint here");
+        Assumptions.assumeTrue(Jfabric.isAvailable(provider), () -> provider + " offers no RDM or MSG endpoint here");
         serverSawCancel = new CountDownLatch(1);
-        JfabricAddress bindTo = provider.equals("shm") ? JfabricAddress.any(provider)
-                : JfabricAddress.bind(provider, "127.0.0.1", null);
+        JfabricAddress bindTo = io.jfabric.netty.Providers.serverAddress(provider);
         Server server = NettyServerBuilder.forAddress(bindTo)
                 .channelType(JfabricServerChannel.class)
                 .bossEventLoopGroup(group).workerEventLoopGroup(group)

@@ -12,7 +12,8 @@ import static io.jfabric.netty.testsuite.JfabricSocketTestPermutation.socketOver
 
 /** Netty's {@link SocketSslEchoTest} over jfabric's providers ({@link JfabricSocketTestPermutation}). */
 public class JfabricSocketSslEchoTest extends SocketSslEchoTest {
-    // shm only: its 96 parameter combinations take a minute per provider; over tcp;ofi_rxm one run hung in connect, not yet explained
+    // shm only: its 96 parameter combinations take a minute per provider; over tcp;ofi_rxm one run hung in connect, not yet explained;
+    // over the connected tcp and libfabric:tcp all 96 passed once, but took 300 s for the two on the loaded test machine
     @Override protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() { return socketOver(List.of("shm")); }
 
     @Override protected SocketAddress newSocketAddress() { return JfabricSocketTestPermutation.newSocketAddress(); }

@@ -19,8 +19,8 @@ import java.util.List;
 
 /**
  * netty-testsuite's socket tests over jfabric (the counterpart of Netty's EpollSocketTestPermutation): one combo
- * per provider named in {@code -Djfabric.netty.testsuite.providers} (default shm and tcp;ofi_rxm; add
- * libfabric:tcp;ofi_rxm by naming it), each a jfabric server and client on one group.
+ * per provider named in {@code -Djfabric.netty.testsuite.providers} (default shm, tcp;ofi_rxm, and the connected
+ * tcp and libfabric:tcp; add libfabric:tcp;ofi_rxm by naming it), each a jfabric server and client on one group.
  *
  * <p>A combo's server bootstrap notes its provider, so {@link #newSocketAddress()}, which the suite calls right
  * after, binds the server on that provider. Netty's leak detector runs at PARANOID for every suite test.
@@ -57,7 +57,8 @@ public final class JfabricSocketTestPermutation {
     }
 
     static List<String> providers() {
-        String named = System.getProperty("jfabric.netty.testsuite.providers", "shm,tcp;ofi_rxm");
+        String named = System.getProperty("jfabric.netty.testsuite.providers",
+                "shm,tcp;ofi_rxm,tcp,libfabric:tcp");
         List<String> out = new ArrayList<>();
         for (String p : named.split(",")) {
             if (!p.isBlank() && Jfabric.isAvailable(p.strip())) {
@@ -113,6 +114,6 @@ public final class JfabricSocketTestPermutation {
     /** Where the current combo's server binds: shm names its own region, socket providers bind loopback. */
     public static SocketAddress newSocketAddress() {
         String p = current;
-        return p.equals("shm") ? JfabricAddress.any(p) : JfabricAddress.bind(p, "127.0.0.1", null);
+        return io.jfabric.netty.Providers.serverAddress(p);
     }
 }

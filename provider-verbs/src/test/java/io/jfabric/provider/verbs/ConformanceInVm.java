@@ -26,7 +26,9 @@ public final class ConformanceInVm {
 
     public static void main(String[] args) {
         LauncherDiscoveryRequestBuilder b = LauncherDiscoveryRequestBuilder.request()
-                .selectors(DiscoverySelectors.selectPackage("io.jfabric.conformance"))
+                // -Djfabric.conformance.package=io.jfabric.netty runs netty-transport's tests (verbs-in-vm netty)
+                .selectors(DiscoverySelectors.selectPackage(System.getProperty("jfabric.conformance.package",
+                        "io.jfabric.conformance")))
                 // the suite's @Timeout bounds are host bounds; in the emulated VM its waits are stretched by
                 // -Djfabric.conformance.timeScale instead, and the watchdog below bounds each test
                 .configurationParameter("junit.jupiter.execution.timeout.mode", "disabled");
