@@ -142,21 +142,15 @@ final class TcpTxQueue {
 
     /** The next frame to write: the provider's own ACKs and read responses first; null when none waits. */
     private TxEntry pollQueued() {
-        TxEntry e = prioHead;
-        if (e != null) {
+        TxEntry e;
+        if ((e = prioHead) != null) {
             prioHead = e.next;
-            if (prioHead == null) {
-                prioTail = null;
-            }
-        } else {
-            e = txHead;
-            if (e == null) {
-                return null;
-            }
+            prioTail = prioHead == null ? null : prioTail;
+        } else if ((e = txHead) != null) {
             txHead = e.next;
-            if (txHead == null) {
-                txTail = null;
-            }
+            txTail = txHead == null ? null : txTail;
+        } else {
+            return null;
         }
         e.next = null;
         return e;

@@ -10,7 +10,6 @@ import io.jfabric.Progress;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,20 +26,14 @@ class BatchedWriteTest {
     private static final int MAX_INJECTS = 2_000_000;
     private static final long PHASE_NANOS = 20_000_000_000L;
 
-    private final Arena arena = Arena.ofShared();
-    private Loopback pair;
-
-    @AfterEach
-    void tearDown() {
-        if (pair != null) {
-            pair.close();
-        }
-        arena.close();
-    }
-
     @Test
     void backlogLeavesInFewWritesWholeAndInOrder() {
-        pair = new Loopback(false, Progress.MANUAL, null, null);
+        try (Arena arena = Arena.ofShared(); Loopback pair = new Loopback(false, Progress.MANUAL, null, null)) {
+            drainBacklog(arena, pair);
+        }
+    }
+
+    private static void drainBacklog(Arena arena, Loopback pair) {
         MemorySegment tx = arena.allocate(SIZE);
         // the server does not progress: the socket fills, then the transmit queue, then inject says EAGAIN
         long injected = 0;
