@@ -315,6 +315,46 @@ final class TcpConnection {
         e.bufCount = 1;
     }
 
+    /** Bytes one batch of small frames may hold ({@link #beginBatch}). */
+    int batchCapacity() {
+        return txStage.capacity();
+    }
+
+    /**
+     * Starts a staging buffer that holds several small frames, {@code first}'s (no larger than
+     * {@link #batchCapacity}) at its head, so that a backlog leaves in one write instead of one per frame.
+     */
+    void beginBatch(TxEntry first) {
+        txStage.clear();
+        putFrame(first);
+    }
+
+    /** Appends {@code e}'s whole frame to the batch when it fits; false (nothing copied) when it does not. */
+    boolean addToBatch(TxEntry e) {
+        if (e.remaining > txStage.remaining()) {
+            return false;
+        }
+        putFrame(e);
+        return true;
+    }
+
+    /** The batch is complete: {@code first} now writes the whole staging buffer. */
+    void endBatch(TxEntry first) {
+        txStage.flip();
+        for (int i = 1; i < first.bufCount; i++) {
+            first.bufs[i] = null;
+        }
+        first.bufs[0] = txStage;
+        first.bufCount = 1;
+        first.remaining = txStage.remaining();
+    }
+
+    private void putFrame(TxEntry e) {
+        for (int i = e.bufIndex; i < e.bufCount; i++) {
+            txStage.put(e.bufs[i]);
+        }
+    }
+
     /** Writes what the socket takes of {@code e}; true when all of it is gone, false when the socket is full. */
     boolean write(TxEntry e) throws IOException {
         if (gatherWrites && e.bufCount - e.bufIndex > 1 && gatherAddresses(e)) {

@@ -327,6 +327,11 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
         return engine.connection();
     }
 
+    /** Transmit entries taken (queued, being written or waiting), for tests that fill the queue. */
+    int txInFlight() {
+        return engine.tx().inFlight();
+    }
+
     // =================================================================== close
 
     @Override

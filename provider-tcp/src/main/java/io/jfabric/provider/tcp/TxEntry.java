@@ -21,6 +21,8 @@ final class TxEntry {
     static final int INLINE_LIMIT = TcpParams.INJECT_SIZE;
 
     TxEntry next;
+    /** Entries whose frames follow this one's in the connection's staging buffer, sent with it (TcpTxQueue). */
+    TxEntry batched;
     int kind;
     Object context;
     long cqFlags;
@@ -88,6 +90,7 @@ final class TxEntry {
 
     void reset() {
         next = null;
+        batched = null;
         reserved = false;
         context = null;
         for (int i = 0; i < bufs.length; i++) {
