@@ -10,10 +10,11 @@ import java.util.List;
  * librdmacm's own device list does.
  *
  * @param context the {@code struct ibv_context *} rdma_cm uses for this device's cm_ids
+ * @param maxSrq how many SRQs the device has (0: no fi_srx_context); maxSrqWr, maxSrqSge limit each
  */
 record VerbsDevice(String name, MemorySegment context, long maxMrSize, int maxQp, int maxQpWr, int maxSge, int maxCq,
                    int maxCqe, int maxMr, int maxQpRdAtom, int maxQpInitRdAtom, long maxMsgSize,
-                   List<Address> addresses) {
+                   List<Address> addresses, int maxSrq, int maxSrqWr, int maxSrqSge) {
 
     /** An IP address of a network interface that rdma_cm binds onto this device. */
     record Address(InetAddress ip, int prefixLength, String netdev) {

@@ -22,8 +22,8 @@ import java.lang.foreign.MemorySegment;
  * Mirrors libfabric's verbs FI_EP_MSG endpoint: an RC queue pair ({@link VerbsQp}) on an rdma_cm id whose
  * connection {@link VerbsCm} manages through the bound EQ. This class is the facade and the control path
  * (bind, enable, connect/accept, close, options); provider-util's base endpoint turns the data-path entry
- * points into requests for {@link VerbsMsg} and {@link VerbsRma}. Differences from libfabric: no FI_EP_MSG
- * shared contexts or SRQ, no cancel (verbs cannot take back a posted work request); threading is
+ * points into requests for {@link VerbsMsg} and {@link VerbsRma}; a bound {@link VerbsSharedRx} gives the QP its
+ * SRQ. Differences from libfabric: no FI_EP_MSG shared transmit contexts, no cancel (verbs cannot take back a posted work request); threading is
  * FI_THREAD_DOMAIN.
  */
 final class VerbsEndpoint extends UtilEndpoint {
@@ -39,6 +39,8 @@ final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsRma rma;
 
     private final EndpointBindings bindings = new EndpointBindings("verbs endpoint");
+    /** The shared receive context whose SRQ the QP takes its receives from, or null. */
+    private VerbsSharedRx srx;
 
     VerbsEndpoint(VerbsDomain domain, FabricInfo info, Object userContext) {
         this.domain = domain;
@@ -109,6 +111,19 @@ final class VerbsEndpoint extends UtilEndpoint {
     }
 
     @Override
+    public synchronized void bind(io.jfabric.SharedRxContext context) {
+        if (!(context instanceof VerbsSharedRx s) || s.domain() != domain) {
+            throw new FabricException(Errno.EINVAL, "verbs endpoints bind shared receive contexts of their own domain");
+        }
+        if (qp.created() || srx != null || cm.isClosed()) {
+            throw new FabricException(Errno.EINVAL, "bind one shared receive context before enabling the endpoint");
+        }
+        s.attach();
+        srx = s;
+        qp.useSharedRx(s);
+    }
+
+    @Override
     public synchronized void enable() {
         if (qp.created()) {
             return;
@@ -121,6 +136,9 @@ final class VerbsEndpoint extends UtilEndpoint {
                     + "(a verbs QP needs a send and a receive CQ; one CQ may serve both)");
         }
         qp.create(cm.id(), domain.pd(), bindings, arena, errno);
+        if (srx != null) {
+            srx.enabled(bindings.rxCq());
+        }
         AsyncEvents.of(domain.device()).add(qp.handle(), cm);
         cm.enabled();
     }
@@ -195,6 +213,9 @@ final class VerbsEndpoint extends UtilEndpoint {
             qp.drainAndDestroy(cm.id(), errno);
         }
         cm.close();
+        if (srx != null) {
+            srx.detach();
+        }
         bindings.releaseAll();
         domain.release();
         arena.close();
@@ -219,6 +240,9 @@ final class VerbsEndpoint extends UtilEndpoint {
 
     @Override
     protected int postRecv(OpRequest op) {
+        if (srx != null) {
+            return srx.postRecv(op); // the QP has no receive queue of its own: the SRQ takes the endpoint's receives
+        }
         return (op.flags & OpFlags.TAGGED) != 0 ? -Errno.ENOSYS : msg.recv(op);
     }
 
