@@ -83,10 +83,10 @@ class SharedRxMsgTest {
     void aSharedReceiveCompletesOnTheCqOfTheEndpointTheMessageCameIn(FabricCase c) {
         Two t = open(c);
         EndpointPair p = t.p();
-        CqEntry e = new CqEntry();
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment tx = Mem.alloc(arena, 64);
+            CqEntry e = new CqEntry();
             MemorySegment rx = Mem.alloc(arena, 64);
+            MemorySegment tx = Mem.alloc(arena, 64);
             for (int round = 0; round < 4; round++) {
                 boolean second = round % 2 == 1;
                 Side from = second ? t.a2() : p.a;
@@ -110,12 +110,12 @@ class SharedRxMsgTest {
     @ForEachFabric
     void aMessageSentBeforeAnyReceiveTakesTheNextSharedReceive(FabricCase c) {
         Two t = open(c);
-        EndpointPair p = t.p();
-        CqEntry e = new CqEntry();
         try (Arena arena = Arena.ofShared()) {
             MemorySegment tx = Mem.alloc(arena, 48);
-            MemorySegment rx = Mem.alloc(arena, 48);
             Mem.fill(tx, 7);
+            MemorySegment rx = Mem.alloc(arena, 48);
+            EndpointPair p = t.p();
+            CqEntry e = new CqEntry();
             p.poller.post("fi_send on a2, nothing posted", () -> t.a2().ep.send(tx, t.a2().desc(tx),
                     Fabrics.ADDR_UNSPEC, "tx"));
             p.poller.expectQuiet(t.b2().rxCq, 100, "no receive is posted yet");
