@@ -59,7 +59,8 @@ public final class SrqMemoryBench {
     }
 
     private static FabricInfo info(InetAddress ip) {
-        FabricInfo hints = Hints.create().provider("verbs;ofi_rxm").epType(EndpointType.RDM).build();
+        FabricInfo hints = Hints.create().provider("verbs;ofi_rxm").epType(EndpointType.RDM)
+                .mrMode(MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.PROV_KEY | MrMode.ALLOCATED).build();
         hints.srcAddr = Sockaddr.of(ip, 0);
         List<FabricInfo> infos = Fabrics.getInfo(hints);
         if (infos.isEmpty()) {
