@@ -10,6 +10,8 @@
 #   perf      only perftest and the jfabric runs beside it (a subset of pingpong)
 #   rpc       examples/rpc: file copy and RpcBenchmark on verbs;ofi_rxm
 #   netty     netty-transport's tests on verbs (FI_EP_MSG) and verbs;ofi_rxm: echo, gRPC, netty-testsuite (not default)
+#   srqmem    SrqMemoryBench: memory per peer of a verbs;ofi_rxm endpoint with SRQMEM_PEERS (64) peers, with
+#             FI_OFI_RXM_USE_SRX=0 (per connection) and =1 (one SRQ) (docs/performance.md)
 # Each step prints PASS/FAIL lines; the exit status is 0 when every step passed.
 set -u
 . "$1"
@@ -159,6 +161,24 @@ step_rpc() {
       --providers "verbs;ofi_rxm" --seconds 3 2>&1 | tee "$RESULTS/rpc-bench.log"
   grep -q '^| verbs;ofi_rxm | [0-9]' "$RESULTS/rpc-bench.log" && echo "PASS RpcBenchmark on verbs;ofi_rxm" \
     || { echo "FAIL RpcBenchmark on verbs;ofi_rxm"; rc=1; }
+}
+
+step_srqmem() {
+  local n="${SRQMEM_PEERS:-64}" srx
+  for srx in 0 1; do
+    stamp "SrqMemoryBench: verbs;ofi_rxm server (rxe1) with $n peers (rxe0), FI_OFI_RXM_USE_SRX=$srx"
+    local dir=/tmp/srqmem-$srx; rm -rf $dir; mkdir -p $dir
+    local main=(-cp "$CP" io.jfabric.provider.verbs.SrqMemoryBench)
+    FI_OFI_RXM_USE_SRX=$srx "${JAVA[@]}" "${main[@]}" server "$n" $dir/addr $dir/done "$IP2" \
+      >"$RESULTS/srqmem-$srx-server.log" 2>&1 &
+    local server=$!
+    FI_OFI_RXM_USE_SRX=$srx "${JAVA[@]}" "${main[@]}" client "$n" $dir/addr $dir/done "$IP1" \
+      >"$RESULTS/srqmem-$srx-client.log" 2>&1
+    local crc=$?
+    wait $server; local src=$?
+    cat "$RESULTS/srqmem-$srx-client.log" "$RESULTS/srqmem-$srx-server.log"
+    if [ $crc -eq 0 ] && [ $src -eq 0 ]; then echo "PASS srqmem use_srx=$srx"; else echo "FAIL srqmem use_srx=$srx"; rc=1; fi
+  done
 }
 
 for s in "${STEPS[@]}"; do

@@ -61,10 +61,17 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
                 info.rxAttr.caps |= Caps.TAGGED;
             }
         }
+        if (s.rxBuffers.srx != null && info.epAttr != null) {
+            info = info.copy();
+            info.epAttr.rxCtxCnt = io.jfabric.Fabrics.SHARED_CONTEXT; // fi_endpoint(3): it binds a shared context
+        }
         Endpoint core = s.domain.core.openEndpoint(info, conn);
         try {
             core.bind(s.coreEq);
             core.bind(s.coreCq, BindFlags.TRANSMIT | BindFlags.RECV);
+            if (s.rxBuffers.srx != null) {
+                s.rxBuffers.srx.bind(core);
+            }
             core.enable();
             s.rxBuffers.prepost(conn, core);
         } catch (RuntimeException e) {

@@ -67,6 +67,9 @@ final class RxBuf implements CoreCompletion {
 
     @Override
     public void fail(RxmShared s, CqErrEntry e) {
+        if (s.rxBuffers.srx != null && s.rxBuffers.srx.owns(this) && !orphan) {
+            s.rxBuffers.srx.consumed(); // the shared context holds one fewer
+        }
         orphan = true; // its core endpoint was closed or broke: the buffer is dropped
     }
 }

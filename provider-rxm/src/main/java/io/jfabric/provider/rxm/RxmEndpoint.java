@@ -297,6 +297,9 @@ final class RxmEndpoint extends UtilEndpoint {
             }
         }
         RxmShared.closeQuietly(s.pep);
+        if (s.rxBuffers.srx != null) {
+            s.rxBuffers.srx.close(); // after closeAll: no core endpoint is bound to it any more
+        }
         RxmShared.closeQuietly(s.coreCq);
         RxmShared.closeQuietly(s.coreEq);
         s.pools.closeRegistrations();

@@ -60,9 +60,20 @@ public record RxmParams(long bufferSize, long eagerLimitParam, long sarLimitPara
             "jfabric only: unexpected messages buffered per endpoint before receive buffers stop being "
                     + "reposted, which pushes back on senders through the core's flow control.");
 
+    public static final ProviderParameter USE_SRX = p("use_srx", "bool", "1",
+            "Post the receive buffers to one shared receive context of the core (verbs: an SRQ) instead of to every "
+                    + "connection: msg_rx_size buffers per endpoint rather than per peer. jfabric uses one wherever "
+                    + "the core offers it (verbs); libfabric's default for verbs is 0. Not with enable_dyn_rbuf over "
+                    + "a tagged core.");
+
     public static final List<ProviderParameter> ALL = List.of(BUFFER_SIZE, EAGER_LIMIT, SAR_LIMIT, TX_SIZE, RX_SIZE,
             MSG_TX_SIZE, MSG_RX_SIZE, CM_PROGRESS_INTERVAL, CQ_EQ_FAIRNESS, COMP_PER_PROGRESS, USE_RNDV_WRITE,
-            ENABLE_DYN_RBUF, ENABLE_DIRECT_SEND, DATA_AUTO_PROGRESS, UNEXPECTED_LIMIT);
+            ENABLE_DYN_RBUF, ENABLE_DIRECT_SEND, DATA_AUTO_PROGRESS, UNEXPECTED_LIMIT, USE_SRX);
+
+    /** FI_OFI_RXM_USE_SRX: a core shared receive context per endpoint ({@link CoreSrx}), read when one opens. */
+    static boolean useSrx() {
+        return bool(USE_SRX);
+    }
 
     private static ProviderParameter p(String name, String type, String def, String help) {
         return new ProviderParameter(PROVIDER, name, type, def, help);

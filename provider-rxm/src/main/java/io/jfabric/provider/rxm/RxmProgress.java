@@ -143,6 +143,17 @@ final class RxmProgress {
         if (rx.orphan) {
             return;
         }
+        CoreSrx srx = s.rxBuffers.srx;
+        if (srx != null && srx.owns(rx)) {
+            srx.consumed();
+            if ((rx.coreFlags & OpFlags.REMOTE_WRITE) != 0) {
+                writeDataArrived(rx); // no header names its connection, and none is needed
+                return;
+            }
+            if (!srx.attach(rx)) {
+                return;
+            }
+        }
         RxmConnection<Endpoint> c = rx.conn;
         ConnData cd = rx.cd;
         if (c == null || rx.generation != cd.generation || rx.coreEp != c.ep()) {
@@ -151,12 +162,7 @@ final class RxmProgress {
         }
         s.rxBuffers.consumed(rx, cd);
         if ((rx.coreFlags & OpFlags.REMOTE_WRITE) != 0) {
-            // a core that delivers remote CQ data into a posted receive (verbs, FI_RX_CQ_DATA): the peer's
-            // writedata consumed this buffer without filling it; report the data and put the buffer back
-            if ((rx.coreFlags & OpFlags.REMOTE_CQ_DATA) != 0) {
-                remoteWriteWithData(0, rx.coreData);
-            }
-            s.rxBuffers.repost(rx);
+            writeDataArrived(rx);
             return;
         }
         boolean keep;
@@ -189,6 +195,17 @@ final class RxmProgress {
         if (c.ep() == core) {
             s.rxBuffers.fill(c, cd, core, tagged); // a buffer kept for an unexpected message is replaced
         }
+    }
+
+    /**
+     * A core that delivers remote CQ data into a posted receive (verbs, FI_RX_CQ_DATA): the peer's writedata
+     * consumed this buffer without filling it; report the data and put the buffer back.
+     */
+    private void writeDataArrived(RxBuf rx) {
+        if ((rx.coreFlags & OpFlags.REMOTE_CQ_DATA) != 0) {
+            remoteWriteWithData(0, rx.coreData);
+        }
+        s.rxBuffers.repost(rx);
     }
 
     /** One rxm packet to its protocol; returns whether the buffer is kept. */

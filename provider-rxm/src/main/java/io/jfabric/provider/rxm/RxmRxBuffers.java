@@ -16,9 +16,12 @@ final class RxmRxBuffers {
     int unexpBuffers;
     /** A connection could not get all its buffers: progress tries again. */
     boolean needTopUp;
+    /** The core shared receive context every connection takes its buffers from, or null: one set per connection. */
+    final CoreSrx srx;
 
     RxmRxBuffers(RxmShared s) {
         this.s = s;
+        this.srx = CoreSrx.open(s);
     }
 
     /**
@@ -30,6 +33,10 @@ final class RxmRxBuffers {
      * nothing posted.
      */
     void prepost(RxmConnection<Endpoint> c, Endpoint core) {
+        if (srx != null) {
+            srx.fill(); // the first connection fills the shared context; later ones find it full
+            return;
+        }
         ConnData cd = RxmCm.data(c);
         cd.postedTagged = 0;
         cd.postedUntagged = 0;
@@ -47,6 +54,10 @@ final class RxmRxBuffers {
      * or the core (a full rx queue or CQ) stops it, a later progress call tops up again.
      */
     void fill(RxmConnection<Endpoint> c, ConnData cd, Endpoint core, boolean tagged) {
+        if (srx != null) {
+            srx.fill();
+            return;
+        }
         while ((tagged ? cd.postedTagged : cd.postedUntagged) < cd.rxWant
                 && (tagged ? cd.postedTagged + cd.heldTagged : cd.postedUntagged + cd.heldUntagged) < s.rxTarget) {
             if (unexpBuffers >= s.params.unexpectedLimit()) {
@@ -127,6 +138,9 @@ final class RxmRxBuffers {
      * as many (the peer sends faster than we repost).
      */
     void consumed(RxBuf rx, ConnData cd) {
+        if (srx != null) {
+            return; // counted when it came back from the shared context
+        }
         if ((rx.tagged ? --cd.postedTagged : --cd.postedUntagged) == 0 && cd.rxWant < s.rxTarget) {
             cd.rxWant = Math.min(s.rxTarget, cd.rxWant * 2);
         }
@@ -135,6 +149,10 @@ final class RxmRxBuffers {
     /** Gives a receive buffer back to its connection, or to the pool when the connection is gone or we are over the unexpected bound. */
     void repost(RxBuf rx) {
         unhold(rx);
+        if (srx != null) {
+            srx.repost(rx);
+            return;
+        }
         RxmConnection<Endpoint> c = rx.conn;
         ConnData cd = rx.cd;
         Endpoint core = c == null ? null : c.ep();
@@ -172,6 +190,10 @@ final class RxmRxBuffers {
     /** Tries again to give every connection its want. */
     void topUp() {
         needTopUp = false;
+        if (srx != null) {
+            srx.fill();
+            return;
+        }
         for (RxmConnection<Endpoint> c : s.cm.open()) {
             Endpoint core = c.ep();
             ConnData cd = RxmCm.data(c);

@@ -135,7 +135,8 @@ final class DeviceScan {
         return new VerbsDevice(name, ctxPtr, ibv_device_attr.max_mr_size(attr), ibv_device_attr.max_qp(attr),
                 ibv_device_attr.max_qp_wr(attr), ibv_device_attr.max_sge(attr), ibv_device_attr.max_cq(attr),
                 ibv_device_attr.max_cqe(attr), ibv_device_attr.max_mr(attr), ibv_device_attr.max_qp_rd_atom(attr),
-                ibv_device_attr.max_qp_init_rd_atom(attr), ibv_device_attr.atomic_cap(attr), maxMsg, addressesOf(ctxPtr));
+                ibv_device_attr.max_qp_init_rd_atom(attr), ibv_device_attr.atomic_cap(attr), maxMsg, addressesOf(ctxPtr),
+                ibv_device_attr.max_srq(attr), ibv_device_attr.max_srq_wr(attr), ibv_device_attr.max_srq_sge(attr));
     }
 
     /** Interface addresses whose rdma_bind_addr lands on {@code ctx}. */

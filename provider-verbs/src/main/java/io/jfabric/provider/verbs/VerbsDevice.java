@@ -11,10 +11,11 @@ import java.util.List;
  *
  * @param context the {@code struct ibv_context *} rdma_cm uses for this device's cm_ids
  * @param atomicCap ibv_device_attr.atomic_cap: IBV_ATOMIC_NONE, or the scope of the device's RC atomics
+ * @param maxSrq how many SRQs the device has (0: no fi_srx_context); maxSrqWr, maxSrqSge limit each
  */
 record VerbsDevice(String name, MemorySegment context, long maxMrSize, int maxQp, int maxQpWr, int maxSge, int maxCq,
                    int maxCqe, int maxMr, int maxQpRdAtom, int maxQpInitRdAtom, int atomicCap, long maxMsgSize,
-                   List<Address> addresses) {
+                   List<Address> addresses, int maxSrq, int maxSrqWr, int maxSrqSge) {
 
     /** Whether the device executes RC atomics (fetch-and-add, compare-and-swap on 8 bytes). */
     boolean hasAtomics() {

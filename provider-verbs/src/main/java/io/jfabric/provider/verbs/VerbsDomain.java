@@ -77,6 +77,13 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
         return new VerbsEndpoint(this, endpointInfo(info), context);
     }
 
+    /** {@code fi_srx_context}: an {@code ibv_srq} on this domain's protection domain ({@link VerbsSharedRx}). */
+    @Override
+    public io.jfabric.SharedRxContext srxContext(io.jfabric.RxAttr attr, Object context) {
+        checkOpen("open a shared receive context on");
+        return new VerbsSharedRx(this, attr);
+    }
+
     @Override
     public AddressVector openAv(AvAttr attr) {
         return refuseAv();

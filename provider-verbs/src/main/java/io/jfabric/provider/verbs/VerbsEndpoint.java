@@ -25,9 +25,10 @@ import java.lang.foreign.MemorySegment;
  * Mirrors libfabric's verbs FI_EP_MSG endpoint: an RC queue pair ({@link VerbsQp}) on an rdma_cm id whose
  * connection {@link VerbsCm} manages through the bound EQ. This class is the facade and the control path
  * (bind, enable, connect/accept, close, options); provider-util's base endpoint turns the data-path entry
- * points into requests for {@link VerbsMsg} and {@link VerbsRma}. Differences from libfabric: no FI_EP_MSG
- * shared contexts or SRQ, no cancel (verbs cannot take back a posted work request). Threading: FI_THREAD_DOMAIN
- * unless the hints ask for more; FI_THREAD_SAFE takes the domain's {@link VerbsDataLock} around posts.
+ * points into requests for {@link VerbsMsg} and {@link VerbsRma}; a bound {@link VerbsSharedRx} gives the QP its
+ * SRQ. Differences from libfabric: no FI_EP_MSG shared transmit contexts, no cancel (verbs cannot take back a posted
+ * work request). Threading: FI_THREAD_DOMAIN unless the hints ask for more; FI_THREAD_SAFE takes the domain's
+ * {@link VerbsDataLock} around posts.
  */
 final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsDomain domain;
@@ -45,6 +46,8 @@ final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsDataLock lock;
 
     private final EndpointBindings bindings = new EndpointBindings("verbs endpoint");
+    /** The shared receive context whose SRQ the QP takes its receives from, or null. */
+    private VerbsSharedRx srx;
 
     VerbsEndpoint(VerbsDomain domain, FabricInfo info, Object userContext) {
         this.domain = domain;
@@ -117,6 +120,19 @@ final class VerbsEndpoint extends UtilEndpoint {
     }
 
     @Override
+    public synchronized void bind(io.jfabric.SharedRxContext context) {
+        if (!(context instanceof VerbsSharedRx s) || s.domain() != domain) {
+            throw new FabricException(Errno.EINVAL, "verbs endpoints bind shared receive contexts of their own domain");
+        }
+        if (qp.created() || srx != null || cm.isClosed()) {
+            throw new FabricException(Errno.EINVAL, "bind one shared receive context before enabling the endpoint");
+        }
+        s.attach();
+        srx = s;
+        qp.useSharedRx(s);
+    }
+
+    @Override
     public synchronized void enable() {
         if (qp.created()) {
             return;
@@ -129,6 +145,9 @@ final class VerbsEndpoint extends UtilEndpoint {
                     + "(a verbs QP needs a send and a receive CQ; one CQ may serve both)");
         }
         qp.create(cm.id(), domain.pd(), bindings, arena, errno);
+        if (srx != null) {
+            srx.enabled(bindings.rxCq());
+        }
         AsyncEvents.of(domain.device()).add(qp.handle(), cm);
         cm.enabled();
     }
@@ -204,6 +223,9 @@ final class VerbsEndpoint extends UtilEndpoint {
         }
         cm.close();
         atomic.close();
+        if (srx != null) {
+            srx.detach();
+        }
         bindings.releaseAll();
         domain.release();
         arena.close();
@@ -241,7 +263,8 @@ final class VerbsEndpoint extends UtilEndpoint {
         }
         lock.lock();
         try {
-            return msg.recv(op);
+            // with a bound srx the QP has no receive queue of its own: the SRQ takes the endpoint's receives
+            return srx != null ? srx.postRecv(op) : msg.recv(op);
         } finally {
             lock.unlock();
         }

@@ -144,6 +144,7 @@ final class VerbsInfos {
         i.domainAttr.rxCtxCnt = d.maxQp();
         i.domainAttr.maxEpTxCtx = 1;
         i.domainAttr.maxEpRxCtx = 1;
+        i.domainAttr.maxEpSrxCtx = d.maxSrq() > 0 ? d.maxQp() : 0; // fi_srx_context: VerbsSharedRx, one ibv_srq
         i.domainAttr.mrIovLimit = 1;
         i.domainAttr.mrCnt = d.maxMr();
         i.domainAttr.caps = Caps.LOCAL_COMM | Caps.REMOTE_COMM;

@@ -57,6 +57,8 @@ final class VerbsQp {
     private VerbsCq rxCq;
     /** The endpoint's CQs (and, one day, counters): every completion is reported through them. */
     private EndpointBindings bindings;
+    /** The shared receive context whose ibv_srq this QP takes its receives from, or null. */
+    private VerbsSharedRx srx;
 
     private final MemorySegment sendWr;
     private final MemorySegment sendSges;
@@ -101,6 +103,16 @@ final class VerbsQp {
         return qp;
     }
 
+    /** Before {@link #create}: the QP takes its receives from {@code shared}'s ibv_srq. */
+    void useSharedRx(VerbsSharedRx shared) {
+        srx = shared;
+    }
+
+    /** The receive queue's depth, the SRQ's when the QP has one: what the receive CQ must hold. */
+    private int rxDepth() {
+        return srx == null ? rxSize : srx.size;
+    }
+
     /** Creates the RC QP on {@code id} with the CQs bound in {@code bound} and reads the ops table once. */
     void create(MemorySegment id, MemorySegment pd, EndpointBindings bound, Arena arena, MemorySegment errno) {
         VerbsCq sendCq = (VerbsCq) bound.txCq();
@@ -110,6 +122,9 @@ final class VerbsQp {
         ibv_qp_init_attr.recv_cq(attr, recvCq.ibvCq());
         ibv_qp_init_attr.qp_type(attr, verbs_h.IBV_QPT_RC);
         ibv_qp_init_attr.sq_sig_all(attr, 0);
+        if (srx != null) {
+            ibv_qp_init_attr.srq(attr, srx.ibvSrq()); // the receive queue's sizes are then ignored
+        }
         MemorySegment cap = ibv_qp_init_attr.cap(attr);
         ibv_qp_cap.max_send_wr(cap, txSize);
         ibv_qp_cap.max_recv_wr(cap, rxSize);
@@ -130,7 +145,7 @@ final class VerbsQp {
         txCq.register(this);
         rxCq.register(this);
         txCq.addDepth(txSize);
-        rxCq.addDepth(rxSize);
+        rxCq.addDepth(rxDepth());
     }
 
     // ---- posting ------------------------------------------------------------------------------
@@ -211,7 +226,7 @@ final class VerbsQp {
     }
 
     /** Puts one buffer in sge {@code i}; returns its length, or a negative errno. */
-    private static long fillSge(MemorySegment sges, int i, MemorySegment buf, MemoryRegion desc, boolean inline) {
+    static long fillSge(MemorySegment sges, int i, MemorySegment buf, MemoryRegion desc, boolean inline) {
         if (buf == null || !buf.isNative()) {
             return -Errno.EINVAL; // the NIC cannot reach heap memory
         }
@@ -311,6 +326,10 @@ final class VerbsQp {
      */
     void completed(MemorySegment wc) {
         long wrId = ibv_wc.wr_id(wc);
+        if ((wrId & VerbsSharedRx.SRQ_BIT) != 0) {
+            srx.completed(wc, wrId, bindings);
+            return;
+        }
         boolean isRecv = (wrId & RX_BIT) != 0;
         TxRing ring = isRecv ? rx : tx;
         VerbsCq owner = isRecv ? rxCq : txCq;
@@ -341,6 +360,11 @@ final class VerbsQp {
             }
             return;
         }
+        reportReceived(bindings, wc, true, ctx, flags);
+    }
+
+    /** A receive's successful work completion, in a promised slot when {@code reserved} (the SRQ's are not). */
+    static void reportReceived(EndpointBindings bindings, MemorySegment wc, boolean reserved, Object ctx, long flags) {
         long data = 0;
         if ((ibv_wc.wc_flags(wc) & verbs_h.IBV_WC_WITH_IMM) != 0) {
             data = Integer.toUnsignedLong(Integer.reverseBytes(ibv_wc.imm_data(wc)));
@@ -350,7 +374,7 @@ final class VerbsQp {
             // a writedata landed in the target's memory; it consumed this receive only for its data
             flags = OpFlags.RMA | OpFlags.REMOTE_WRITE | OpFlags.REMOTE_CQ_DATA;
         }
-        bindings.reportRx(true, true, ctx, flags, Integer.toUnsignedLong(ibv_wc.byte_len(wc)), 0, data, 0,
+        bindings.reportRx(true, reserved, ctx, flags, Integer.toUnsignedLong(ibv_wc.byte_len(wc)), 0, data, 0,
                 Fabrics.ADDR_NOTAVAIL);
     }
 
@@ -405,7 +429,7 @@ final class VerbsQp {
         txCq.unregister(this);
         rxCq.unregister(this);
         txCq.removeDepth(txSize);
-        rxCq.removeDepth(rxSize);
+        rxCq.removeDepth(rxDepth());
         cancelOutstanding(tx, false);
         cancelOutstanding(rx, true);
         rdma_cma_h.rdma_destroy_qp(errno, id);

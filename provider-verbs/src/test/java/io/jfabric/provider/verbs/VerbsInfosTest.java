@@ -34,7 +34,8 @@ class VerbsInfosTest {
     private static VerbsDevice rxe() throws Exception {
         return new VerbsDevice("rxe0", MemorySegment.NULL, -1L, 1 << 16, 1 << 14, 32, 1 << 14, (1 << 18) - 1,
                 1 << 17, 128, 128, 1, 1L << 31,
-                List.of(new VerbsDevice.Address(InetAddress.getByName("192.0.2.1"), 24, "sr0")));
+                List.of(new VerbsDevice.Address(InetAddress.getByName("192.0.2.1"), 24, "sr0")), 1 << 14, 1 << 14,
+                27);
     }
 
     private static FabricInfo verbsHints() {
@@ -60,6 +61,23 @@ class VerbsInfosTest {
         assertEquals(VerbsInfos.MR_MODE, i.domainAttr.mrMode);
         assertEquals(1L << 31, i.epAttr.maxMsgSize);
         assertTrue(i.txAttr.size <= 1 << 14 && i.txAttr.iovLimit <= 32);
+    }
+
+    /** fi_srx_context is offered where the device has SRQs, and rx_ctx_cnt FI_SHARED_CONTEXT then matches. */
+    @Test
+    void sharedReceiveContextsFollowTheDevicesSrqs() throws Exception {
+        FabricInfo h = verbsHints();
+        h.epAttr.rxCtxCnt = Fabrics.SHARED_CONTEXT;
+        List<FabricInfo> got = VerbsInfos.getInfo(List.of(rxe()), Fabrics.API_VERSION, null, null, 0, h);
+        assertEquals(1, got.size(), "rx_ctx_cnt FI_SHARED_CONTEXT on a device with SRQs");
+        assertEquals(1 << 16, got.getFirst().domainAttr.maxEpSrxCtx, "every QP may share one SRQ (max_qp)");
+        VerbsDevice d = rxe();
+        VerbsDevice noSrq = new VerbsDevice(d.name(), d.context(), d.maxMrSize(), d.maxQp(), d.maxQpWr(), d.maxSge(),
+                d.maxCq(), d.maxCqe(), d.maxMr(), d.maxQpRdAtom(), d.maxQpInitRdAtom(), d.maxMsgSize(), d.addresses(),
+                0, 0, 0);
+        assertEquals(0, VerbsInfos.all(List.of(noSrq)).getFirst().domainAttr.maxEpSrxCtx);
+        assertTrue(VerbsInfos.getInfo(List.of(noSrq), Fabrics.API_VERSION, null, null, 0, h).isEmpty(),
+                "a device without SRQs matches no FI_SHARED_CONTEXT hints");
     }
 
     @Test

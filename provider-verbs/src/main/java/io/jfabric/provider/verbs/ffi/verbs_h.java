@@ -14,7 +14,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@code <infiniband/verbs.h>} (libibverbs, rdma-core 44) in jextract's shape: the constants and
  * downcalls provider-verbs uses. Each function's handle sits in its own holder class, as jextract
  * generates them, so it is linked on first use. {@code ibv_poll_cq}, {@code ibv_req_notify_cq},
- * {@code ibv_post_send} and {@code ibv_post_recv} are static inline in C; their forms here take the
+ * {@code ibv_post_send}, {@code ibv_post_recv} and {@code ibv_post_srq_recv} are static inline in C; their forms here take the
  * function pointer from {@code ibv_context->ops} (read once per object by the caller) and, like the C
  * versions, return the error number instead of setting errno.
  */
@@ -261,6 +261,34 @@ public final class verbs_h {
         }
     }
 
+    private static final class ibv_create_srq$ {
+        static final MethodHandle HANDLE = NativeLibrary.downcallErrno(LIB, "ibv_create_srq",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    /** {@code struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *)}: NULL with errno. */
+    public static MemorySegment ibv_create_srq(MemorySegment errnoState, MemorySegment pd, MemorySegment initAttr) {
+        try {
+            return (MemorySegment) ibv_create_srq$.HANDLE.invokeExact(errnoState, pd, initAttr);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    private static final class ibv_destroy_srq$ {
+        static final MethodHandle HANDLE = NativeLibrary.downcall(LIB, "ibv_destroy_srq",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    /** {@code int ibv_destroy_srq(struct ibv_srq *)}: 0 or an errno (EBUSY while a QP still uses it). */
+    public static int ibv_destroy_srq(MemorySegment srq) {
+        try {
+            return (int) ibv_destroy_srq$.HANDLE.invokeExact(srq);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
     private static final class ibv_destroy_cq$ {
         static final MethodHandle HANDLE = NativeLibrary.downcall(LIB, "ibv_destroy_cq",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -454,5 +482,13 @@ public final class verbs_h {
         } catch (Throwable t) {
             throw new AssertionError(t);
         }
+    }
+
+    /**
+     * {@code ibv_post_srq_recv(srq, wr, bad_wr)} through {@code ops.post_srq_recv}, whose C type is post_recv's with
+     * the SRQ in the QP's place: 0 or an errno (errno is not set).
+     */
+    public static int ibv_post_srq_recv(MemorySegment postSrqRecvFn, long srq, long wr, long badWr) {
+        return ibv_post_recv(postSrqRecvFn, srq, wr, badWr);
     }
 }

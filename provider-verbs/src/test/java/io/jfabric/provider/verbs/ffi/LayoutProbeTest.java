@@ -16,6 +16,8 @@ import io.jfabric.provider.verbs.ffi.generated.ibv_qp_init_attr;
 import io.jfabric.provider.verbs.ffi.generated.ibv_recv_wr;
 import io.jfabric.provider.verbs.ffi.generated.ibv_send_wr;
 import io.jfabric.provider.verbs.ffi.generated.ibv_sge;
+import io.jfabric.provider.verbs.ffi.generated.ibv_srq;
+import io.jfabric.provider.verbs.ffi.generated.ibv_srq_init_attr;
 import io.jfabric.provider.verbs.ffi.generated.ibv_wc;
 import io.jfabric.provider.verbs.ffi.generated.pollfd;
 import io.jfabric.provider.verbs.ffi.generated.rdma_cm_event;
@@ -56,7 +58,8 @@ class LayoutProbeTest {
     /** Every struct class of the bindings (the generated classes in src/generated/java). */
     static final List<Class<?>> STRUCTS = List.of(ibv_context_ops.class, ibv_context.class, ibv_device_attr.class,
             ibv_port_attr.class, ibv_pd.class, ibv_mr.class, ibv_comp_channel.class, ibv_cq.class, ibv_qp.class,
-            ibv_qp_cap.class, ibv_qp_attr.class, ibv_qp_init_attr.class, ibv_sge.class, ibv_send_wr.class, ibv_recv_wr.class,
+            ibv_qp_cap.class, ibv_qp_attr.class, ibv_qp_init_attr.class, ibv_srq.class,
+            ibv_srq_init_attr.class, ibv_sge.class, ibv_send_wr.class, ibv_recv_wr.class,
             ibv_wc.class, ibv_async_event.class, rdma_event_channel.class, rdma_cm_id.class,
             rdma_conn_param.class, rdma_cm_event.class, pollfd.class);
     static final List<Class<?>> HEADERS = List.of(verbs_h.class, rdma_cma_h.class, poll_h.class);

@@ -17,11 +17,15 @@ int main(void) {
     S(ibv_context); O(ibv_context, device); O(ibv_context, ops); O(ibv_context, cmd_fd);
     O(ibv_context, async_fd); O(ibv_context, num_comp_vectors);
     S(ibv_context_ops); O(ibv_context_ops, poll_cq); O(ibv_context_ops, req_notify_cq);
-    O(ibv_context_ops, post_send); O(ibv_context_ops, post_recv);
+    O(ibv_context_ops, post_send); O(ibv_context_ops, post_recv); O(ibv_context_ops, post_srq_recv);
     S(ibv_device_attr); O(ibv_device_attr, max_mr_size); O(ibv_device_attr, max_qp); O(ibv_device_attr, max_qp_wr);
     O(ibv_device_attr, max_sge); O(ibv_device_attr, max_cq); O(ibv_device_attr, max_cqe); O(ibv_device_attr, max_mr);
     O(ibv_device_attr, max_pd); O(ibv_device_attr, max_qp_rd_atom); O(ibv_device_attr, max_qp_init_rd_atom); O(ibv_device_attr, atomic_cap);
     O(ibv_device_attr, max_srq_wr); O(ibv_device_attr, phys_port_cnt);
+    O(ibv_device_attr, max_srq); O(ibv_device_attr, max_srq_sge);
+    S(ibv_srq); O(ibv_srq, context); O(ibv_srq, srq_context); O(ibv_srq, pd); O(ibv_srq, handle);
+    S(ibv_srq_init_attr); O(ibv_srq_init_attr, srq_context); O(ibv_srq_init_attr, attr.max_wr);
+    O(ibv_srq_init_attr, attr.max_sge); O(ibv_srq_init_attr, attr.srq_limit);
     S(ibv_port_attr); O(ibv_port_attr, state); O(ibv_port_attr, max_mtu); O(ibv_port_attr, active_mtu);
     O(ibv_port_attr, max_msg_sz); O(ibv_port_attr, link_layer);
     S(ibv_pd); O(ibv_pd, context); O(ibv_pd, handle);

@@ -25,7 +25,9 @@ public final class ibv_context_ops {
         MemoryLayout.paddingLayout(88),
         ADDRESS.withName("poll_cq"),
         ADDRESS.withName("req_notify_cq"),
-        MemoryLayout.paddingLayout(96),
+        MemoryLayout.paddingLayout(56),
+        ADDRESS.withName("post_srq_recv"),
+        MemoryLayout.paddingLayout(32),
         ADDRESS.withName("post_send"),
         ADDRESS.withName("post_recv"),
         MemoryLayout.paddingLayout(40)
@@ -95,6 +97,24 @@ public final class ibv_context_ops {
     /** Writes {@code req_notify_cq}. */
     public static void req_notify_cq(MemorySegment struct, MemorySegment fieldValue) {
         struct.set(req_notify_cq$LAYOUT, req_notify_cq$OFFSET, fieldValue);
+    }
+
+    private static final AddressLayout post_srq_recv$LAYOUT = (AddressLayout) $LAYOUT.select(PathElement.groupElement("post_srq_recv"));
+    private static final long post_srq_recv$OFFSET = $LAYOUT.byteOffset(PathElement.groupElement("post_srq_recv"));
+
+    /** Offset of {@code post_srq_recv} (160). */
+    public static long post_srq_recv$offset() {
+        return post_srq_recv$OFFSET;
+    }
+
+    /** Reads {@code post_srq_recv}. */
+    public static MemorySegment post_srq_recv(MemorySegment struct) {
+        return struct.get(post_srq_recv$LAYOUT, post_srq_recv$OFFSET);
+    }
+
+    /** Writes {@code post_srq_recv}. */
+    public static void post_srq_recv(MemorySegment struct, MemorySegment fieldValue) {
+        struct.set(post_srq_recv$LAYOUT, post_srq_recv$OFFSET, fieldValue);
     }
 
     private static final AddressLayout post_send$LAYOUT = (AddressLayout) $LAYOUT.select(PathElement.groupElement("post_send"));

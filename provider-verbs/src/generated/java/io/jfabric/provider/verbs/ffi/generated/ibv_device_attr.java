@@ -39,9 +39,11 @@ public final class ibv_device_attr {
         JAVA_INT.withName("max_qp_init_rd_atom"),
         MemoryLayout.paddingLayout(4),
         JAVA_INT.withName("atomic_cap"),
-        MemoryLayout.paddingLayout(48),
+        MemoryLayout.paddingLayout(44),
+        JAVA_INT.withName("max_srq"),
         JAVA_INT.withName("max_srq_wr"),
-        MemoryLayout.paddingLayout(7),
+        JAVA_INT.withName("max_srq_sge"),
+        MemoryLayout.paddingLayout(3),
         JAVA_BYTE.withName("phys_port_cnt"),
         MemoryLayout.paddingLayout(4)
     ).withName("ibv_device_attr");
@@ -274,6 +276,24 @@ public final class ibv_device_attr {
         struct.set(atomic_cap$LAYOUT, atomic_cap$OFFSET, fieldValue);
     }
 
+    private static final ValueLayout.OfInt max_srq$LAYOUT = (ValueLayout.OfInt) $LAYOUT.select(PathElement.groupElement("max_srq"));
+    private static final long max_srq$OFFSET = $LAYOUT.byteOffset(PathElement.groupElement("max_srq"));
+
+    /** Offset of {@code max_srq} (212). */
+    public static long max_srq$offset() {
+        return max_srq$OFFSET;
+    }
+
+    /** Reads {@code max_srq}. */
+    public static int max_srq(MemorySegment struct) {
+        return struct.get(max_srq$LAYOUT, max_srq$OFFSET);
+    }
+
+    /** Writes {@code max_srq}. */
+    public static void max_srq(MemorySegment struct, int fieldValue) {
+        struct.set(max_srq$LAYOUT, max_srq$OFFSET, fieldValue);
+    }
+
     private static final ValueLayout.OfInt max_srq_wr$LAYOUT = (ValueLayout.OfInt) $LAYOUT.select(PathElement.groupElement("max_srq_wr"));
     private static final long max_srq_wr$OFFSET = $LAYOUT.byteOffset(PathElement.groupElement("max_srq_wr"));
 
@@ -290,6 +310,24 @@ public final class ibv_device_attr {
     /** Writes {@code max_srq_wr}. */
     public static void max_srq_wr(MemorySegment struct, int fieldValue) {
         struct.set(max_srq_wr$LAYOUT, max_srq_wr$OFFSET, fieldValue);
+    }
+
+    private static final ValueLayout.OfInt max_srq_sge$LAYOUT = (ValueLayout.OfInt) $LAYOUT.select(PathElement.groupElement("max_srq_sge"));
+    private static final long max_srq_sge$OFFSET = $LAYOUT.byteOffset(PathElement.groupElement("max_srq_sge"));
+
+    /** Offset of {@code max_srq_sge} (220). */
+    public static long max_srq_sge$offset() {
+        return max_srq_sge$OFFSET;
+    }
+
+    /** Reads {@code max_srq_sge}. */
+    public static int max_srq_sge(MemorySegment struct) {
+        return struct.get(max_srq_sge$LAYOUT, max_srq_sge$OFFSET);
+    }
+
+    /** Writes {@code max_srq_sge}. */
+    public static void max_srq_sge(MemorySegment struct, int fieldValue) {
+        struct.set(max_srq_sge$LAYOUT, max_srq_sge$OFFSET, fieldValue);
     }
 
     private static final ValueLayout.OfByte phys_port_cnt$LAYOUT = (ValueLayout.OfByte) $LAYOUT.select(PathElement.groupElement("phys_port_cnt"));
