@@ -73,8 +73,8 @@ class VerbsInfosTest {
         assertEquals(1 << 16, got.getFirst().domainAttr.maxEpSrxCtx, "every QP may share one SRQ (max_qp)");
         VerbsDevice d = rxe();
         VerbsDevice noSrq = new VerbsDevice(d.name(), d.context(), d.maxMrSize(), d.maxQp(), d.maxQpWr(), d.maxSge(),
-                d.maxCq(), d.maxCqe(), d.maxMr(), d.maxQpRdAtom(), d.maxQpInitRdAtom(), d.maxMsgSize(), d.addresses(),
-                0, 0, 0);
+                d.maxCq(), d.maxCqe(), d.maxMr(), d.maxQpRdAtom(), d.maxQpInitRdAtom(), d.atomicCap(), d.maxMsgSize(),
+                d.addresses(), 0, 0, 0);
         assertEquals(0, VerbsInfos.all(List.of(noSrq)).getFirst().domainAttr.maxEpSrxCtx);
         assertTrue(VerbsInfos.getInfo(List.of(noSrq), Fabrics.API_VERSION, null, null, 0, h).isEmpty(),
                 "a device without SRQs matches no FI_SHARED_CONTEXT hints");
