@@ -1,0 +1,157 @@
+package io.jfabric.conformance;
+
+import io.jfabric.CompletionQueue;
+import io.jfabric.CqAttr;
+import io.jfabric.CqEntry;
+import io.jfabric.CqFormat;
+import io.jfabric.Errno;
+import io.jfabric.Fabrics;
+import io.jfabric.WaitAttr;
+import io.jfabric.WaitObj;
+import io.jfabric.WaitSet;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * fi_wait(3) sleeps on the provider's event source and a message ends it: a thread blocked in
+ * {@code set.await(5000)} on a wait set holding the receiver's CQ returns well before its timeout when the other
+ * endpoint (driven by its own thread, never by the waiter) sends, the first message to a peer not yet connected
+ * (rxm's on-demand connection set-up) as well as the next; and an idle waiter sleeps instead of polling. Not a
+ * timing benchmark: the bounds catch a set that only wakes at its timeout, or that polls its members.
+ */
+@Timeout(60)
+class WaitWakesOnArrivalTest {
+    /** Far under the 5 s wait, far over any scheduling delay of a loaded machine. */
+    private static final long WOKEN_WITHIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int AWAIT_MILLIS = 5_000;
+    private static final int IDLE_MILLIS = 500;
+    /** CPU the waiter may use during {@link #IDLE_MILLIS} of idle waiting: a sleeper uses well under 1 %. */
+    private static final long IDLE_CPU_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+
+    @RegisterExtension
+    final StateDump dump = new StateDump();
+
+    @ForEachFabric
+    void aMessageFromTheOtherEndpointEndsAWaitOnTheSetPromptly(FabricCase c) throws Exception {
+        Gate.messaging(c);
+        Gate.require(!c.provider().startsWith("libfabric:"), c, "the bridge's CQs do not join Java wait sets");
+        Gate.require(!c.provider().equals("verbs"), c, "verbs CQs refuse FI_WAIT_SET");
+        WaitSet[] ws = new WaitSet[1];
+        EndpointPair.Options o = new EndpointPair.Options();
+        o.beforeEndpoint = s -> {
+            if (s.name.equals("b")) {
+                ws[0] = dump.track(s.fabric.openWait(WaitAttr.defaults()));
+                CqAttr ca = CqAttr.of(CqFormat.TAGGED, s.rxCq.attr().size);
+                ca.waitObj = WaitObj.SET;
+                ca.waitSet = ws[0];
+                s.rxCq = dump.track(s.domain.openCq(ca));
+            }
+        };
+        EndpointPair p = EndpointPair.open(c, dump, o);
+        WaitSet set = ws[0];
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment rbuf = Mem.alloc(arena, 64);
+            MemorySegment sbuf = Mem.alloc(arena, 64);
+            for (int i = 0; i < 2; i++) {
+                String which = i == 0 ? "the first message (a peer not yet connected on RDM)" : "the next message";
+                assertEquals(0, p.b.ep.recv(rbuf, p.b.desc(rbuf), Fabrics.ADDR_UNSPEC, "rx"), "fi_recv");
+                assertEquals(0, trywaitAfterDrain(p, set), "nothing pending before " + which);
+                long[] returnedAt = new long[1];
+                CompletableFuture<Integer> waiter = onItsOwnThread(() -> {
+                    int rc = set.await(AWAIT_MILLIS);
+                    returnedAt[0] = System.nanoTime();
+                    return rc;
+                });
+                Thread.sleep(100); // the waiter is asleep in the set by now
+                assertTrue(!waiter.isDone(), "fi_wait returned before anything was sent: " + waiter.getNow(null));
+                long sentAt = System.nanoTime();
+                CompletableFuture<Integer> sender = onItsOwnThread(() -> sendAndComplete(p, sbuf));
+                int rc = waiter.get(AWAIT_MILLIS + 5_000, TimeUnit.MILLISECONDS);
+                long took = returnedAt[0] - sentAt;
+                assertEquals(0, rc, "fi_wait ended by " + which);
+                assertTrue(took < WOKEN_WITHIN_NANOS, "fi_wait returned " + took / 1_000_000 + " ms after "
+                        + which + " was sent: the set did not wake on its arrival");
+                sender.get(20, TimeUnit.SECONDS);
+                assertEquals(1, readOne(p.b.rxCq), "the receive completion that woke the set");
+            }
+            assertIdleWaiterSleeps(p, set);
+        }
+    }
+
+    /** An idle waiter sleeps on the event source: its thread's CPU time stays far below its wait. */
+    private static void assertIdleWaiterSleeps(EndpointPair p, WaitSet set) throws Exception {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        if (!mx.isCurrentThreadCpuTimeSupported()) {
+            return;
+        }
+        assertEquals(0, trywaitAfterDrain(p, set), "nothing pending before the idle wait");
+        CompletableFuture<Long> cpu = onItsOwnThread(() -> {
+            long before = mx.getCurrentThreadCpuTime();
+            int rc = set.await(IDLE_MILLIS);
+            long used = mx.getCurrentThreadCpuTime() - before;
+            return rc == -Errno.ETIMEDOUT ? used : -rc;
+        });
+        long used = cpu.get(IDLE_MILLIS + 10_000L, TimeUnit.MILLISECONDS);
+        assertTrue(used < IDLE_CPU_NANOS, "an idle fi_wait of " + IDLE_MILLIS + " ms used " + used / 1_000
+                + " us of CPU: it polls its members instead of sleeping on their event source");
+    }
+
+    /** A platform thread per task: the common pool may have a single thread on a small machine. */
+    private static <T> CompletableFuture<T> onItsOwnThread(Supplier<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("wait-wakes-test").start(() -> {
+            try {
+                f.complete(task.get());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
+    }
+
+    /** The other endpoint's own thread posts a send and drives its progress until the send completes. */
+    private static int sendAndComplete(EndpointPair p, MemorySegment sbuf) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int rc;
+        while ((rc = p.a.ep.send(sbuf, p.a.desc(sbuf), p.a.peer, "tx")) == -Errno.EAGAIN
+                && System.nanoTime() < deadline) {
+            p.a.txCq.read(CqEntry.array(1), 1);
+        }
+        assertEquals(0, rc, "fi_send");
+        CqEntry[] e = CqEntry.array(1);
+        while (p.a.txCq.read(e, 1) != 1 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        return rc;
+    }
+
+    private static int readOne(CompletionQueue cq) {
+        CqEntry[] e = CqEntry.array(1);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int n;
+        while ((n = cq.read(e, 1)) == -Errno.EAGAIN && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        return n;
+    }
+
+    /** fi_trywait after reading what is pending: a few rounds for progress still in flight. */
+    private static int trywaitAfterDrain(EndpointPair p, WaitSet set) {
+        int rc = -Errno.EAGAIN;
+        for (int i = 0; i < 100 && rc == -Errno.EAGAIN; i++) {
+            rc = p.b.fabric.trywait(set);
+        }
+        return rc;
+    }
+}
