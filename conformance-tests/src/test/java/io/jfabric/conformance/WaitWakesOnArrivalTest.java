@@ -46,6 +46,16 @@ class WaitWakesOnArrivalTest {
 
     @ForEachFabric
     void aMessageFromTheOtherEndpointEndsAWaitOnTheSetPromptly(FabricCase c) throws Exception {
+        wakesOnArrival(c, false);
+    }
+
+    /** As above with a second endpoint in the receiver's domain (an event loop's channels): shm then sleeps on both doorbells. */
+    @ForEachFabric
+    void theSetWakesPromptlyWhenTheReceiversDomainHasSeveralEndpoints(FabricCase c) throws Exception {
+        wakesOnArrival(c, true);
+    }
+
+    private void wakesOnArrival(FabricCase c, boolean spareEndpoint) throws Exception {
         Gate.messaging(c);
         Gate.require(!c.provider().startsWith("libfabric:"), c, "the bridge's CQs do not join Java wait sets");
         Gate.require(!c.provider().equals("verbs"), c, "verbs CQs refuse FI_WAIT_SET");
@@ -59,6 +69,9 @@ class WaitWakesOnArrivalTest {
                 ca.waitObj = WaitObj.SET;
                 ca.waitSet = ws[0];
                 s.rxCq = dump.track(s.domain.openCq(ca));
+                if (spareEndpoint) {
+                    dump.track(s.domain.openEndpoint(s.info));
+                }
             }
         };
         EndpointPair p = EndpointPair.open(c, dump, o);
