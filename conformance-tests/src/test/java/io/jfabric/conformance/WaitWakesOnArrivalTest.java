@@ -52,6 +52,7 @@ class WaitWakesOnArrivalTest {
     /** As above with a second endpoint in the receiver's domain (an event loop's channels): shm then sleeps on both doorbells. */
     @ForEachFabric
     void theSetWakesPromptlyWhenTheReceiversDomainHasSeveralEndpoints(FabricCase c) throws Exception {
+        Gate.require(!c.isMsg(), c, "a MSG endpoint opens from its own connection request; the RDM cases cover this");
         wakesOnArrival(c, true);
     }
 

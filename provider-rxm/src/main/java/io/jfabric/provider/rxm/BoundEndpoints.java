@@ -88,16 +88,13 @@ final class BoundEndpoints implements ProgressHook {
         }
     }
 
+    /**
+     * False: a virtual waiter hands the sleep to a platform thread. A virtual thread in the core's selector makes
+     * the JDK's own poller report pinning (jdk.VirtualThreadPinned in VirtualThreadWaitTest over tcp;ofi_rxm).
+     */
     @Override
     public boolean blockParksVirtualThreads() {
-        for (RxmEndpoint ep : snapshot) {
-            for (ProgressHook h : ep.coreWaits()) {
-                if (!h.blockParksVirtualThreads()) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        return false;
     }
 
     /** The core's source when the endpoints share one, so that a wait set over rxm and core queues sleeps there. */
