@@ -7,23 +7,15 @@ import java.util.List;
  * The progress of a wait set's or poll set's members as one {@link ProgressHook}: each distinct manual hook
  * progressed once per call. It can sleep on an event source only when every member's hook names the same
  * one (the queues of one tcp fabric share its selector); members of different providers are progressed
- * between short parks instead. Immutable: a set builds a new one when its membership changes.
+ * between short parks instead. Immutable: a set builds a new one when its membership changes. Whether the
+ * members can block is asked on every wait, not fixed when they join: a queue joins before its endpoints
+ * are bound, and only then does its hook know what to sleep on.
  */
 final class MemberProgress implements ProgressHook {
     private final ProgressHook[] hooks;
-    private final boolean canBlock;
-    private final boolean parksVirtualThreads;
 
     private MemberProgress(ProgressHook[] hooks) {
         this.hooks = hooks;
-        boolean block = hooks.length > 0;
-        boolean parks = true;
-        for (ProgressHook h : hooks) {
-            block &= h.canBlock() && h.eventSource() == hooks[0].eventSource();
-            parks &= h.blockParksVirtualThreads();
-        }
-        this.canBlock = block;
-        this.parksVirtualThreads = parks;
     }
 
     /** The hook for {@code members}: {@link ProgressHook#NONE} when none of them needs manual progress. */
@@ -55,7 +47,12 @@ final class MemberProgress implements ProgressHook {
 
     @Override
     public boolean blockParksVirtualThreads() {
-        return parksVirtualThreads;
+        for (ProgressHook h : hooks) {
+            if (!h.blockParksVirtualThreads()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
@@ -67,6 +64,12 @@ final class MemberProgress implements ProgressHook {
 
     @Override
     public boolean canBlock() {
-        return canBlock;
+        Object source = hooks[0].eventSource();
+        for (ProgressHook h : hooks) {
+            if (!h.canBlock() || h.eventSource() != source) {
+                return false;
+            }
+        }
+        return true;
     }
 }

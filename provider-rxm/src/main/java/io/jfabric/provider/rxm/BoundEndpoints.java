@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * The progress hook of an rxm CQ or counter: a read first drives the progress of the rxm endpoints bound to
  * it (libfabric's rxm_ep_progress as the queue's progress function), under the domain lock, over a snapshot
- * array of the bound endpoints.
+ * array of the bound endpoints. A blocking read or a wait set sleeps where the endpoints' core queues sleep
+ * (tcp's selector, which sees arriving data and connection requests alike) when they all share one source;
+ * otherwise it parks between progress calls.
  */
 final class BoundEndpoints implements ProgressHook {
     private final Object lock;
@@ -40,6 +42,66 @@ final class BoundEndpoints implements ProgressHook {
             }
         }
         return 0;
+    }
+
+    @Override
+    public boolean canBlock() {
+        RxmEndpoint[] eps = snapshot;
+        if (eps.length == 0) {
+            return false;
+        }
+        Object source = eps[0].coreWaits()[0].eventSource();
+        for (RxmEndpoint ep : eps) {
+            for (ProgressHook h : ep.coreWaits()) {
+                if (h == ProgressHook.NONE || !h.canBlock() || h.eventSource() != source) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Sleeps on the core's source; the next progress then reads the core EQ (a connection request may wait). */
+    @Override
+    public void block(long nanos) {
+        RxmEndpoint[] eps = snapshot;
+        if (eps.length == 0) {
+            return;
+        }
+        boolean idle = true;
+        synchronized (lock) {
+            for (RxmEndpoint ep : eps) {
+                idle &= ep.beforeSleep();
+            }
+        }
+        if (idle) {
+            eps[0].coreWaits()[0].block(nanos);
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        for (RxmEndpoint ep : snapshot) {
+            for (ProgressHook h : ep.coreWaits()) {
+                h.wakeup();
+            }
+        }
+    }
+
+    /**
+     * False: a virtual waiter hands the sleep to a platform thread. A virtual thread in the core's selector makes
+     * the JDK's own poller report pinning (jdk.VirtualThreadPinned in VirtualThreadWaitTest over tcp;ofi_rxm).
+     */
+    @Override
+    public boolean blockParksVirtualThreads() {
+        return false;
+    }
+
+    /** The core's source when the endpoints share one, so that a wait set over rxm and core queues sleeps there. */
+    @Override
+    public Object eventSource() {
+        RxmEndpoint[] eps = snapshot;
+        return eps.length > 0 && canBlock() ? eps[0].coreWaits()[0].eventSource() : this;
     }
 
     /** Binds {@code ep} once; the endpoint's bindings hold the reference that keeps the queue open. */

@@ -116,6 +116,20 @@ final class RxmEndpoint extends UtilEndpoint {
         s.progress.run();
     }
 
+    /** The progress hooks of the core CQ and EQ: a waiter on this endpoint's queues sleeps where they sleep. */
+    io.jfabric.util.ProgressHook[] coreWaits() {
+        return s.coreWaits;
+    }
+
+    /**
+     * A waiter is about to sleep on the core's event source (under the domain lock): false when the core queues
+     * hold entries the last progress left for the next (a sleep would not see them).
+     */
+    boolean beforeSleep() {
+        s.progress.beforeSleep();
+        return !s.coreHasEvents();
+    }
+
     // ---- control path
 
     /** One CQ per direction: a second for a direction that has one is EINVAL and changes nothing (fi_endpoint(3)). */

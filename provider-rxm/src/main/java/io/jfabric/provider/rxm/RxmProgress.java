@@ -50,6 +50,14 @@ final class RxmProgress {
         lastCmPoll = System.nanoTime();
     }
 
+    /**
+     * A waiter is about to sleep on the core's event source: the first progress after the sleep reads the core
+     * EQ whatever the CM interval says, since the sleep may end on a connection request (under the domain lock).
+     */
+    void beforeSleep() {
+        lastCmPoll = System.nanoTime() - s.cmIntervalNanos;
+    }
+
     /** Drives the core CQ, the core EQ and the deferred queues; called by CQ reads under the domain lock. */
     void run() {
         if (s.closed || inProgress) {

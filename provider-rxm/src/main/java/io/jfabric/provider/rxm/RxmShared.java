@@ -14,6 +14,8 @@ import io.jfabric.PassiveEndpoint;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.FabricLog;
+import io.jfabric.util.ProgressHook;
+import io.jfabric.util.Waitable;
 
 /**
  * What every part of one rxm endpoint shares (libfabric's {@code struct rxm_ep}): the settings fixed at
@@ -66,6 +68,8 @@ final class RxmShared {
     final CompletionQueue coreCq;
     final PassiveEndpoint pep;
     final byte[] localAddr;
+    /** The core CQ's and EQ's progress hooks (NONE for a core queue that is not provider-util's). */
+    final ProgressHook[] coreWaits;
 
     // ---- state that changes after open (under the lock)
     RxmAv av;
@@ -150,6 +154,7 @@ final class RxmShared {
         coreCq = cq;
         pep = p;
         localAddr = pep.getName();
+        coreWaits = new ProgressHook[] {hookOf(cq), hookOf(eq)};
 
         pools = new RxmPools(this);
         cm = new RxmCm(this);
@@ -166,6 +171,15 @@ final class RxmShared {
     /** Source filtering of receives applies only with FI_DIRECTED_RECV. */
     boolean directedRecv() {
         return (caps & Caps.DIRECTED_RECV) != 0;
+    }
+
+    /** Whether the core CQ or EQ holds entries now (without driving progress). */
+    boolean coreHasEvents() {
+        return coreCq instanceof Waitable c && c.hasEvents() || coreEq instanceof Waitable e && e.hasEvents();
+    }
+
+    private static ProgressHook hookOf(Object coreQueue) {
+        return coreQueue instanceof Waitable w ? w.progressHook() : ProgressHook.NONE;
     }
 
     static void closeQuietly(AutoCloseable c) {

@@ -59,6 +59,11 @@ public final class Doorbell {
         }
     }
 
+    /** The word's address in this process's mapping (for a futex wait on several doorbells). */
+    public long address() {
+        return address;
+    }
+
     public boolean armed() {
         return (int) INT.getVolatile(segment, OFFSET) != 0;
     }

@@ -55,6 +55,8 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
     final int unexpectedLimit;
     private final CopyOnWriteArrayList<ShmEndpoint> endpoints = new CopyOnWriteArrayList<>();
     private volatile ShmEndpoint[] endpointArray = new ShmEndpoint[0];
+    /** Where a waiter sleeps when the domain has several endpoints. */
+    private final DoorbellSet doorbells = new DoorbellSet();
     private final Map<String, Peer> peersByName = new HashMap<>();
     private final Long2ObjectHashMap<Peer> peersBySender = new Long2ObjectHashMap<>();
     /**
@@ -292,7 +294,8 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
 
     @Override
     public boolean canBlock() {
-        return endpointArray.length == 1;
+        int n = endpointArray.length;
+        return n == 1 || DoorbellSet.canSleepOn(n);
     }
 
     @Override
@@ -300,7 +303,7 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
         ShmEndpoint[] eps = endpointArray;
         if (eps.length == 1) {
             eps[0].block(nanos);
-        } else {
+        } else if (eps.length == 0 || !doorbells.sleep(eps, nanos)) {
             LockSupport.parkNanos(Math.min(nanos, 50_000));
         }
     }
@@ -318,6 +321,7 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
         if (progressThread != null) {
             progressThread.stop();
         }
+        doorbells.close();
         synchronized (peersByName) {
             for (Peer p : peersByName.values()) {
                 p.close();

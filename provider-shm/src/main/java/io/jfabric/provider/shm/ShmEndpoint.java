@@ -314,6 +314,20 @@ final class ShmEndpoint extends UtilEndpoint {
         progress.wakeup();
     }
 
+    /** For a sleep on several endpoints' doorbells ({@link DoorbellSet}): see {@link ShmProgress#armForSleep}. */
+    long armForSleep(long nanos) {
+        return progress.armForSleep(nanos, closed);
+    }
+
+    void sleepDone() {
+        progress.sleepDone();
+    }
+
+    /** The address of this endpoint's doorbell word in this process. */
+    long doorbellAddress() {
+        return ep.doorbell.address();
+    }
+
     /** Commands dropped as corrupt (ring headers and command bodies). */
     long corruptDropped() {
         return ep.corruptDropped();

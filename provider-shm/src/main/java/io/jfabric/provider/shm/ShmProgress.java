@@ -180,23 +180,40 @@ final class ShmProgress implements RecordHandler {
 
     /** Sleeps on this endpoint's doorbell until a peer writes into the ring, or {@code nanos} pass. */
     void block(long nanos, boolean closed) {
-        ep.doorbell.arm();
         try {
-            if (!ep.ring.isEmpty() || !acks.isEmpty() || closed) {
-                return;
+            long limit = armForSleep(nanos, closed);
+            if (limit > 0) {
+                ep.doorbell.await(ep.futex, limit);
             }
-            // with operations in flight, wake up now and then to notice dead peers
-            long limit = inFlight.inFlight() > 0 || peerWatch.active()
-                    ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
-            if (inFlight.hasDeferred()) {
-                // nobody rings this doorbell when a peer consumes a deferred send: look again soon
-                limit = Math.min(limit, DEFERRED_POLL_NANOS);
-            }
-            ep.doorbell.await(ep.futex, limit);
         } finally {
-            ep.doorbell.disarm();
-            busyPolls = LIVENESS_CLOCK_EVERY - 1; // after a sleep the next progress looks at the clock
+            sleepDone();
         }
+    }
+
+    /**
+     * Arms the doorbell for a sleep of at most {@code nanos}; returns how long the sleep may last, or 0 when
+     * there is work already (or the endpoint closed). Call {@link #sleepDone} afterwards in any case. Split
+     * from {@link #block} so that a domain can sleep on the doorbells of all its endpoints at once.
+     */
+    long armForSleep(long nanos, boolean closed) {
+        ep.doorbell.arm();
+        if (!ep.ring.isEmpty() || !acks.isEmpty() || closed) {
+            return 0;
+        }
+        // with operations in flight, wake up now and then to notice dead peers
+        long limit = inFlight.inFlight() > 0 || peerWatch.active()
+                ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
+        if (inFlight.hasDeferred()) {
+            // nobody rings this doorbell when a peer consumes a deferred send: look again soon
+            limit = Math.min(limit, DEFERRED_POLL_NANOS);
+        }
+        return limit;
+    }
+
+    /** The sleep {@link #armForSleep} prepared is over. */
+    void sleepDone() {
+        ep.doorbell.disarm();
+        busyPolls = LIVENESS_CLOCK_EVERY - 1; // after a sleep the next progress looks at the clock
     }
 
     /** Ends a concurrent {@link #block}. */
