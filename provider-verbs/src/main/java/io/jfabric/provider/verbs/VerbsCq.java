@@ -49,6 +49,7 @@ final class VerbsCq extends UtilCompletionQueue {
         a.flags = attr.flags;
         a.format = attr.format;
         a.waitObj = attr.waitObj;
+        a.waitSet = attr.waitSet;
         return a;
     }
 
