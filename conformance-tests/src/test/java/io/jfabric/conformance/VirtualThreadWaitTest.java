@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(180)
 class VirtualThreadWaitTest {
-    private static final Set<String> PROVIDERS = Set.of("shm", "tcp", "tcp;ofi_rxm");
+    private static final Set<String> PROVIDERS = Set.of("shm", "tcp", "tcp;ofi_rxm", "verbs", "verbs;ofi_rxm");
     private static final int THREADS = 10_000;
     private static final long DEADLINE_MS = 120_000;
 
@@ -36,7 +36,7 @@ class VirtualThreadWaitTest {
 
     @ForEachFabric
     void tenThousandVirtualThreadsBlockedOnTheirOwnTaggedReceiveAllComplete(FabricCase c) throws Exception {
-        Gate.require(PROVIDERS.contains(c.provider()), c, "the virtual-thread case runs on shm, tcp and tcp;ofi_rxm");
+        Gate.require(PROVIDERS.contains(c.provider()), c, "the virtual-thread case runs on shm, tcp, verbs and their rxm");
         Gate.messaging(c);
         boolean tagged = c.hasCaps(Caps.TAGGED); // tcp's FI_EP_MSG has none: each thread posts its own fi_recv
         EndpointPair.Options o = new EndpointPair.Options();

@@ -185,8 +185,7 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
                 if (w.waitObj() == WaitObj.NONE) {
                     return -Errno.EINVAL;
                 }
-                w.progressHook().progress();
-                if (w.hasEvents()) {
+                if (!w.trywait()) {
                     return -Errno.EAGAIN;
                 }
             } else {

@@ -23,4 +23,13 @@ public interface Waitable {
     default boolean takeEvents() {
         return hasEvents();
     }
+
+    /**
+     * fi_trywait on this queue: drives its progress once and says whether it is safe to sleep on its wait object
+     * (nothing to read). A queue whose wait object must be armed (verbs' completion channel) arms it here.
+     */
+    default boolean trywait() {
+        progressHook().progress();
+        return !hasEvents();
+    }
 }

@@ -11,8 +11,9 @@ import java.lang.foreign.MemorySegment;
  * ({@link VerbsProgress}). Reads poll the ibv_cq; each work completion is reported, through the queue pair that
  * posted it and its endpoint's bindings, into a slot reserved when the work request was posted: libfabric's
  * verbs CQ credits. An ibv_cq that overflows loses completions for good (the device raises IBV_EVENT_CQ_ERR), so
- * a post that finds every slot filled or reserved gets EAGAIN instead. Blocking reads sleep on the completion
- * channel. Under FI_THREAD_DOMAIN and FI_THREAD_COMPLETION the ring is serialised by the application, without
+ * a post that finds every slot filled or reserved gets EAGAIN instead. Blocking reads, and a wait set the CQ joins
+ * (FI_WAIT_SET), sleep on the completion channel; a FI_WAIT_FD CQ hands out the channel's fd (fi_control
+ * FI_GETWAIT) with libfabric's verbs fi_trywait. Under FI_THREAD_DOMAIN and FI_THREAD_COMPLETION the ring is serialised by the application, without
  * locks; under FI_THREAD_SAFE the domain's {@link VerbsDataLock} serialises its writers.
  */
 final class VerbsCq extends UtilCompletionQueue {
@@ -48,6 +49,7 @@ final class VerbsCq extends UtilCompletionQueue {
         a.flags = attr.flags;
         a.format = attr.format;
         a.waitObj = attr.waitObj;
+        a.waitSet = attr.waitSet;
         return a;
     }
 
@@ -58,6 +60,18 @@ final class VerbsCq extends UtilCompletionQueue {
 
     MemorySegment ibvCq() {
         return progress.ibvCq();
+    }
+
+    /** The completion channel's fd for a FI_WAIT_FD CQ, as libfabric's verbs answers FI_GETWAIT. */
+    @Override
+    public int waitFd() {
+        return asked.waitObj == io.jfabric.WaitObj.FD && !isClosed() ? progress.fd() : -Errno.ENOSYS;
+    }
+
+    /** Arms the ibv_cq before the last look, so that a sleep on {@link #waitFd} cannot miss a completion. */
+    @Override
+    public boolean trywait() {
+        return !isClosed() && !hasEvents() && progress.trywait() && !hasEvents();
     }
 
     VerbsDomain domain() {

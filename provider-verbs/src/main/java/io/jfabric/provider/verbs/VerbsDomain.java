@@ -92,10 +92,9 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
     @Override
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen("open a CQ on");
-        if (attr != null && (attr.waitObj == WaitObj.SET || attr.waitObj == WaitObj.POLLFD)) {
-            // its CQ sleeps on the completion channel in sread only; it cannot join a wait set (yet)
-            throw new FabricException(Errno.ENOSYS, "verbs CQs do not support wait object " + attr.waitObj.cName()
-                    + "; use FI_WAIT_UNSPEC or FI_WAIT_FD and sread, or FI_WAIT_NONE");
+        if (attr != null && attr.waitObj == WaitObj.POLLFD) {
+            throw new FabricException(Errno.ENOSYS, "verbs CQs do not support wait object FI_WAIT_POLLFD; use "
+                    + "FI_WAIT_FD (waitFd), FI_WAIT_SET, FI_WAIT_UNSPEC or FI_WAIT_NONE");
         }
         return new VerbsCq(this, attr == null ? new CqAttr() : attr);
     }

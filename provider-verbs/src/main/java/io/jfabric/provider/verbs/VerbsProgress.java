@@ -6,6 +6,7 @@ import io.jfabric.provider.verbs.ffi.generated.ibv_comp_channel;
 import io.jfabric.provider.verbs.ffi.generated.ibv_context;
 import io.jfabric.provider.verbs.ffi.generated.ibv_context_ops;
 import io.jfabric.provider.verbs.ffi.generated.ibv_wc;
+import io.jfabric.provider.verbs.ffi.fd_h;
 import io.jfabric.provider.verbs.ffi.generated.pollfd;
 import io.jfabric.provider.verbs.ffi.poll_h;
 import io.jfabric.provider.verbs.ffi.verbs_h;
@@ -22,12 +23,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * batches into a preallocated {@code ibv_wc} array and hands each work completion to the queue pair that posted
  * it, which reports it through its endpoint's bindings into the util CQ (every WR holds a slot there, reserved at
  * post, so polling never needs room). {@link #block} arms the CQ ({@code ibv_req_notify_cq}) and sleeps in poll(2)
- * on the channel's fd. poll(2) is a native call: a virtual thread in sread pins its carrier for at most one
- * {@link #SLEEP_SLICE_MS} slice. Polling takes the domain's {@link VerbsDataLock} (a no-op below FI_THREAD_SAFE).
+ * on the channel's fd, made non-blocking, and on an eventfd that {@link #wakeup} writes (fi_cq_signal, a wait
+ * set's wakeup, an interrupt). poll(2) is a native call: util's WaitCoordinator hands a virtual thread's sleep to
+ * a platform thread ({@link #blockParksVirtualThreads} is false). {@link #trywait} is libfabric's verbs
+ * fi_trywait, for FI_WAIT_FD users who sleep on {@link #fd} themselves. Polling takes the domain's
+ * {@link VerbsDataLock} (a no-op below FI_THREAD_SAFE).
  */
 final class VerbsProgress implements ProgressHook {
     private static final int BATCH = 32;
-    /** Bounds a sleep so that signal() and close are seen: the channel fd cannot be woken from Java. */
+    /** Bounds one sleep; signal(), a wakeup and close end it at once through the eventfd. */
     private static final int SLEEP_SLICE_MS = 100;
     private static final System.Logger LOG = io.jfabric.util.FabricLog.logger("verbs");
 
@@ -38,7 +42,13 @@ final class VerbsProgress implements ProgressHook {
     private final MemorySegment pollCqFn;
     private final MemorySegment reqNotifyFn;
     private final MemorySegment wcs;
+    /** Two pollfds: the channel's fd, then the wake eventfd. */
     private final MemorySegment pollFd;
+    private final MemorySegment wakePollFd;
+    private final int wakeFd;
+    /** 1, written by {@link #wakeup} from any thread; the count read back goes to {@link #drained}. */
+    private final MemorySegment one;
+    private final MemorySegment drained;
     private final MemorySegment cqOut;
     private final MemorySegment ctxOut;
     /** Taken around polling and the queue-pair table: posts change the same queue pairs' rings. */
@@ -72,15 +82,30 @@ final class VerbsProgress implements ProgressHook {
         pollCqFn = ibv_context_ops.poll_cq(ops);
         reqNotifyFn = ibv_context_ops.req_notify_cq(ops);
         wcs = ibv_wc.allocateArray(BATCH, arena);
-        pollFd = pollfd.allocate(arena);
-        pollfd.fd(pollFd, ibv_comp_channel.fd(channel));
+        int fd = ibv_comp_channel.fd(channel);
+        // FI_WAIT_FD users poll the fd themselves; ibv_get_cq_event must then never block (libfabric's verbs too)
+        fd_h.fcntl(fd, fd_h.F_SETFL, fd_h.fcntl(fd, fd_h.F_GETFL, 0) | fd_h.O_NONBLOCK);
+        wakeFd = fd_h.eventfd(0, fd_h.EFD_NONBLOCK | fd_h.EFD_CLOEXEC);
+        pollFd = pollfd.allocateArray(2, arena);
+        pollfd.fd(pollFd, fd);
         pollfd.events(pollFd, (short) poll_h.POLLIN);
+        wakePollFd = pollfd.asSlice(pollFd, 1);
+        pollfd.fd(wakePollFd, wakeFd); // -1 if eventfd failed: poll(2) ignores it, and sleeps end by their slice
+        pollfd.events(wakePollFd, (short) poll_h.POLLIN);
+        one = arena.allocate(ValueLayout.JAVA_LONG);
+        one.set(ValueLayout.JAVA_LONG, 0, 1L);
+        drained = arena.allocate(ValueLayout.JAVA_LONG);
         cqOut = arena.allocate(ValueLayout.ADDRESS);
         ctxOut = arena.allocate(ValueLayout.ADDRESS);
     }
 
     MemorySegment ibvCq() {
         return cq;
+    }
+
+    /** The completion channel's fd (non-blocking): fi_control(FI_GETWAIT) of a FI_WAIT_FD CQ. */
+    int fd() {
+        return pollfd.fd(pollFd);
     }
 
     void register(VerbsQp qp) {
@@ -207,12 +232,58 @@ final class VerbsProgress implements ProgressHook {
             return;
         }
         int millis = (int) Math.max(1, Math.min(nanos / 1_000_000L, SLEEP_SLICE_MS));
+        MemorySegment wake = wakePollFd;
         pollfd.revents(pollFd, (short) 0);
-        int ready = poll_h.poll(errno, pollFd, 1, millis);
-        if (ready > 0 && (pollfd.revents(pollFd) & poll_h.POLLIN) != 0
-                && verbs_h.ibv_get_cq_event(channel, cqOut, ctxOut) == 0) {
-            verbs_h.ibv_ack_cq_events(cq, 1);
+        pollfd.revents(wake, (short) 0);
+        int ready = poll_h.poll(errno, pollFd, 2, millis);
+        if (ready > 0 && (pollfd.revents(wake) & poll_h.POLLIN) != 0) {
+            fd_h.read(wakeFd, drained, 8); // clears the eventfd's count
+        }
+        if (ready > 0 && (pollfd.revents(pollFd) & poll_h.POLLIN) != 0) {
+            ackEvents();
+        }
+    }
+
+    /** Takes every event off the non-blocking channel and acks them; the CQ is then no longer armed. */
+    private void ackEvents() {
+        int n = 0;
+        while (verbs_h.ibv_get_cq_event(channel, cqOut, ctxOut) == 0) {
+            n++;
+        }
+        if (n > 0) {
+            verbs_h.ibv_ack_cq_events(cq, n);
             armed = false;
+        }
+    }
+
+    /**
+     * libfabric's verbs fi_trywait: acks the channel's events, arms the CQ and polls it once more, so that a
+     * completion that came before the arming is not slept through. False when something is to be read (EAGAIN).
+     */
+    boolean trywait() {
+        if (closed) {
+            return false;
+        }
+        sleeper.lock();
+        try {
+            ackEvents();
+            if (!armed) {
+                if (verbs_h.ibv_req_notify_cq(reqNotifyFn, cq, 0) != 0) {
+                    return false; // cannot arm: the caller polls instead of sleeping
+                }
+                armed = true;
+            }
+        } finally {
+            sleeper.unlock();
+        }
+        return progress() == 0;
+    }
+
+    /** Ends a sleep in {@link #block}, now or the next one to start, through the eventfd. */
+    @Override
+    public void wakeup() {
+        if (wakeFd >= 0 && !closed) {
+            fd_h.write(wakeFd, one, 8);
         }
     }
 
@@ -227,6 +298,9 @@ final class VerbsProgress implements ProgressHook {
         closed = true;
         Native.checkVerbs(verbs_h.ibv_destroy_cq(cq), "ibv_destroy_cq");
         verbs_h.ibv_destroy_comp_channel(channel);
+        if (wakeFd >= 0) {
+            fd_h.close(wakeFd);
+        }
         arena.close();
     }
 }
