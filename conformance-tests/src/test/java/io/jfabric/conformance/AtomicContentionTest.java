@@ -60,13 +60,18 @@ class AtomicContentionTest {
                     t.txCq.read(none, 1);
                 }
             });
+            long started = System.nanoTime();
             try {
                 for (PeerProcess p : peers) {
                     p.expect("SUMMED", T);
                 }
+                long summed = System.nanoTime();
                 for (PeerProcess p : peers) {
                     p.expect("DONE", T);
                 }
+                // the phase times show how far a run is from the peers' lifetime (CI runs at time scale 1)
+                System.out.printf("[atomic-contention] %s: FI_SUM phase %d ms, FI_CSWAP lock phase %d ms%n", c,
+                        (summed - started) / 1_000_000, (System.nanoTime() - summed) / 1_000_000);
             } finally {
                 stop.set(true);
                 driver.join(10_000);

@@ -61,6 +61,7 @@ public final class AtomicPeer {
             one.set(ValueLayout.JAVA_LONG, 0, 1);
             long posted = 0;
             long done = 0;
+            long started = System.nanoTime();
             while (done < ops) {
                 while (posted < ops && posted - done < WINDOW) {
                     int rc = me.ep.atomic(one, me.desc(one), target, counter, key, AtomicDatatype.UINT64,
@@ -87,6 +88,9 @@ public final class AtomicPeer {
                 done++;
             }
             PeerIo.say("SUMMED");
+            // on stderr (the peer's log): how long the operations took, apart from the JVM's start
+            System.err.println("FI_SUM phase: " + (System.nanoTime() - started) / 1_000_000 + " ms");
+            started = System.nanoTime();
             MemorySegment cmp = Mem.alloc(arena, 8);
             MemorySegment val = Mem.alloc(arena, 8);
             MemorySegment res = Mem.alloc(arena, 8);
@@ -105,6 +109,7 @@ public final class AtomicPeer {
                     return 3;
                 }
             }
+            System.err.println("FI_CSWAP lock phase: " + (System.nanoTime() - started) / 1_000_000 + " ms");
         }
         PeerIo.say("DONE");
         return 0;
