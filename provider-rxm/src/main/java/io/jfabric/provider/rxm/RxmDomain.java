@@ -15,6 +15,7 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.MrAttr;
+import io.jfabric.Threading;
 import io.jfabric.util.UtilDomain;
 
 import java.lang.foreign.MemorySegment;
@@ -38,8 +39,22 @@ final class RxmDomain extends UtilDomain<RxmFabric> {
     RxmDomain(RxmFabric fabric, FabricInfo info, FabricInfo coreInfo) {
         super("ofi_rxm domain", fabric, info);
         this.coreInfo = coreInfo;
-        this.core = fabric.core.openDomain(coreInfo);
+        this.core = fabric.core.openDomain(serialisedCore(coreInfo));
         this.coreTagged = (coreInfo.caps & Caps.TAGGED) != 0 || probeCoreTagged(coreInfo);
+    }
+
+    /**
+     * The core domain at FI_THREAD_DOMAIN: every call rxm makes into it (posts, CQ and EQ reads, connection
+     * setup) already runs under {@link #lock}, so the core's own per-call locks (tcp: its endpoint lock, its
+     * CQ's read and write locks, about a lock pair per message each way) would only repeat that.
+     */
+    private static FabricInfo serialisedCore(FabricInfo coreInfo) {
+        if (coreInfo.domainAttr == null) {
+            return coreInfo;
+        }
+        FabricInfo c = coreInfo.copy();
+        c.domainAttr.threading = Threading.DOMAIN;
+        return c;
     }
 
     private static boolean probeCoreTagged(FabricInfo coreInfo) {
@@ -102,13 +117,17 @@ final class RxmDomain extends UtilDomain<RxmFabric> {
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey,
                                        long flags) {
-        return core.registerMemory(segment, access, offset, requestedKey, flags);
+        synchronized (lock) { // the core domain is FI_THREAD_DOMAIN: its calls are serialised by this lock
+            return core.registerMemory(segment, access, offset, requestedKey, flags);
+        }
     }
 
     /** The core's regions serve rxm's RMA as they are (rxm_mr_regattr passes through as well). */
     @Override
     public MemoryRegion registerMemory(MrAttr attr, long flags) {
-        return core.registerMemory(attr, flags);
+        synchronized (lock) {
+            return core.registerMemory(attr, flags);
+        }
     }
 
     @Override

@@ -16,7 +16,8 @@ final class TcpCq extends UtilCompletionQueue {
 
     private TcpCq(TcpDomain domain, CqAttr attr, ProgressList list) {
         super(attr, domain.manualProgress() ? new QueueProgress(list, domain.tcpFabric(), false) : ProgressHook.NONE,
-                true, domain.threading() == Threading.SAFE || domain.threading() == Threading.UNSPEC);
+                // one writer unless a progress thread or unserialised callers may write at once
+                domain.needsLock(), domain.threading() == Threading.SAFE || domain.threading() == Threading.UNSPEC);
         this.domain = domain;
         this.progress = list;
     }
