@@ -39,10 +39,29 @@ final class MemberProgress implements ProgressHook {
         return work;
     }
 
-    /** Sleeps on the first member's source: {@link #canBlock()} holds only when they all share it. */
+    /**
+     * Sleeps on the first member's source: {@link #canBlock()} holds only when they all share it. Every member
+     * is asked first, since the first one's block asks only itself (an rxm queue whose core EQ already holds a
+     * connection request would otherwise sleep through it on another member's behalf).
+     */
     @Override
     public void block(long nanos) {
+        for (ProgressHook h : hooks) {
+            if (!h.readyToSleep()) {
+                return;
+            }
+        }
         hooks[0].block(nanos);
+    }
+
+    @Override
+    public boolean readyToSleep() {
+        for (ProgressHook h : hooks) {
+            if (!h.readyToSleep()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
