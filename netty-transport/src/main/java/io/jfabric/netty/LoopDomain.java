@@ -5,6 +5,8 @@ import io.jfabric.CompletionQueue;
 import io.jfabric.CqAttr;
 import io.jfabric.CqFormat;
 import io.jfabric.Domain;
+import io.jfabric.EqAttr;
+import io.jfabric.EventQueue;
 import io.jfabric.EndpointType;
 import io.jfabric.Errno;
 import io.jfabric.Fabric;
@@ -173,6 +175,28 @@ final class LoopDomain implements AutoCloseable {
             }
         }
         return domain.openCq(CqAttr.of(format, size));
+    }
+
+    /**
+     * A connection's or listener's event queue, in the loop's wait set like {@link #openCq}: a CONNREQ or
+     * CONNECTED event must end the idle loop's wait as a completion does.
+     */
+    EventQueue openEq() {
+        WaitSet set = PARKS.contains(provider) ? null : idle.set(fabric);
+        if (set != null) {
+            EqAttr attr = EqAttr.defaults();
+            attr.waitObj = WaitObj.SET;
+            attr.waitSet = set;
+            try {
+                return fabric.openEq(attr);
+            } catch (FabricException e) {
+                if (e.errno() != Errno.ENOSYS) {
+                    throw e;
+                }
+                idle.parkFromNowOn();
+            }
+        }
+        return fabric.openEq(EqAttr.defaults());
     }
 
     /**
