@@ -25,6 +25,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One provider's fabric and domain as one event loop uses them. Every endpoint, CQ and registration of a channel
@@ -157,24 +159,12 @@ final class LoopDomain implements AutoCloseable {
      * bridge), and for the providers {@link #PARKS} names.
      */
     CompletionQueue openCq(CqFormat format, long size) {
-        if (PARKS.contains(provider)) {
-            idle.parkFromNowOn();
-        }
-        WaitSet set = idle.set(fabric);
-        if (set != null) {
+        return inSet(set -> {
             CqAttr attr = CqAttr.of(format, size);
             attr.waitObj = WaitObj.SET;
             attr.waitSet = set;
-            try {
-                return domain.openCq(attr);
-            } catch (FabricException e) {
-                if (e.errno() != Errno.ENOSYS) {
-                    throw e;
-                }
-                idle.parkFromNowOn();
-            }
-        }
-        return domain.openCq(CqAttr.of(format, size));
+            return domain.openCq(attr);
+        }, () -> domain.openCq(CqAttr.of(format, size)));
     }
 
     /**
@@ -182,13 +172,23 @@ final class LoopDomain implements AutoCloseable {
      * CONNECTED event must end the idle loop's wait as a completion does.
      */
     EventQueue openEq() {
-        WaitSet set = PARKS.contains(provider) ? null : idle.set(fabric);
-        if (set != null) {
+        return inSet(set -> {
             EqAttr attr = EqAttr.defaults();
             attr.waitObj = WaitObj.SET;
             attr.waitSet = set;
+            return fabric.openEq(attr);
+        }, () -> fabric.openEq(EqAttr.defaults()));
+    }
+
+    /** A queue {@code joined} opens in the loop's set; {@code plain} once the loop parks (or the provider says ENOSYS). */
+    private <Q> Q inSet(Function<WaitSet, Q> joined, Supplier<Q> plain) {
+        if (PARKS.contains(provider)) {
+            idle.parkFromNowOn();
+        }
+        WaitSet set = idle.set(fabric);
+        if (set != null) {
             try {
-                return fabric.openEq(attr);
+                return joined.apply(set);
             } catch (FabricException e) {
                 if (e.errno() != Errno.ENOSYS) {
                     throw e;
@@ -196,7 +196,7 @@ final class LoopDomain implements AutoCloseable {
                 idle.parkFromNowOn();
             }
         }
-        return fabric.openEq(EqAttr.defaults());
+        return plain.get();
     }
 
     /**

@@ -46,22 +46,19 @@ final class MemberProgress implements ProgressHook {
      */
     @Override
     public void block(long nanos) {
-        for (ProgressHook h : hooks) {
-            if (!h.readyToSleep()) {
-                return;
-            }
+        if (readyToSleep()) {
+            hooks[0].block(nanos);
         }
-        hooks[0].block(nanos);
     }
 
+    /** Every member is asked, even after a refusal: asking prepares each for the sleep that may follow. */
     @Override
     public boolean readyToSleep() {
+        boolean ready = true;
         for (ProgressHook h : hooks) {
-            if (!h.readyToSleep()) {
-                return false;
-            }
+            ready &= h.readyToSleep();
         }
-        return true;
+        return ready;
     }
 
     @Override
