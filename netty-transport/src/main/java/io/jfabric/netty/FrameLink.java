@@ -208,7 +208,7 @@ final class FrameLink implements AutoCloseable {
         if (closed) {
             return;
         }
-        int rc = ep.recv(slot.memory, desc, Fabrics.ADDR_UNSPEC, slot);
+        int rc = loop.noteRefusal(ep.recv(slot.memory, desc, Fabrics.ADDR_UNSPEC, slot));
         if (rc != 0) {
             repost[repostCount++] = slot;
         }
@@ -234,7 +234,7 @@ final class FrameLink implements AutoCloseable {
 
     /** Sends {@code length} bytes of {@code slot}; 0, or a negative errno (the slot is then still the caller's). */
     int send(TxSlot slot, int length, long dest) {
-        return ep.send(slot.first(length), desc, dest, slot);
+        return loop.noteRefusal(ep.send(slot.first(length), desc, dest, slot));
     }
 
     /**
@@ -246,7 +246,7 @@ final class FrameLink implements AutoCloseable {
         slot.iov[1] = payload;
         slot.descs[0] = desc;
         slot.descs[1] = payloadDesc;
-        return ep.sendv(slot.iov, slot.descs, 2, dest, slot);
+        return loop.noteRefusal(ep.sendv(slot.iov, slot.descs, 2, dest, slot));
     }
 
     /** Reads up to a batch of completions into {@code sink}; returns how many it handled. */

@@ -15,14 +15,14 @@ import java.util.concurrent.locks.LockSupport;
  * and wakes as soon as a completion arrives. {@link #wakeup} wakes it from other threads.
  *
  * <p>Providers whose CQs refuse FI_WAIT_SET (verbs and the libfabric bridge, for now), or do not wake it promptly
- * ({@link LoopDomain#WAKES_ITS_WAIT_SET}), do not join the set; once a loop has such a channel it falls back, for the rest of its life, to parks that grow from a microsecond to
+ * ({@link LoopDomain#PARKS} names them), do not join the set; once a loop has such a channel it falls back, for the rest of its life, to parks that grow from a microsecond to
  * {@link #MAX_PARK_NANOS}, since a block on the set would not see that channel's completions.
  */
 final class IdleWait implements AutoCloseable {
     static final int SPINS = 200;
     static final long MIN_PARK_NANOS = 1_000;
     static final long MAX_PARK_NANOS = 1_000_000;
-    static final int MAX_AWAIT_MILLIS = 1;
+    static final int RETRY_AWAIT_MILLIS = 1;
     private static final long NANOS_PER_MILLI = 1_000_000;
 
     private int idleTurns;
@@ -32,6 +32,8 @@ final class IdleWait implements AutoCloseable {
     private Fabric setFabric;
     private FabricObject[] setOnly;
     private boolean parkOnly;
+    /** A provider refused an operation (EAGAIN) that the loop's next turn retries: the next wait is short. */
+    private boolean retrySoon;
 
     /** The loop's wait set, opened through {@code fabric} on first use; null once the loop parks instead. */
     WaitSet set(Fabric fabric) {
@@ -57,6 +59,11 @@ final class IdleWait implements AutoCloseable {
     /** A channel's CQ could not join the set: from now on the loop parks. */
     void parkFromNowOn() {
         parkOnly = true;
+    }
+
+    /** An operation was refused (EAGAIN); its retry is due on the next turn, which no completion announces. */
+    void retrySoon() {
+        retrySoon = true;
     }
 
     /** The loop found work: start the next wait from spinning again. */
@@ -86,17 +93,19 @@ final class IdleWait implements AutoCloseable {
 
     /**
      * fi_wait counts milliseconds: a deadline under one is met by spinning (the loop's next turn comes at once).
-     * A wait lasts at most {@link #MAX_AWAIT_MILLIS}, so that progress the set does not see (rxm's connection
-     * set-up over tcp, its core's CM events, never woke it) still gets the loop's poll; a completion ends the
-     * wait at once.
+     * The wait lasts until a completion, a wakeup or the loop's next task; only after a refused operation
+     * (EAGAIN: ofi_rxm sends while its connection is set up, which ends in no completion) does it last at most
+     * {@link #RETRY_AWAIT_MILLIS}, so the retry comes soon.
      */
     private void block(WaitSet s, long maxNanos) {
         if (maxNanos < NANOS_PER_MILLI) {
             Thread.onSpinWait();
             return;
         }
+        long millis = Math.min(maxNanos / NANOS_PER_MILLI, retrySoon ? RETRY_AWAIT_MILLIS : Integer.MAX_VALUE);
+        retrySoon = false;
         if (setFabric.trywait(setOnly) == 0) {
-            s.await((int) Math.min(maxNanos / NANOS_PER_MILLI, MAX_AWAIT_MILLIS));
+            s.await((int) millis);
         }
     }
 

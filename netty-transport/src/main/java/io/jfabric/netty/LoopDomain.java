@@ -5,6 +5,8 @@ import io.jfabric.CompletionQueue;
 import io.jfabric.CqAttr;
 import io.jfabric.CqFormat;
 import io.jfabric.Domain;
+import io.jfabric.EqAttr;
+import io.jfabric.EventQueue;
 import io.jfabric.EndpointType;
 import io.jfabric.Errno;
 import io.jfabric.Fabric;
@@ -23,6 +25,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One provider's fabric and domain as one event loop uses them. Every endpoint, CQ and registration of a channel
@@ -34,13 +38,13 @@ final class LoopDomain implements AutoCloseable {
     static final int SUPPORTED_MR_MODE = MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY;
 
     /**
-     * The providers whose channels' CQs join the loop's wait set: none unless the system property
-     * {@code jfabric.netty.waitSetProviders} names them (comma-separated), because NettyBench's 64 B echo was
-     * slower blocking on the set than parking (shm 306-333 us against 26 us, tcp;ofi_rxm 545 us against 53 us):
-     * an arriving message does not end the set's wait promptly yet. Name a provider here once it does.
+     * The providers whose channels' CQs stay out of the loop's wait set, so that a loop holding one parks instead
+     * (comma-separated, system property {@code jfabric.netty.parkProviders}; none by default): every provider
+     * that accepts FI_WAIT_SET wakes its set on an arriving message since the wait sets sleep on the providers'
+     * own event sources.
      */
-    static final Set<String> WAKES_ITS_WAIT_SET =
-            Set.copyOf(List.of(System.getProperty("jfabric.netty.waitSetProviders", "").split(",")));
+    static final Set<String> PARKS =
+            Set.copyOf(List.of(System.getProperty("jfabric.netty.parkProviders", "").split(",")));
 
     /**
      * A system property that makes a loop register its slots and pooled chunks and pass their descriptors on every
@@ -152,20 +156,39 @@ final class LoopDomain implements AutoCloseable {
     /**
      * A channel's CQ, in the loop's wait set so that the idle loop sleeps until it has completions. Elsewhere a
      * plain CQ, and the loop parks instead: where the provider refuses FI_WAIT_SET (ENOSYS: verbs, the libfabric
-     * bridge), and where the set does not wake on an arriving message, which {@link #WAKES_ITS_WAIT_SET} leaves
-     * out.
+     * bridge), and for the providers {@link #PARKS} names.
      */
     CompletionQueue openCq(CqFormat format, long size) {
-        if (!WAKES_ITS_WAIT_SET.contains(provider)) {
+        return inSet(set -> {
+            CqAttr attr = CqAttr.of(format, size);
+            attr.waitObj = WaitObj.SET;
+            attr.waitSet = set;
+            return domain.openCq(attr);
+        }, () -> domain.openCq(CqAttr.of(format, size)));
+    }
+
+    /**
+     * A connection's or listener's event queue, in the loop's wait set like {@link #openCq}: a CONNREQ or
+     * CONNECTED event must end the idle loop's wait as a completion does.
+     */
+    EventQueue openEq() {
+        return inSet(set -> {
+            EqAttr attr = EqAttr.defaults();
+            attr.waitObj = WaitObj.SET;
+            attr.waitSet = set;
+            return fabric.openEq(attr);
+        }, () -> fabric.openEq(EqAttr.defaults()));
+    }
+
+    /** A queue {@code joined} opens in the loop's set; {@code plain} once the loop parks (or the provider says ENOSYS). */
+    private <Q> Q inSet(Function<WaitSet, Q> joined, Supplier<Q> plain) {
+        if (PARKS.contains(provider)) {
             idle.parkFromNowOn();
         }
         WaitSet set = idle.set(fabric);
         if (set != null) {
-            CqAttr attr = CqAttr.of(format, size);
-            attr.waitObj = WaitObj.SET;
-            attr.waitSet = set;
             try {
-                return domain.openCq(attr);
+                return joined.apply(set);
             } catch (FabricException e) {
                 if (e.errno() != Errno.ENOSYS) {
                     throw e;
@@ -173,7 +196,18 @@ final class LoopDomain implements AutoCloseable {
                 idle.parkFromNowOn();
             }
         }
-        return domain.openCq(CqAttr.of(format, size));
+        return plain.get();
+    }
+
+    /**
+     * Passes {@code rc} on; an EAGAIN (ofi_rxm connecting on demand, a full queue) is retried on the loop's next
+     * turn, and no completion will end the loop's wait for it, so that wait must be short.
+     */
+    int noteRefusal(int rc) {
+        if (rc == -Errno.EAGAIN) {
+            idle.retrySoon();
+        }
+        return rc;
     }
 
     /** Registers {@code memory} on this domain for local {@code access}, counted in {@link #LIVE_REGISTRATIONS}. */

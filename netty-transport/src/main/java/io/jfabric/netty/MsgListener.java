@@ -1,6 +1,5 @@
 package io.jfabric.netty;
 
-import io.jfabric.EqAttr;
 import io.jfabric.EqEntry;
 import io.jfabric.EqErrEntry;
 import io.jfabric.EqEvent;
@@ -36,7 +35,7 @@ final class MsgListener implements AutoCloseable {
     static MsgListener open(JfabricIoHandler handler, JfabricAddress at) {
         FabricInfo info = MsgPath.infos(at.provider(), at.node(), at.service()).getFirst();
         LoopDomain d = handler.domain(info);
-        EventQueue eq = d.fabric.openEq(EqAttr.defaults());
+        EventQueue eq = d.openEq();
         PassiveEndpoint pep = null;
         try {
             pep = d.fabric.openPassiveEndpoint(info);

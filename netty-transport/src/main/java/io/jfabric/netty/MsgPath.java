@@ -1,7 +1,6 @@
 package io.jfabric.netty;
 
 import io.jfabric.EndpointType;
-import io.jfabric.EqAttr;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
@@ -129,7 +128,7 @@ final class MsgPath {
 
     private static FrameLink open(JfabricIoHandler handler, FabricInfo info, int window, int slotSize) {
         LoopDomain d = handler.domain(info);
-        EventQueue eq = d.fabric.openEq(EqAttr.defaults());
+        EventQueue eq = d.openEq();
         return FrameLink.openConnected(d, info, eq, FrameStream.rxSlots(window), window + Frame.CONTROL_SLOTS,
                 slotSize);
     }

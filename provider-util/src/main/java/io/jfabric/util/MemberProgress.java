@@ -39,10 +39,26 @@ final class MemberProgress implements ProgressHook {
         return work;
     }
 
-    /** Sleeps on the first member's source: {@link #canBlock()} holds only when they all share it. */
+    /**
+     * Sleeps on the first member's source: {@link #canBlock()} holds only when they all share it. Every member
+     * is asked first, since the first one's block asks only itself (an rxm queue whose core EQ already holds a
+     * connection request would otherwise sleep through it on another member's behalf).
+     */
     @Override
     public void block(long nanos) {
-        hooks[0].block(nanos);
+        if (readyToSleep()) {
+            hooks[0].block(nanos);
+        }
+    }
+
+    /** Every member is asked, even after a refusal: asking prepares each for the sleep that may follow. */
+    @Override
+    public boolean readyToSleep() {
+        boolean ready = true;
+        for (ProgressHook h : hooks) {
+            ready &= h.readyToSleep();
+        }
+        return ready;
     }
 
     @Override

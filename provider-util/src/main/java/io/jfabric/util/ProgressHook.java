@@ -30,6 +30,15 @@ public interface ProgressHook {
     default void block(long nanos) {
     }
 
+    /**
+     * Called before a sleep on {@link #eventSource()} by whoever sleeps there for this hook (its own
+     * {@link #block}, or a wait set's other member that shares the source): false when this hook holds work
+     * its last progress left queued, which a sleep on the source would not see.
+     */
+    default boolean readyToSleep() {
+        return true;
+    }
+
     /** Ends a concurrent {@link #block} early. Safe from any thread. */
     default void wakeup() {
     }

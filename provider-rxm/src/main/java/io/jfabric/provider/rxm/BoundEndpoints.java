@@ -65,18 +65,22 @@ final class BoundEndpoints implements ProgressHook {
     @Override
     public void block(long nanos) {
         RxmEndpoint[] eps = snapshot;
-        if (eps.length == 0) {
-            return;
+        if (eps.length > 0 && readyToSleep()) {
+            eps[0].coreWaits()[0].block(nanos);
         }
+    }
+
+    /** Marks each endpoint's next progress to read its core EQ; false when a core queue already holds entries. */
+    @Override
+    public boolean readyToSleep() {
+        RxmEndpoint[] eps = snapshot;
         boolean idle = true;
         synchronized (lock) {
             for (RxmEndpoint ep : eps) {
                 idle &= ep.beforeSleep();
             }
         }
-        if (idle) {
-            eps[0].coreWaits()[0].block(nanos);
-        }
+        return idle;
     }
 
     @Override

@@ -158,6 +158,8 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
                 while (reading.size() < eqRoom() && (c = server.accept()) != null) {
                     c.configureBlocking(false);
                     reading.add(new ConnRequest(c));
+                    // a request that arrives after the accept must wake a waiter sleeping on the fabric's selector
+                    fabric.register(c, SelectionKey.OP_READ, this);
                     work++;
                 }
             }
@@ -186,12 +188,21 @@ final class TcpPassiveEndpoint implements PassiveEndpoint, Progressable {
                     closeQuietly(r.ch);
                     continue;
                 }
+                quiet(r.ch);
                 raiseConnreq(r);
             }
         } finally {
             lock.unlock();
         }
         return work;
+    }
+
+    /**
+     * A whole request is read: nothing more is read from it until fi_accept, so its readiness must not keep the
+     * selector from sleeping (the accepting endpoint registers it again, for itself).
+     */
+    private void quiet(SocketChannel ch) {
+        fabric.register(ch, 0, this);
     }
 
     /** Events the bound EQ can still take, keeping a few for the events of accepted endpoints. */
