@@ -22,4 +22,15 @@ public class JfabricSocketHalfClosedTest extends SocketHalfClosedTest {
     @Override protected SocketAddress newSocketAddress() { return JfabricSocketTestPermutation.newSocketAddress(); }
 
     @Test @Disabled("casts the child to io.netty.channel.socket.SocketChannel (InetSocketAddress addresses) and sets SO_LINGER, a TCP socket option") @Override public void testHalfClosureReceiveDataOnFinalWait2StateWhenSoLingerSet(TestInfo testInfo) { }
+
+    /**
+     * Not over tcp;ofi_rxm: its leader blocks its event loop in channelActive until the follower has read its first
+     * write and closed, but an rxm send only leaves with that loop's progress (see
+     * {@link JfabricSocketTestPermutation#only}), so the follower never reads and the test hangs.
+     */
+    @Test
+    @Override
+    public void testAutoCloseFalseDoesShutdownOutput(TestInfo testInfo) throws Throwable {
+        JfabricSocketTestPermutation.only("shm,tcp,libfabric:tcp", () -> super.testAutoCloseFalseDoesShutdownOutput(testInfo));
+    }
 }
