@@ -45,6 +45,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** Below this a write is copied and packed with its neighbours; above it a direct buffer is sent in place. */
     private static final int IN_PLACE_MIN = 4096;
+    /** How many CQ polls a write makes at most to find the peer's closing FIN before it sends. */
+    private static final int PEER_CLOSE_POLLS = 16;
 
     private enum State { OPEN, CONNECTING, ACTIVE, CLOSED }
 
@@ -235,9 +237,11 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     @Override
     protected void doWrite(ChannelOutboundBuffer in) throws Exception {
         FrameStream s = stream;
-        if (!s.peerClosed) {
-            // the peer's close may wait unread in the CQ (a handler that blocked its loop); a TCP write would fail
-            s.poll();
+        // the peer's close may wait unread in the CQ (a handler that blocked its loop); a TCP write would fail.
+        // A provider may complete one arrival per poll (tcp reads its socket as the CQ is read): poll while it
+        // delivers, up to a window's worth, so the FIN behind the peer's last DATA frames is seen too
+        for (int i = 0; i < PEER_CLOSE_POLLS && !s.peerClosed && s.poll() > 0; i++) {
+            // each poll hands what arrived to the stream
         }
         if (s.peerClosed) {
             throw new IOException("jfabric peer " + s.peerText() + " closed the stream; it reads nothing more");

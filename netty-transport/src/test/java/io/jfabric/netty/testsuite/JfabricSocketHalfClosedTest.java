@@ -24,22 +24,13 @@ public class JfabricSocketHalfClosedTest extends SocketHalfClosedTest {
     @Test @Disabled("casts the child to io.netty.channel.socket.SocketChannel (InetSocketAddress addresses) and sets SO_LINGER, a TCP socket option") @Override public void testHalfClosureReceiveDataOnFinalWait2StateWhenSoLingerSet(TestInfo testInfo) { }
 
     /**
-     * Over shm only: see {@link JfabricSocketTestPermutation#only}; its leader awaits a latch in channelActive. Over the
-     * connected tcp and libfabric:tcp its second write after shutdownOutput succeeded ("second write should have failed!").
+     * Not over tcp;ofi_rxm: its leader blocks its event loop in channelActive until the follower has read its first
+     * write and closed, but an rxm send only leaves with that loop's progress (see
+     * {@link JfabricSocketTestPermutation#only}), so the follower never reads and the test hangs.
      */
     @Test
     @Override
     public void testAutoCloseFalseDoesShutdownOutput(TestInfo testInfo) throws Throwable {
-        JfabricSocketTestPermutation.only("shm", () -> super.testAutoCloseFalseDoesShutdownOutput(testInfo));
-    }
-
-    // Over shm only, for now: over tcp;ofi_rxm these two time out at times (under load) and the cause is not found yet; over the
-    // connected tcp and libfabric:tcp testAllDataReadClosure passed once (19 s under load) and testAllDataReadAfterHalfClosure timed out
-    @Test @Override public void testAllDataReadAfterHalfClosure(TestInfo testInfo) throws Throwable {
-        JfabricSocketTestPermutation.only("shm", () -> super.testAllDataReadAfterHalfClosure(testInfo));
-    }
-
-    @Test @Override public void testAllDataReadClosure(TestInfo testInfo) throws Throwable {
-        JfabricSocketTestPermutation.only("shm", () -> super.testAllDataReadClosure(testInfo));
+        JfabricSocketTestPermutation.only("shm,tcp,libfabric:tcp", () -> super.testAutoCloseFalseDoesShutdownOutput(testInfo));
     }
 }
