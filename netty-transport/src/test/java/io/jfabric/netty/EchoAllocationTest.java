@@ -26,13 +26,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The steady-state echo path allocates nothing per message: a 64-byte buffer ping-pongs between a client and a
  * server channel over shm, driven by the loops alone, and the loops' threads' allocated bytes (ThreadMXBean) are
- * read around each measured round; the quietest of three rounds must stay under {@link #BOUND} bytes per round trip.
+ * read around each measured round; the quietest of up to five rounds must stay under {@link #BOUND} bytes per round
+ * trip. A per-message allocation shows in every round; the slack is for compilation: the loops' idle path (the wait
+ * set's sleep) runs only when a loop has nothing to do, so it reaches C2's escape analysis later than the data path,
+ * and on a loaded machine a round or two can still run it half-compiled.
  * Netty's leak detector is off for the measurement (at PARANOID it records a trace per buffer, which is its job).
  */
 @Timeout(120)
 class EchoAllocationTest {
     private static final int MESSAGE = 64;
-    private static final int WARM_UP = 20_000;
+    private static final int WARM_UP = 50_000;
     private static final int ROUND = 10_000;
     /** Bytes per round trip the quietest round may allocate: slack for the loop's occasional timer and task work. */
     private static final double BOUND = 1;
@@ -87,7 +90,7 @@ class EchoAllocationTest {
             pingPong.run(client, WARM_UP);
             double quietest = Double.MAX_VALUE;
             List<String> rounds = new ArrayList<>();
-            for (int r = 0; r < 3; r++) {
+            for (int r = 0; r < 5 && quietest > BOUND; r++) {
                 long before = sum(mx.getThreadAllocatedBytes(loops));
                 pingPong.run(client, ROUND);
                 double perTrip = (double) (sum(mx.getThreadAllocatedBytes(loops)) - before) / ROUND;
