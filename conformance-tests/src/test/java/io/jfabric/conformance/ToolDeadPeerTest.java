@@ -6,6 +6,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -94,7 +95,8 @@ class ToolDeadPeerTest {
             server.destroyForcibly(); // SIGKILL
             long killed = System.nanoTime();
             if (!client.waitFor(Slow.ms(CHECKED_MS) + 30_000, TimeUnit.MILLISECONDS)) {
-                fail("the client still runs 30 s after its server was killed: " + Files.readString(clientLog));
+                fail("the client still runs 30 s after its server was killed: " + Files.readString(clientLog)
+                        + "\nits threads:\n" + threadsOf(client));
             }
             long tookMs = (System.nanoTime() - killed) / 1_000_000;
             String out = Files.readString(clientLog).substring(measuring);
@@ -145,5 +147,18 @@ class ToolDeadPeerTest {
         cmd.addAll(sizes);
         cmd.addAll(role);
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** The stack of every thread of a hung Java client ({@code jcmd Thread.print}), so a failure says where it waits. */
+    private static String threadsOf(Process client) {
+        try {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(client.pid()), "Thread.print").redirectErrorStream(true).start();
+            String out = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            jcmd.waitFor(20, TimeUnit.SECONDS);
+            return out;
+        } catch (IOException | InterruptedException e) {
+            return "(jcmd failed: " + e + ")";
+        }
     }
 }
