@@ -234,6 +234,28 @@ final class SocketCalls {
         private static final MethodHandle POLL = X86_64 ? null : link("poll", FunctionDescriptor.of(
                 ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
 
+        /**
+         * More than the JDK's customization threshold (127 calls of a handle from code the JIT has not compiled
+         * yet). A handle reaching it spins a customized LambdaForm, 60-200 KB of garbage on the calling thread;
+         * a path that runs rarely (a full socket, a batched write) could reach it a million messages in. Calls
+         * on fd -1 fail with EBADF and touch nothing, so the handles are customized here, before any data.
+         */
+        private static final int PRIME_CALLS = 200;
+
+        static {
+            try {
+                for (int i = 0; i < PRIME_CALLS; i++) {
+                    recv(-1, 0, 0, 0);
+                    write(-1, 0, 0);
+                    poll(0);
+                    long w = (long) WRITEV.invokeExact(-1, 0L, 0);
+                    int g = (int) GETSOCKOPT.invokeExact(-1, 0, 0, 0L, 0L);
+                }
+            } catch (Throwable t) {
+                throw new ExceptionInInitializerError(t);
+            }
+        }
+
         static long recv(int fd, long addr, int len, int flags) throws Throwable {
             return X86_64
                     ? (long) SYSCALL6.invokeExact(SYS_RECVFROM, (long) fd, addr, (long) len, (long) flags, 0L, 0L)
