@@ -63,8 +63,13 @@ class PeerFailureTest {
     enum PeerRole { SENDER, RECEIVER }
 
     static final long BOUND_MS = 20_000;
-    /** Room for the freeze to strand a full window: at most BEFORE_FREEZE + WINDOW + FaultPeer.WINDOW land. */
-    static final int COUNT = 48;
+    /**
+     * Room for the freeze to strand a full window. Over a stream transport a send completes once its bytes are in
+     * the kernel's socket buffers, which take up to tcp_wmem's plus tcp_rmem's maximum (4 + 32 MiB on this CI's
+     * machine: 36 of the 1 MiB messages) before the frozen peer's posted receives count at all, so the count leaves
+     * room for BEFORE_FREEZE + those + WINDOW + FaultPeer.WINDOW.
+     */
+    static final int COUNT = 96;
     static final int WINDOW = 16;
     /** Messages delivered before the freeze, so the fault strikes mid-stream. */
     static final int BEFORE_FREEZE = 8;
@@ -240,7 +245,9 @@ class PeerFailureTest {
         // acknowledges them), and a success completion not read yet is no send in flight. So it stays frozen
         // until, with the CQ drained, more sends lack a completion than the FaultPeer.WINDOW receives it can have
         // posted: at least one of them cannot land (what landed before SIGSTOP is acknowledged by FROZEN_MS).
+        // Every send posted and none completing for FROZEN_MS strands them too, however much the kernel buffers.
         long thaw = deadline(FROZEN_MS);
+        long stalledSince = System.nanoTime();
         deadline = deadline(BOUND_MS);
         while (true) {
             next = fillWindow(tx, s, pending, next, done);
@@ -248,10 +255,13 @@ class PeerFailureTest {
             if (rc == 1) {
                 pending.remove(ok.context);
                 done++;
+                stalledSince = System.nanoTime();
                 continue;
             }
             assertNoErrorYet(err, "a send while the peer is frozen");
-            if (System.nanoTime() - thaw >= 0 && pending.size() > FaultPeer.WINDOW) {
+            boolean stalled = next == COUNT && !pending.isEmpty()
+                    && System.nanoTime() - stalledSince >= Slow.ms(FROZEN_MS) * 1_000_000L;
+            if (System.nanoTime() - thaw >= 0 && (pending.size() > FaultPeer.WINDOW || stalled)) {
                 break;
             }
             checkDeadline(deadline, "more sends to the frozen receiver without a completion than the "
