@@ -222,6 +222,17 @@ public final class ControlChannel implements Closeable {
         return reader.closed();
     }
 
+    /**
+     * Until the returned guard is closed, a peer that closes the control connection must be noticed by the
+     * benchmark within {@link ControlReader#STUCK_GRACE_MS}; if it is not, the benchmark's thread is inside a
+     * fabric call that does not return (libfabric 1.17's shm spins in fi_cq_read on a lock its killed peer held),
+     * so the control reader prints {@code gone} on stderr and halts the process with FI_ECONNRESET's number.
+     */
+    public Closeable exitIfStuckAfterPeerCloses(String gone) {
+        reader.guard(gone);
+        return () -> reader.guard(null);
+    }
+
     /** The peer's end of the control connection, host:port, for messages. */
     public String peer() {
         return String.valueOf(socket.getRemoteSocketAddress()).replaceFirst("^/", "");

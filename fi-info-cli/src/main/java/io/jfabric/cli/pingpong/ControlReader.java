@@ -1,5 +1,6 @@
 package io.jfabric.cli.pingpong;
 
+import io.jfabric.Errno;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
@@ -12,7 +13,10 @@ import java.net.SocketTimeoutException;
  * {@link #timeout} sets, and then throw {@link SocketTimeoutException} as the socket itself would.
  */
 final class ControlReader extends InputStream {
+    /** How long a guarded benchmark has to notice its peer's close before the process is halted. */
+    static final long STUCK_GRACE_MS = 2_000;
     private final InputStream socketIn;
+    private volatile String guardMessage;
     private int timeoutMs;
     /** The socket said end of stream, or failed ({@code failure}). */
     private volatile boolean eof;
@@ -37,7 +41,7 @@ final class ControlReader extends InputStream {
                     if (n < 0) {
                         eof = true;
                         notifyAll();
-                        return;
+                        break;
                     }
                     while (count + n > buf.length) {
                         wait(); // the control protocol's messages are small: a reader frees room soon
@@ -57,6 +61,34 @@ final class ControlReader extends InputStream {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
+        }
+        haltIfStuck();
+    }
+
+    /** The message a stuck benchmark exits with, while a guard is set; null otherwise. */
+    void guard(String gone) {
+        guardMessage = gone;
+    }
+
+    /** After the peer closed: a benchmark still guarded after the grace is stuck in a call that won't return. */
+    private void haltIfStuck() {
+        long until = System.nanoTime() + STUCK_GRACE_MS * 1_000_000L;
+        while (guardMessage != null && System.nanoTime() - until < 0) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+        String gone = guardMessage;
+        if (gone != null) {
+            System.out.flush();
+            System.err.println(gone + "; the fabric call in progress has not returned " + STUCK_GRACE_MS
+                    + " ms later, so the process exits");
+            System.err.flush();
+            // halt, not exit: shutdown hooks would close the fabric, and that can wait on the same dead peer
+            Runtime.getRuntime().halt(Errno.ECONNRESET);
         }
     }
 

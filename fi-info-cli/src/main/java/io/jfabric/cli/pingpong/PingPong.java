@@ -384,7 +384,8 @@ final class PingPong implements AutoCloseable {
         String fabricPeer = remoteFiAddr == Fabrics.ADDR_UNSPEC ? null : av.straddr(av.lookup(remoteFiAddr));
         watch = new PeerWatch(ctrl, eqBound ? eq : null, fabricPeer);
         debug("exchanging with the peer " + watch.peer());
-        try {
+        try (java.io.Closeable stuck = ctrl.exitIfStuckAfterPeerCloses("jfabric pingpong: the peer " + watch.peer()
+                + " is gone: it closed the control connection (the process exited)")) {
             for (long size : TestSizes.of(opts, txSize)) {
                 cntAckMsg = 0;
                 int rc = pingpong(size);
