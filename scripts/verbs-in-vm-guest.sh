@@ -9,6 +9,8 @@
 #             -c, 64 B .. 4 MiB, on verbs msg and verbs;ofi_rxm rdm, and pingpong / rma-bw beside perftest
 #   perf      only perftest and the jfabric runs beside it (a subset of pingpong)
 #   rpc       examples/rpc: file copy and RpcBenchmark on verbs;ofi_rxm
+#   atomic    jfabric atomic -c: rxm's atomics on verbs;ofi_rxm, and the adapter's RC atomics on verbs msg, every
+#             test's target and fetched element checked (not by default)
 #   netty     netty-transport's tests on verbs (FI_EP_MSG) and verbs;ofi_rxm: echo, gRPC, netty-testsuite (not default)
 #   srqmem    SrqMemoryBench: memory per peer of a verbs;ofi_rxm endpoint with SRQMEM_PEERS (64) peers, with
 #             FI_OFI_RXM_USE_SRX=0 (per connection) and =1 (one SRQ) (docs/performance.md)
@@ -161,6 +163,23 @@ step_rpc() {
       --providers "verbs;ofi_rxm" --seconds 3 2>&1 | tee "$RESULTS/rpc-bench.log"
   grep -q '^| verbs;ofi_rxm | [0-9]' "$RESULTS/rpc-bench.log" && echo "PASS RpcBenchmark on verbs;ofi_rxm" \
     || { echo "FAIL RpcBenchmark on verbs;ofi_rxm"; rc=1; }
+}
+
+step_atomic() {
+  # -c checks each test's target and fetched element (AtomicExpectation); few operations per test: under
+  # emulation an rxm atomic over verbs takes milliseconds
+  stamp "jfabric atomic -c on verbs;ofi_rxm rdm (rxm's protocol) and verbs msg (RC atomics)"
+  local A=(-I 2 -w 1 -W 4 -c --no-progress --timeout 300000)
+  pair atomic atomic -p "verbs;ofi_rxm" -e rdm -o all -z uint64 "${A[@]}" \
+      --then atomic -p "verbs;ofi_rxm" -e rdm -o all -z double "${A[@]}" \
+      --then atomic -p "verbs;ofi_rxm" -e rdm -o sum -z all "${A[@]}" \
+      --then atomic -p verbs -e msg -o all -z uint64 "${A[@]}" \
+      --then atomic -p verbs -e msg -o all -z int64 "${A[@]}"
+  verdict atomic 0 "jfabric atomic -c -p verbs;ofi_rxm -e rdm -o all -z uint64"
+  verdict atomic 1 "jfabric atomic -c -p verbs;ofi_rxm -e rdm -o all -z double"
+  verdict atomic 2 "jfabric atomic -c -p verbs;ofi_rxm -e rdm -o sum -z all"
+  verdict atomic 3 "jfabric atomic -c -p verbs -e msg -o all -z uint64 (RC atomics)"
+  verdict atomic 4 "jfabric atomic -c -p verbs -e msg -o all -z int64 (RC atomics)"
 }
 
 step_srqmem() {

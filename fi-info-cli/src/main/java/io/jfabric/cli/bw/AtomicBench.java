@@ -19,9 +19,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * libfabric's shm and rxm do) until the client's last sync; the two sync over the control channel around every
  * test, so no fabric message is needed besides the atomics. Combinations the provider refuses are skipped, as
  * fabtests skips them.
+ *
+ * <p>With -c the client checks each test ({@link AtomicExpectation}): it tells the server the element to start the
+ * target at, and after the test the server sends back what the target holds; the client compares that, and what
+ * its fetches returned, with the values computed from the operation, datatype and number of operations. The
+ * server follows whichever the client asks, so only the client needs -c.
  */
 final class AtomicBench {
     private static final String[] KIND = {"", "fetch_", "compare_"};
+    /** The client's count before a test: run one; run one and check it (the target's start and end go by name). */
+    private static final long TEST = 1;
+    private static final long CHECKED_TEST = 2;
 
     private final BenchSession s;
     private final BenchOptions o;
@@ -33,6 +41,8 @@ final class AtomicBench {
     private CompletionPoller tx;
     /** Completions read while a post waited for room in the window being posted; they count as done. */
     private int early;
+    /** -c: what each failed check said; empty when every test held what was expected. */
+    private final List<String> mismatches = new java.util.ArrayList<>();
 
     AtomicBench(BenchSession s, List<AtomicOp> ops, List<AtomicDatatype> types, BenchReport report) {
         this.s = s;
@@ -61,7 +71,14 @@ final class AtomicBench {
                     if (valid(kind, t, op) < 1) {
                         continue;
                     }
-                    s.ctrl.exchangeCount(1);
+                    boolean check = o.verify() && AtomicExpectation.checks(t);
+                    src.asSlice(0, t.size()).copyFrom(MemorySegment.ofArray(AtomicExpectation.operand(op, t)));
+                    cmp.asSlice(0, t.size()).copyFrom(MemorySegment.ofArray(AtomicExpectation.compare(op, t)));
+                    res.fill((byte) 0xa5);
+                    s.ctrl.exchangeCount(check ? CHECKED_TEST : TEST);
+                    if (check) {
+                        s.ctrl.sendName(AtomicExpectation.start(op, t), 0);
+                    }
                     s.ctrl.sync();
                     int k = kind;
                     long start = WindowRunner.run(o, o.window(), histogram, new Progress(System.err, false),
@@ -69,6 +86,19 @@ final class AtomicBench {
                                     res.asSlice(0, t.size())));
                     long elapsed = System.nanoTime() - start;
                     s.ctrl.sync();
+                    if (check) {
+                        byte[] target = s.ctrl.recvName().bytes();
+                        String miss = AtomicExpectation.mismatch(kind, op, t,
+                                (long) (o.warmup() + o.iterations()) * o.window(), o.window(), target,
+                                res.asSlice(0, t.size()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                        if (miss != null) {
+                            mismatches.add(miss);
+                            System.err.println("jfabric atomic -c: " + miss);
+                        }
+                    } else if (o.verify()) {
+                        System.err.println("jfabric atomic -c: " + KIND[kind] + AtomicCommand.shortName(op) + " on "
+                                + t.cName() + " not checked: Java has no 80-bit long double arithmetic");
+                    }
                     report.add(BenchRow.of(KIND[kind] + AtomicCommand.shortName(op) + "_"
                             + AtomicCommand.shortName(t), t.size(), (long) o.iterations() * o.window(), elapsed,
                             histogram));
@@ -80,6 +110,11 @@ final class AtomicBench {
         if (tests == 0) {
             throw new FabricException(Errno.EOPNOTSUPP, "the provider offers none of the operations asked for");
         }
+    }
+
+    /** -c: the failed checks' messages (empty when all held, or without -c). */
+    List<String> mismatches() {
+        return mismatches;
     }
 
     private long valid(int kind, AtomicDatatype t, AtomicOp op) {
@@ -100,9 +135,21 @@ final class AtomicBench {
             }
         });
         try {
-            while (s.ctrl.exchangeCount(0) != 0) {
+            MemorySegment target = s.rmaArea;
+            long test;
+            while ((test = s.ctrl.exchangeCount(0)) != 0) {
+                byte[] start = null;
+                if (test == CHECKED_TEST) {
+                    start = s.ctrl.recvName().bytes();
+                    // the driver thread only reads the CQs, and no atomic is in flight between two tests
+                    target.asSlice(0, start.length).copyFrom(MemorySegment.ofArray(start));
+                }
                 s.ctrl.sync();
                 s.ctrl.sync();
+                if (start != null) {
+                    s.ctrl.sendName(target.asSlice(0, start.length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            0);
+                }
             }
         } finally {
             stop.set(true);

@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
 /**
  * {@code jfabric atomic}: latency and rate of remote atomics per operation and datatype (fabtests' fi_rdm_atomic
  * -o/-z), with a window of outstanding operations on one target element. The server is the target; the client
- * initiates. Same client/server model and control port as {@code jfabric rma-bw}.
+ * initiates. Same client/server model and control port as {@code jfabric rma-bw}. With -c the client checks every
+ * test's target element and fetched element ({@link AtomicExpectation}) and exits 1 when one is wrong.
  */
 @Command(name = "atomic", sortOptions = false,
         description = "Atomic latency and rate per operation and datatype (fi_rdm_atomic).%n"
@@ -59,8 +60,14 @@ public final class AtomicCommand implements Callable<Integer> {
             s.extraCaps = Caps.ATOMIC;
             s.open(c.o().window(), 64, 64);
             BenchReport report = new BenchReport(System.out);
-            new AtomicBench(s, c.ops(), c.types(), report).run();
+            AtomicBench bench = new AtomicBench(s, c.ops(), c.types(), report);
+            bench.run();
             report.writeFiles(c.o().json(), c.o().csv());
+            if (!bench.mismatches().isEmpty()) {
+                System.err.println("jfabric atomic -c: " + bench.mismatches().size()
+                        + " test(s) left a wrong target element or fetched a wrong one (listed above)");
+                return 1;
+            }
             return 0;
         } catch (FabricException | IOException e) {
             System.err.println("jfabric atomic: " + e.getMessage());

@@ -31,7 +31,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Limits as libfabric's: four ranges and four buffers of each kind, operands plus compare operands up to
  * buffer_size minus the 96-byte atomic header. Long double types are refused (EOPNOTSUPP): Java has no 80-bit
- * arithmetic. Over a core whose domain keeps no region table (verbs) every key is unknown to the target.
+ * arithmetic. The core domain finds a region by key ({@link UtilDomain#region}): tcp's key map, verbs' table of
+ * regions by rkey. The target's elements are changed by the CPU, never by the adapter, so a core's own hardware
+ * atomics (verbs) are not atomic against these; rxm does not use them.
  */
 final class RxmAtomic {
     private static final System.Logger LOG = FabricLog.logger("ofi_rxm");

@@ -63,6 +63,12 @@ public final class RxmProvider implements UtilityProvider {
         return RxmParams.ALL;
     }
 
+    /**
+     * The cores whose domains answer {@code UtilDomain.region(key)}, so that the target's rxm can check and apply
+     * a peer's atomic to the registered memory (RxmAtomic); a native core behind the bridge does not.
+     */
+    private static final java.util.Set<String> ATOMIC_CORES = java.util.Set.of("tcp", "verbs");
+
     /** rxm_info_to_core: a connected endpoint with messages and RMA (rendezvous reads the sender's buffer). */
     @Override
     public FabricInfo coreHints(FabricInfo userHints) {
@@ -95,7 +101,7 @@ public final class RxmProvider implements UtilityProvider {
         }
         if (userHints != null && ((userHints.caps | (userHints.txAttr == null ? 0 : userHints.txAttr.caps)
                 | (userHints.rxAttr == null ? 0 : userHints.rxAttr.caps)) & Caps.ATOMIC) != 0
-                && "tcp".equals(coreInfo.providerName())) {
+                && ATOMIC_CORES.contains(coreInfo.providerName())) {
             offerAtomics(t);
         }
         return t;
@@ -105,8 +111,8 @@ public final class RxmProvider implements UtilityProvider {
      * FI_ATOMIC, as libfabric 1.17's rxm_getinfo adds it: only when the hints ask (it is left out otherwise, as
      * libfabric leaves it out for the fast path's sake), and then without the orders between atomics and other
      * operations, since an atomic is applied by the target's rxm while RMA lands through the core. Atomics
-     * between themselves stay ordered: one connection, applied in arrival order. Only over tcp, whose domain
-     * lets the target find its regions by key (RxmAtomic).
+     * between themselves stay ordered: one connection, applied in arrival order. Only over the {@link
+     * #ATOMIC_CORES}.
      */
     private static void offerAtomics(FabricInfo t) {
         long unordered = MsgOrder.RAW | MsgOrder.RAR | MsgOrder.WAW | MsgOrder.WAR | MsgOrder.SAR | MsgOrder.SAW;

@@ -111,6 +111,31 @@ class RxmAtomicTest {
         }
     }
 
+    /**
+     * FI_ATOMIC over a core whose domain finds regions by key (tcp, verbs), with the same caps and orders over
+     * both; not over a native core, whose regions rxm cannot reach. The verbs core here is tcp's info under verbs'
+     * name: layering looks at the core's name, endpoint type and caps, which are what a verbs info has too.
+     */
+    @Test
+    void atomicsAreOfferedOverTheTcpAndVerbsCoresOnly() {
+        io.jfabric.FabricInfo tcp = io.jfabric.Fabrics.getInfo(io.jfabric.Hints.create().provider("tcp")
+                .epType(io.jfabric.EndpointType.MSG).build()).getFirst();
+        io.jfabric.FabricInfo hints = io.jfabric.Hints.create().caps(ATOMIC_CAPS).build();
+        RxmProvider rxm = new RxmProvider();
+        io.jfabric.FabricInfo overTcp = rxm.layer(tcp, hints);
+        io.jfabric.FabricInfo verbsCore = tcp.copy();
+        verbsCore.fabricAttr.provName = "verbs";
+        io.jfabric.FabricInfo overVerbs = rxm.layer(verbsCore, hints);
+        assertEquals(Caps.ATOMIC, overTcp.caps & Caps.ATOMIC, "tcp;ofi_rxm");
+        assertEquals(Caps.ATOMIC, overVerbs.caps & Caps.ATOMIC, "verbs;ofi_rxm");
+        assertEquals(overTcp.txAttr.caps, overVerbs.txAttr.caps);
+        assertEquals(overTcp.rxAttr.caps, overVerbs.rxAttr.caps);
+        assertEquals(overTcp.txAttr.msgOrder, overVerbs.txAttr.msgOrder);
+        io.jfabric.FabricInfo nativeCore = tcp.copy();
+        nativeCore.fabricAttr.provName = "libfabric:tcp";
+        assertEquals(0, rxm.layer(nativeCore, hints).caps & Caps.ATOMIC, "over a native core");
+    }
+
     private static void complete(RxmNode a, RxmNode b, java.util.function.IntSupplier post, Object ctx, long flags) {
         assertEquals(0, RxmNode.retry(post, T, a, b), "post " + ctx);
         assertTrue(RxmNode.await(() -> a.completionFor(ctx) != null || !a.errors.isEmpty(), T, a, b),

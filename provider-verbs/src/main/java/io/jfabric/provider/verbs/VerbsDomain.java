@@ -22,7 +22,10 @@ import io.jfabric.provider.verbs.ffi.verbs_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import io.jfabric.util.MrMap;
+import io.jfabric.util.RegisteredMemory;
 import io.jfabric.util.UtilDomain;
+import io.jfabric.util.UtilMemoryRegion;
 
 /**
  * Mirrors libfabric's verbs domain: one RDMA device (the ibv_context rdma_cm uses for it) and a
@@ -38,6 +41,11 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
     private final boolean cacheRemote;
     /** What the threading level needs around posts and CQ progress (VerbsDataLock). */
     private final VerbsDataLock dataLock;
+    /**
+     * The regions peers may address, by rkey: ofi_rxm over verbs applies its peers' atomics in software on the
+     * target (RxmAtomic), so it needs what the adapter checks for RMA, the access and bounds of each key.
+     */
+    private final MrMap remoteRegions = new MrMap(VerbsInfos.MR_MODE, 4);
 
     VerbsDomain(VerbsFabric fabric, FabricInfo info, VerbsDevice device) {
         super("verbs domain " + device.name(), fabric, info);
@@ -134,7 +142,8 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
                 e = mrCache.acquire(segment);
             }
             acquire();
-            return new VerbsMemoryRegion(this, segment, access, offset, context, e.registration, e);
+            return addressable(new VerbsMemoryRegion(this, segment, access, offset, context, e.registration, e),
+                    remote);
         }
         int ibAccess = verbs_h.IBV_ACCESS_LOCAL_WRITE;
         if (access == 0 || (access & Access.REMOTE_READ) != 0) {
@@ -145,7 +154,30 @@ final class VerbsDomain extends UtilDomain<VerbsFabric> {
         }
         MemorySegment mr = regMr(segment, segment.byteSize(), ibAccess);
         acquire();
-        return new VerbsMemoryRegion(this, segment, access, offset, context, mr, null);
+        return addressable(new VerbsMemoryRegion(this, segment, access, offset, context, mr, null), remote);
+    }
+
+    /**
+     * Enters a region with remote access in {@link #remoteRegions}. A cached registration shared by two regions
+     * has one rkey, which the adapter lets into the whole cached range anyway; the first open region answers it.
+     */
+    private VerbsMemoryRegion addressable(VerbsMemoryRegion r, boolean remote) {
+        if (remote) {
+            synchronized (remoteRegions) {
+                if (remoteRegions.find(r.key()) == null) {
+                    RegisteredMemory m = r.registered();
+                    r.addressable(remoteRegions.registerAssigned(m.segments()[0], m.access(), m.offset(), r.key(),
+                            m.context()));
+                }
+            }
+        }
+        return r;
+    }
+
+    /** ofi_rxm over verbs applies its peers' atomics to these regions. */
+    @Override
+    public UtilMemoryRegion region(long key) {
+        return remoteRegions.find(key);
     }
 
     /**

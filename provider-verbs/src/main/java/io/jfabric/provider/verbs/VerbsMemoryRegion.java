@@ -2,6 +2,7 @@ package io.jfabric.provider.verbs;
 
 import io.jfabric.util.RegisteredMemory;
 import io.jfabric.util.RegisteredRegion;
+import io.jfabric.util.UtilMemoryRegion;
 import io.jfabric.provider.verbs.ffi.generated.ibv_mr;
 import io.jfabric.provider.verbs.ffi.verbs_h;
 
@@ -22,6 +23,8 @@ final class VerbsMemoryRegion implements RegisteredRegion {
     private final MrCache.Entry<MemorySegment> cached;
     private final int lkey;
     private final int rkey;
+    /** This region's entry in the domain's table of remotely addressable regions, or null (VerbsDomain). */
+    private UtilMemoryRegion addressable;
     private boolean closed;
 
     VerbsMemoryRegion(VerbsDomain domain, MemorySegment segment, long access, long offset, Object context,
@@ -60,10 +63,17 @@ final class VerbsMemoryRegion implements RegisteredRegion {
         return registered;
     }
 
+    synchronized void addressable(UtilMemoryRegion entry) {
+        addressable = entry;
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
             return;
+        }
+        if (addressable != null) {
+            addressable.close(); // first, so no peer's atomic reaches memory the application may free next
         }
         if (cached != null) {
             domain.releaseCached(cached);
