@@ -46,6 +46,21 @@ class ShmWakeupTest {
         }
     }
 
+    /**
+     * A waker on another thread may hold the domain's endpoint array from before an endpoint closed (Netty's
+     * SocketHalfClosedTest closed a channel while another thread's task woke its loop): ringing the closed
+     * endpoint's unmapped doorbell must be a no-op, not an "Already closed" failure of the waker.
+     */
+    @Test
+    void aWakeupThatReachesAClosedEndpointDoesNothing() {
+        FabricInfo info = info();
+        try (Fabric f = Fabrics.openFabric(info); Domain d = f.openDomain(info)) {
+            ShmEndpoint ep = (ShmEndpoint) d.openEndpoint(info);
+            ep.close();
+            ep.wakeup();
+        }
+    }
+
     private static FabricInfo info() {
         FabricInfo hints = FabricInfo.hints();
         hints.caps = Caps.MSG;
