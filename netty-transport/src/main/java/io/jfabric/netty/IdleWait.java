@@ -9,23 +9,43 @@ import io.jfabric.WaitSet;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * How an event loop waits when none of its channels had work: a few spins (a reply often follows within
- * microseconds), then a block on the loop's {@link WaitSet}, which every channel's CQ joins (fi_trywait, then
- * fi_wait until the loop's next scheduled task), so that an idle loop sleeps on the providers' own event sources
- * and wakes as soon as a completion arrives. {@link #wakeup} wakes it from other threads.
+ * How an event loop waits when none of its channels had work: it spins for {@link #SPIN_NANOS} (a reply often
+ * follows within microseconds), then yields the processor until it has been idle for {@link #YIELD_NANOS}, and
+ * only then blocks on the loop's {@link WaitSet}, which every channel's CQ joins (fi_trywait, then fi_wait until the
+ * loop's next scheduled task), so that an idle loop sleeps on the providers' own event sources and wakes as soon as
+ * a completion arrives. {@link #wakeup} wakes it from other threads.
+ *
+ * <p>Why yield before blocking: waking a blocked thread costs tens of microseconds on a virtual machine (the futex
+ * wake, an interrupt to the halted vCPU, the scheduler), about what a whole Netty epoll echo takes, while a yield
+ * costs under a microsecond and keeps the loop polling. A spin alone would hold the processor: on a machine with
+ * fewer cores than busy threads the peer loop that must answer often waits on the same CPU, and a spinning loop
+ * keeps it off for its whole time slice, whereas a yield hands it the CPU at once. Every block that ends starts
+ * the spin and yield again, since whatever ended it (a message, a task) is often followed by more.
  *
  * <p>Providers whose CQs refuse FI_WAIT_SET (verbs and the libfabric bridge, for now), or do not wake it promptly
- * ({@link LoopDomain#PARKS} names them), do not join the set; once a loop has such a channel it falls back, for the rest of its life, to parks that grow from a microsecond to
- * {@link #MAX_PARK_NANOS}, since a block on the set would not see that channel's completions.
+ * ({@link LoopDomain#PARKS} names them), do not join the set; once a loop has such a channel it falls back, for the
+ * rest of its life, to parks that grow from a microsecond to {@link #MAX_PARK_NANOS} after the spin and yield,
+ * since a block on the set would not see that channel's completions.
  */
 final class IdleWait implements AutoCloseable {
-    static final int SPINS = 200;
+    /**
+     * How long an idle loop spins before it yields (system property {@code jfabric.netty.spinNanos}): short, since a
+     * yield with nobody else to run returns at once and polls as often.
+     */
+    static final long SPIN_NANOS = Long.getLong("jfabric.netty.spinNanos", 2_000);
+    /**
+     * How long, counted from the first idle turn, a loop spins and yields before it blocks (system property
+     * {@code jfabric.netty.yieldNanos}; 0 blocks at once): about one wake-up of a blocked thread here.
+     */
+    static final long YIELD_NANOS = Long.getLong("jfabric.netty.yieldNanos", 50_000);
     static final long MIN_PARK_NANOS = 1_000;
     static final long MAX_PARK_NANOS = 1_000_000;
     static final int RETRY_AWAIT_MILLIS = 1;
     private static final long NANOS_PER_MILLI = 1_000_000;
 
-    private int idleTurns;
+    /** When the current idle stretch began (its first idle turn), or {@link #NOT_IDLE}. */
+    private long idleSince = NOT_IDLE;
+    private static final long NOT_IDLE = Long.MIN_VALUE;
     private long parkNanos = MIN_PARK_NANOS;
     /** Opened with the loop's first domain; volatile because {@link #wakeup} reads it from other threads. */
     private volatile WaitSet set;
@@ -68,20 +88,32 @@ final class IdleWait implements AutoCloseable {
 
     /** The loop found work: start the next wait from spinning again. */
     void reset() {
-        idleTurns = 0;
+        idleSince = NOT_IDLE;
         parkNanos = MIN_PARK_NANOS;
     }
 
-    /** Waits once, at most {@code maxNanos}; returns at once on a {@link #wakeup}. */
-    void idle(Object blocker, long maxNanos) {
-        if (idleTurns < SPINS) {
-            idleTurns++;
+    /**
+     * Waits once, at most {@code maxNanos}; returns at once on a {@link #wakeup}. {@code now} is the loop's
+     * {@link System#nanoTime} of this turn.
+     */
+    void idle(Object blocker, long now, long maxNanos) {
+        if (idleSince == NOT_IDLE) {
+            idleSince = now;
+        }
+        long idleFor = now - idleSince;
+        if (idleFor < SPIN_NANOS) {
             Thread.onSpinWait();
+            return;
+        }
+        if (idleFor < YIELD_NANOS) {
+            Thread.yield();
             return;
         }
         WaitSet s = set;
         if (s != null && !parkOnly) {
-            block(s, maxNanos);
+            if (block(s, maxNanos)) {
+                idleSince = NOT_IDLE; // woken: spin and yield again before the next block
+            }
             return;
         }
         long nanos = Math.min(parkNanos, maxNanos);
@@ -92,21 +124,24 @@ final class IdleWait implements AutoCloseable {
     }
 
     /**
-     * fi_wait counts milliseconds: a deadline under one is met by spinning (the loop's next turn comes at once).
-     * The wait lasts until a completion, a wakeup or the loop's next task; only after a refused operation
-     * (EAGAIN: ofi_rxm sends while its connection is set up, which ends in no completion) does it last at most
-     * {@link #RETRY_AWAIT_MILLIS}, so the retry comes soon.
+     * fi_wait counts milliseconds: a deadline under one is met by yielding (the loop's next turn comes as soon as
+     * nobody else wants the processor). The wait lasts until a completion, a wakeup or the loop's next task; only
+     * after a refused operation (EAGAIN: ofi_rxm sends while its connection is set up, which ends in no completion)
+     * does it last at most {@link #RETRY_AWAIT_MILLIS}, so the retry comes soon.
+     *
+     * @return whether the loop slept (or found work in fi_trywait), rather than yielding for a short deadline
      */
-    private void block(WaitSet s, long maxNanos) {
+    private boolean block(WaitSet s, long maxNanos) {
         if (maxNanos < NANOS_PER_MILLI) {
-            Thread.onSpinWait();
-            return;
+            Thread.yield();
+            return false;
         }
         long millis = Math.min(maxNanos / NANOS_PER_MILLI, retrySoon ? RETRY_AWAIT_MILLIS : Integer.MAX_VALUE);
         retrySoon = false;
         if (setFabric.trywait(setOnly) == 0) {
             s.await((int) millis);
         }
+        return true;
     }
 
     /** Wakes the loop's thread {@code loop} from another thread, whichever way it waits. */

@@ -72,7 +72,7 @@ public final class JfabricIoHandler implements IoHandler {
             idle.reset();
         } else if (context.canBlock()) {
             long now = System.nanoTime();
-            idle.idle(this, lingering.isEmpty() ? context.delayNanos(now)
+            idle.idle(this, now, lingering.isEmpty() ? context.delayNanos(now)
                     : Math.min(context.delayNanos(now), untilFirstLingerDeadline(now)));
         }
         return work;

@@ -39,7 +39,12 @@ public interface ProgressHook {
         return true;
     }
 
-    /** Ends a concurrent {@link #block} early. Safe from any thread. */
+    /**
+     * Ends a concurrent {@link #block} early, and also the next block when none is under way yet (as
+     * Selector.wakeup does): {@link WaitCoordinator} calls it after a waiter has last looked at its condition but
+     * possibly before that waiter's block begins, so a wake-up that only ends a sleep already under way is lost.
+     * Safe from any thread.
+     */
     default void wakeup() {
     }
 

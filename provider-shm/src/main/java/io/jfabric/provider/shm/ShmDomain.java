@@ -68,6 +68,13 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
     private final boolean threadSafe;
     /** Null with manual progress. */
     private final ShmProgressThread progressThread;
+    /**
+     * A {@link #wakeup} that no sleep has ended yet. A doorbell's ring ends only a sleep that is already armed, but
+     * a waker (a wait set's wakeup, an event loop's task) may come between its waiter's last look at what it waits
+     * for and the arming of the doorbell; a sleep checks this after arming, so that such a wake-up is not lost (as
+     * Selector.wakeup is kept for the next select). Cleared when a sleep ends, after which the waiter looks again.
+     */
+    private volatile boolean wakeRequested;
 
     ShmDomain(ShmFabric fabric, FabricInfo info) {
         super("shm domain", fabric, info);
@@ -310,8 +317,21 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
 
     @Override
     public void wakeup() {
+        wakeRequested = true; // before the doorbells are read (ShmProgress.armForSleep reads it after arming)
         for (ShmEndpoint ep : endpointArray) {
             ep.wakeup();
+        }
+    }
+
+    /** Whether a {@link #wakeup} came that no sleep has ended yet: a sleep about to begin must not. */
+    boolean wakeRequested() {
+        return wakeRequested;
+    }
+
+    /** A sleep ended (or was skipped): its waiter looks at its condition again, so the pending wake-up is spent. */
+    void wakeSeen() {
+        if (wakeRequested) { // no store on the common path: the line stays shared
+            wakeRequested = false;
         }
     }
 

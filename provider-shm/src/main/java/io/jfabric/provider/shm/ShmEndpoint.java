@@ -310,8 +310,22 @@ final class ShmEndpoint extends UtilEndpoint {
         progress.block(nanos, closed);
     }
 
+    /**
+     * Rings this endpoint's doorbell for a waker on another thread, which may hold the domain's endpoint array from
+     * before this endpoint closed: once closed, its region may be unmapped under the ring, and nobody sleeps on it.
+     */
     void wakeup() {
-        progress.wakeup();
+        if (closed) {
+            return;
+        }
+        try {
+            progress.wakeup();
+        } catch (IllegalStateException e) {
+            if (!closed) {
+                throw e;
+            }
+            // the region closed between the check and the ring ("Already closed"): there was nobody to wake
+        }
     }
 
     /** For a sleep on several endpoints' doorbells ({@link DoorbellSet}): see {@link ShmProgress#armForSleep}. */

@@ -197,7 +197,8 @@ final class ShmProgress implements RecordHandler {
      */
     long armForSleep(long nanos, boolean closed) {
         ep.doorbell.arm();
-        if (!ep.ring.isEmpty() || !acks.isEmpty() || closed) {
+        // after arming: a wakeup() that read the doorbell before it was armed has left its mark in the domain
+        if (!ep.ring.isEmpty() || !acks.isEmpty() || closed || ep.domain.wakeRequested()) {
             return 0;
         }
         // with operations in flight, wake up now and then to notice dead peers
@@ -213,6 +214,7 @@ final class ShmProgress implements RecordHandler {
     /** The sleep {@link #armForSleep} prepared is over. */
     void sleepDone() {
         ep.doorbell.disarm();
+        ep.domain.wakeSeen();
         busyPolls = LIVENESS_CLOCK_EVERY - 1; // after a sleep the next progress looks at the clock
     }
 
