@@ -376,7 +376,21 @@ final class TcpConnection {
             ByteBuffer b = e.bufs[e.bufIndex];
             socketWrites++;
             noteBusy();
-            e.remaining -= b == txStage && calls != null ? calls.write(txStage, txStageBase) : ch.write(b);
+            SocketCalls sc = calls;
+            long n;
+            if (sc == null) {
+                n = ch.write(b);
+            } else if (b == txStage) {
+                n = sc.write(txStage, txStageBase);
+            } else if (b == e.hdrView) {
+                // a small frame (header and inlined payload in the entry's own buffer): write(2) on the
+                // descriptor, as for the staging buffer, rather than NIO's channel write with its lock,
+                // blocking-mode bookkeeping and buffer-session acquire on every message
+                n = sc.write(b, e.hdr.address());
+            } else {
+                n = ch.write(b);
+            }
+            e.remaining -= n;
             if (b.hasRemaining()) {
                 writeBlocked = true;
                 return false;

@@ -17,7 +17,13 @@ final class TcpCq extends UtilCompletionQueue {
     private TcpCq(TcpDomain domain, CqAttr attr, ProgressList list) {
         super(attr, domain.manualProgress() ? new QueueProgress(list, domain.tcpFabric(), false) : ProgressHook.NONE,
                 // one writer unless a progress thread or unserialised callers may write at once
-                domain.needsLock(), domain.threading() == Threading.SAFE || domain.threading() == Threading.UNSPEC);
+                domain.needsLock(), domain.threading() == Threading.SAFE || domain.threading() == Threading.UNSPEC,
+                DEFAULT_MANUAL_POLL_NANOS,
+                // without the lock (manual progress, FI_THREAD_DOMAIN or narrower: rxm's core domain) every write
+                // happens in a progress or post call the application serialises with the reads, as shm's and
+                // verbs' CQs: a release store of the tail and plain slot counts instead of a volatile store and
+                // a CAS per completion
+                !domain.needsLock());
         this.domain = domain;
         this.progress = list;
     }

@@ -67,11 +67,11 @@ public final class DataHeader {
     public static int encodeMsg(MemorySegment h, WireOrder o, int flags, long cqData, long tag, long payloadLength) {
         int hdr = BASE_SIZE;
         if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
-            h.set(o.u64, hdr, cqData);
+            WireOrder.setU64(h, o, hdr, cqData);
             hdr += 8;
         }
         if ((flags & FLAG_TAGGED) != 0) {
-            h.set(o.u64, hdr, tag);
+            WireOrder.setU64(h, o, hdr, tag);
             hdr += 8;
         }
         putBase(h, o, OP_MSG, flags, 0, 0, hdr, hdr + payloadLength);
@@ -98,7 +98,7 @@ public final class DataHeader {
         int hdr = BASE_SIZE;
         if (op == OP_WRITE) {
             if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
-                h.set(o.u64, hdr, cqData);
+                WireOrder.setU64(h, o, hdr, cqData);
                 hdr += 8;
             }
         } else if (op == OP_READ_REQ) {
@@ -115,9 +115,9 @@ public final class DataHeader {
     /** Writes rma iov {@code index} of a header begun with {@link #encodeRma}. */
     public static void putRmaIov(MemorySegment h, WireOrder o, int index, long addr, long len, long key) {
         long off = rmaIovOffset(h, o) + (long) index * RMA_IOV_SIZE;
-        h.set(o.u64, off, addr);
-        h.set(o.u64, off + 8, len);
-        h.set(o.u64, off + 16, key);
+        WireOrder.setU64(h, o, off, addr);
+        WireOrder.setU64(h, o, off + 8, len);
+        WireOrder.setU64(h, o, off + 16, key);
     }
 
     /** Writes the header of a read response carrying {@code payloadLength} bytes. */
@@ -130,12 +130,12 @@ public final class DataHeader {
                                 int hdrSize, long size) {
         h.set(ValueLayout.JAVA_BYTE, OFF_VERSION, (byte) VERSION);
         h.set(ValueLayout.JAVA_BYTE, OFF_OP, (byte) op);
-        h.set(o.u16, OFF_FLAGS, (short) flags);
+        WireOrder.setU16(h, o, OFF_FLAGS, (short) flags);
         h.set(ValueLayout.JAVA_BYTE, OFF_OP_DATA, (byte) opData);
         h.set(ValueLayout.JAVA_BYTE, OFF_RMA_IOV_CNT, (byte) rmaIovCnt);
         h.set(ValueLayout.JAVA_BYTE, OFF_HDR_SIZE, (byte) hdrSize);
         h.set(ValueLayout.JAVA_BYTE, OFF_ID, (byte) 0);
-        h.set(o.u64, OFF_SIZE, size);
+        WireOrder.setU64(h, o, OFF_SIZE, size);
     }
 
     // ---------------------------------------------------------------- validation
@@ -249,7 +249,7 @@ public final class DataHeader {
     }
 
     public static int flags(MemorySegment h, WireOrder o) {
-        return Short.toUnsignedInt(h.get(o.u16, OFF_FLAGS));
+        return Short.toUnsignedInt(WireOrder.getU16(h, o, OFF_FLAGS));
     }
 
     public static int opData(MemorySegment h) {
@@ -266,7 +266,7 @@ public final class DataHeader {
 
     /** Header plus payload bytes. */
     public static long size(MemorySegment h, WireOrder o) {
-        return h.get(o.u64, OFF_SIZE);
+        return WireOrder.getU64(h, o, OFF_SIZE);
     }
 
     public static long payloadLength(MemorySegment h, WireOrder o) {
@@ -290,7 +290,7 @@ public final class DataHeader {
     }
 
     public static long cqData(MemorySegment h, WireOrder o) {
-        return hasCqData(h, o) ? h.get(o.u64, BASE_SIZE) : 0L;
+        return hasCqData(h, o) ? WireOrder.getU64(h, o, BASE_SIZE) : 0L;
     }
 
     public static long tag(MemorySegment h, WireOrder o) {
@@ -298,7 +298,7 @@ public final class DataHeader {
         if ((flags & FLAG_TAGGED) == 0 || op(h) != OP_MSG || isAck(h)) {
             return 0L;
         }
-        return h.get(o.u64, BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0));
+        return WireOrder.getU64(h, o, BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0));
     }
 
     /** Offset of the first rma iov: after cq_data on a write that carries it. */
@@ -307,14 +307,14 @@ public final class DataHeader {
     }
 
     public static long rmaAddr(MemorySegment h, WireOrder o, int i) {
-        return h.get(o.u64, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE);
+        return WireOrder.getU64(h, o, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE);
     }
 
     public static long rmaLen(MemorySegment h, WireOrder o, int i) {
-        return h.get(o.u64, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 8);
+        return WireOrder.getU64(h, o, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 8);
     }
 
     public static long rmaKey(MemorySegment h, WireOrder o, int i) {
-        return h.get(o.u64, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 16);
+        return WireOrder.getU64(h, o, rmaIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 16);
     }
 }
