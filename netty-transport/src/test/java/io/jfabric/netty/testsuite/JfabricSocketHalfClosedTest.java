@@ -21,7 +21,7 @@ public class JfabricSocketHalfClosedTest extends SocketHalfClosedTest {
 
     @Override protected SocketAddress newSocketAddress() { return JfabricSocketTestPermutation.newSocketAddress(); }
 
-    @Test @Disabled("casts the child to io.netty.channel.socket.SocketChannel (InetSocketAddress addresses) and sets SO_LINGER, a TCP socket option") @Override public void testHalfClosureReceiveDataOnFinalWait2StateWhenSoLingerSet(TestInfo testInfo) { }
+    @Test @Disabled("casts the child to io.netty.channel.socket.SocketChannel (InetSocketAddress addresses) and sets SO_LINGER, a TCP socket option a jfabric channel does not have; listed in docs/differences.md, Netty") @Override public void testHalfClosureReceiveDataOnFinalWait2StateWhenSoLingerSet(TestInfo testInfo) { }
 
     /**
      * Not over tcp;ofi_rxm: its leader blocks its event loop in channelActive until the follower has read its first
