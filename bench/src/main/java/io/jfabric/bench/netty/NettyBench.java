@@ -26,6 +26,10 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.channel.local.LocalServerChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -45,12 +49,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bench/netty}: Netty echo, gRPC unary latency and gRPC server-streaming throughput over jfabric's channels
- * (shm, tcp;ofi_rxm) against Netty's epoll on loopback (NIO where epoll's native file does not load), side by side:
+ * (shm, tcp;ofi_rxm) against Netty's epoll on loopback (NIO where epoll's native file does not load), with Netty's
+ * in-JVM local channel as the floor (Netty and gRPC with no transport under them), side by side:
  * every round measures every transport in turn, so a loaded machine's drift falls on all of them alike, and the
  * table shows the median over rounds with each jfabric row's ratio to the loopback baseline.
  *
  * <pre>
- *   bench/netty [--rounds 5] [--echo 5000] [--unary 2000] [--stream 1000] [--transports shm,tcp;ofi_rxm,loopback]
+ *   bench/netty [--rounds 5] [--echo 5000] [--unary 2000] [--stream 1000] [--transports local,shm,tcp;ofi_rxm,loopback]
+ *               [--direct-executor]
  * </pre>
  */
 public final class NettyBench {
@@ -63,6 +69,8 @@ public final class NettyBench {
     }
 
     private static final int ECHO_BYTES = 64;
+    /** gRPC calls run on the event loops (directExecutor) rather than hop to gRPC's default thread pool. */
+    private static boolean directExecutor;
     private static final int STREAM_CHUNK = 64 * 1024;
 
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
@@ -98,7 +106,7 @@ public final class NettyBench {
         int echoes = 5000;
         int unaries = 2000;
         int streamed = 1000;
-        List<String> wanted = List.of("shm", "tcp;ofi_rxm", "loopback");
+        List<String> wanted = List.of("local", "shm", "tcp;ofi_rxm", "loopback");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
@@ -106,9 +114,10 @@ public final class NettyBench {
                 case "--unary" -> unaries = Integer.parseInt(args[++i]);
                 case "--stream" -> streamed = Integer.parseInt(args[++i]);
                 case "--transports" -> wanted = List.of(args[++i].split(","));
+                case "--direct-executor" -> directExecutor = true;
                 case "-h", "--help" -> {
                     System.out.println("bench/netty [--rounds N] [--echo N] [--unary N] [--stream N] "
-                            + "[--transports shm,tcp;ofi_rxm,loopback]");
+                            + "[--transports local,shm,tcp;ofi_rxm,loopback] [--direct-executor]");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help lists them)");
@@ -118,6 +127,7 @@ public final class NettyBench {
         boolean epoll = Epoll.isAvailable();
         EventLoopGroup jf = new JfabricEventLoopGroup(2);
         EventLoopGroup base = new MultiThreadIoEventLoopGroup(2, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        EventLoopGroup local = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
         List<Transport> transports = new ArrayList<>();
         for (String w : wanted) {
             transports.add(switch (w) {
@@ -126,6 +136,10 @@ public final class NettyBench {
                                 new InetSocketAddress("127.0.0.1", 0), InetSocketAddress.class)
                         : new Transport("nio loopback", base, NioServerSocketChannel.class, NioSocketChannel.class,
                                 new InetSocketAddress("127.0.0.1", 0), InetSocketAddress.class);
+                // Netty's in-JVM channel: messages handed between event loops with no transport at all, so its
+                // figures are what Netty and gRPC cost by themselves, the floor under every transport's row
+                case "local" -> new Transport("netty local (in-JVM)", local, LocalServerChannel.class, LocalChannel.class,
+                        LocalAddress.ANY, LocalAddress.class);
                 case "shm" -> new Transport("jfabric shm", jf, JfabricServerChannel.class, JfabricSocketChannel.class,
                         JfabricAddress.any("shm"), JfabricAddress.class);
                 default -> new Transport("jfabric " + w, jf, JfabricServerChannel.class, JfabricSocketChannel.class,
@@ -152,6 +166,7 @@ public final class NettyBench {
         report(transports, samples);
         jf.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         base.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        local.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
     }
 
     /** The medians over rounds, each against the last transport (the loopback baseline when it is listed last). */
@@ -253,10 +268,18 @@ public final class NettyBench {
                     }
                     out.onCompleted();
                 })).build();
-        Server server = NettyServerBuilder.forAddress(t.bind).channelType(t.server)
-                .bossEventLoopGroup(t.group).workerEventLoopGroup(t.group).addService(svc).build().start();
-        ManagedChannel ch = NettyChannelBuilder.forAddress(server.getListenSockets().getFirst())
-                .channelType(t.client, t.addressType).eventLoopGroup(t.group).usePlaintext().build();
+        NettyServerBuilder sb = NettyServerBuilder.forAddress(t.bind).channelType(t.server)
+                .bossEventLoopGroup(t.group).workerEventLoopGroup(t.group).addService(svc);
+        if (directExecutor) {
+            sb.directExecutor();
+        }
+        Server server = sb.build().start();
+        NettyChannelBuilder cb = NettyChannelBuilder.forAddress(server.getListenSockets().getFirst())
+                .channelType(t.client, t.addressType).eventLoopGroup(t.group).usePlaintext();
+        if (directExecutor) {
+            cb.directExecutor();
+        }
+        ManagedChannel ch = cb.build();
         try {
             byte[] req = new byte[ECHO_BYTES];
             long[] samples = new long[calls];
