@@ -71,7 +71,8 @@ final class RateCompare {
         String java = ProcessHandle.current().info().command().orElse("java");
         StringBuilder runsCsv = new StringBuilder("transport,impl,provider,bytes,pair,mops_per_sec\n");
         StringBuilder summaryCsv = new StringBuilder("transport,bytes,jfabric_mops,libfabric_mops,rate_ratio\n");
-        log.printf("bench/compare --rate: %s, sizes %s, window %d, %d timed windows after %d untimed, %d pairs%s; "
+        log.printf("bench/compare --rate: %s, sizes %s (each run goes through them twice and times the second pass), "
+                + "window %d, %d timed windows after %d untimed, %d pairs%s; "
                 + "results in %s%n", transports.stream().map(Transport::jfabricProv).toList(), sizes, window, windows,
                 warmupWindows, pairs, tagged ? ", tagged" : "", out);
         for (Transport t : transports) {
@@ -112,12 +113,17 @@ final class RateCompare {
         return 0;
     }
 
-    /** One run of {@code jfabric bw --rate} over every size on {@code prov}; the client's rates go into {@code into}. */
+    /**
+     * One run of {@code jfabric bw --rate} over every size on {@code prov}; the client's rates go into {@code into}.
+     * Each process goes through the size list twice and the second pass is kept ({@link #parseRates} keeps a size's
+     * last row): on 2 cores the first size's untimed windows end before C2 has compiled the path (a Java tcp run of
+     * 1,8,1,8 B gave 0.45, 0.45, 0.80, 0.59 Mxfers/s), so the first pass would time the JIT rather than the provider.
+     */
     private void record(ProcessRunner runner, String java, Transport t, String prov, String impl, int pair,
                         Map<Long, List<Double>> into, StringBuilder csv) throws IOException, InterruptedException {
         int port = ports.next();
         List<String> base = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar, "bw",
-                "--rate", "-p", prov, "-e", t.epType(), "-m", tagged ? "tagged" : "msg", "-S", joinSizes(),
+                "--rate", "-p", prov, "-e", t.epType(), "-m", tagged ? "tagged" : "msg", "-S", joinSizes() + "," + joinSizes(),
                 "-W", Integer.toString(window), "-I", Integer.toString(windows), "-w", Integer.toString(warmupWindows),
                 "--no-progress", "--csv", "-"));
         List<String> server = new ArrayList<>(base);

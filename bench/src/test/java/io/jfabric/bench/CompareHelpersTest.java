@@ -58,6 +58,15 @@ class CompareHelpersTest {
     }
 
     @Test
+    void rateModeKeepsTheSecondPassOverTheSizes() {
+        String out = "rate-msg,1,128000,128000,1000000,0.1,0.301,3.3,0.5\n"
+                + "rate-msg,8,128000,1024000,1000000,0.8,0.812,1.2,0.5\n"
+                + "rate-msg,1,128000,128000,1000000,0.1,0.795,1.3,0.5\n"
+                + "rate-msg,8,128000,1024000,1000000,0.8,0.799,1.3,0.5\n";
+        assertEquals(java.util.Map.of(1L, 0.795, 8L, 0.799), RateCompare.parseRates(out));
+    }
+
+    @Test
     void largeMessagesWarmUpLongEnoughForC2AndStayBounded() {
         Transport tcp = Transport.byKey("tcp");
         assertEquals(20_000, Compare.warmup(tcp, 1 << 20, 953), "1 MiB: per-message code must reach C2");
