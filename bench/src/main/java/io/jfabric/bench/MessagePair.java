@@ -25,6 +25,7 @@ import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.MrMode;
 import io.jfabric.PassiveEndpoint;
+import io.jfabric.SharedRxContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,7 +36,9 @@ import java.util.List;
 /**
  * A sender and a receiver endpoint of one provider in this process, driven from one thread: connected
  * through a passive endpoint (MSG) or with each other in their AVs (RDM). Each side has its own fabric,
- * domain and CQs, as two processes would. Used by the allocation test and the per-message JMH benchmark.
+ * domain and CQs, as two processes would. With a shared receive context (RDM only) the receiver's endpoint is
+ * bound to an {@code fi_srx_context} and the receives go there. Used by the allocation test and the per-message
+ * JMH benchmark.
  */
 public final class MessagePair implements AutoCloseable {
     final FabricInfo info;
@@ -47,17 +50,28 @@ public final class MessagePair implements AutoCloseable {
     CompletionQueue receiverRx;
     MemoryRegion senderMr;
     MemoryRegion receiverMr;
+    /** The receiver's shared receive context, or null when receives go to its endpoint. */
+    SharedRxContext receiverSrx;
     long toReceiver = Fabrics.ADDR_UNSPEC;
     long toSender = Fabrics.ADDR_UNSPEC;
     final MemorySegment senderBuf;
     final MemorySegment receiverBuf;
 
+    private final boolean sharedRx;
     private final Deque<FabricObject> opened = new ArrayDeque<>();
     private final Arena arena = Arena.ofShared();
 
     /** The first info of {@code prov} with {@code type} and {@code caps}, or null when there is none. */
     public static FabricInfo find(String prov, EndpointType type, long caps) {
+        return find(prov, type, caps, false);
+    }
+
+    /** As {@link #find(String, EndpointType, long)}, asking for rx_ctx_cnt FI_SHARED_CONTEXT when {@code sharedRx}. */
+    public static FabricInfo find(String prov, EndpointType type, long caps, boolean sharedRx) {
         FabricInfo h = FabricInfo.hints();
+        if (sharedRx) {
+            h.epAttr.rxCtxCnt = Fabrics.SHARED_CONTEXT;
+        }
         h.fabricAttr.provName = prov;
         h.epAttr.type = type;
         h.caps = caps;
@@ -80,11 +94,20 @@ public final class MessagePair implements AutoCloseable {
     }
 
     public MessagePair(FabricInfo info, long bufBytes) {
+        this(info, bufBytes, false);
+    }
+
+    /** A pair whose receiver takes its receives from a shared receive context when {@code sharedRx} (RDM only). */
+    public MessagePair(FabricInfo info, long bufBytes, boolean sharedRx) {
         this.info = info;
+        this.sharedRx = sharedRx;
         this.senderBuf = arena.allocate(bufBytes, 4096);
         this.receiverBuf = arena.allocate(bufBytes, 4096);
         try {
             if (info.epAttr.type == EndpointType.MSG) {
+                if (sharedRx) {
+                    throw new IllegalArgumentException("a shared receive context needs an RDM endpoint");
+                }
                 connect();
             } else {
                 openRdm();
@@ -133,7 +156,14 @@ public final class MessagePair implements AutoCloseable {
         Fabric f = track(Fabrics.openFabric(i));
         Domain d = track(f.openDomain(i));
         AddressVector av = track(d.openAv(AvAttr.of(i.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : i.domainAttr.avType)));
+        if (sharedRx && !isSender) {
+            receiverSrx = track(d.srxContext(i.rxAttr.copy(), null));
+            i.epAttr.rxCtxCnt = Fabrics.SHARED_CONTEXT;
+        }
         Endpoint ep = endpoint(d, i, null, isSender);
+        if (sharedRx && !isSender) {
+            ep.bind(receiverSrx);
+        }
         ep.bind(av);
         ep.enable();
         if (isSender) {

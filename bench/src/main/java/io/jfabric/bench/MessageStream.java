@@ -93,8 +93,13 @@ public final class MessageStream {
     private void postRecv(int slot) {
         int rc;
         while (true) {
-            rc = tagged ? p.receiver.trecv(rxSlots[slot], p.receiverMr, p.toSender, TAG, 0, contexts[slot])
-                    : p.receiver.recv(rxSlots[slot], p.receiverMr, p.toSender, contexts[slot]);
+            if (p.receiverSrx != null) {
+                rc = tagged ? p.receiverSrx.trecv(rxSlots[slot], p.receiverMr, p.toSender, TAG, 0, contexts[slot])
+                        : p.receiverSrx.recv(rxSlots[slot], p.receiverMr, p.toSender, contexts[slot]);
+            } else {
+                rc = tagged ? p.receiver.trecv(rxSlots[slot], p.receiverMr, p.toSender, TAG, 0, contexts[slot])
+                        : p.receiver.recv(rxSlots[slot], p.receiverMr, p.toSender, contexts[slot]);
+            }
             if (rc != -Errno.EAGAIN) {
                 break;
             }

@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The zero-allocation contract of the data path (DESIGN.md: "no allocation per operation once warm"),
- * enforced by a count: a stream of 64-byte messages (send/recv, and tagged send/recv) runs through each
+ * enforced by a count: a stream of 64-byte messages (send/recv, and tagged send/recv, each also with the
+ * receives posted to a shared receive context, fi_srx_context) runs through each
  * provider with its progress threads, after a warm-up, for a short and for a long run; the bytes all
  * involved threads allocate (ThreadMXBean#getThreadAllocatedBytes) may include a small fixed amount, but
  * the difference between the runs, over at least 1,000,000 extra messages, must be zero per message.
@@ -37,19 +38,26 @@ class AllocationTest {
         "shm, RDM, tagged",
         "tcp;ofi_rxm, RDM, msg",
         "tcp;ofi_rxm, RDM, tagged",
+        "shm, RDM, srx msg",
+        "shm, RDM, srx tagged",
+        "tcp;ofi_rxm, RDM, srx msg",
+        "tcp;ofi_rxm, RDM, srx tagged",
     })
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void noAllocationPerMessage(String prov, EndpointType type, String mode) {
         String only = System.getProperty("jfabric.alloc.providers");
         Assumptions.assumeTrue(only == null || java.util.Arrays.asList(only.split(",")).contains(prov),
                 () -> "not run: -Djfabric.alloc.providers=" + only + " leaves " + prov + " out");
-        long caps = mode.equals("tagged") ? Caps.TAGGED : Caps.MSG;
+        boolean tagged = mode.endsWith("tagged");
+        boolean sharedRx = mode.startsWith("srx");
+        long caps = tagged ? Caps.TAGGED : Caps.MSG;
         ThreadAllocations threads = new ThreadAllocations();
-        FabricInfo info = MessagePair.find(prov, type, caps);
+        FabricInfo info = MessagePair.find(prov, type, caps, sharedRx);
         Assumptions.assumeTrue(info != null, () -> "not run: no " + prov + " " + type + " info with "
-                + (mode.equals("tagged") ? "FI_TAGGED" : "FI_MSG") + " (provider missing or without the capability)");
+                + (tagged ? "FI_TAGGED" : "FI_MSG") + (sharedRx ? " and rx_ctx_cnt FI_SHARED_CONTEXT" : "")
+                + " (provider missing or without the capability)");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(110);
-        try (MessagePair pair = new MessagePair(info, MessageStream.WINDOW * SIZE)) {
+        try (MessagePair pair = new MessagePair(info, MessageStream.WINDOW * SIZE, sharedRx)) {
             MessageStream stream = new MessageStream(pair, SIZE);
             stream.run(WARMUP, deadline);
 
