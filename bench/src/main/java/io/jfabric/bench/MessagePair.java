@@ -50,6 +50,7 @@ public final class MessagePair implements AutoCloseable {
     CompletionQueue receiverRx;
     MemoryRegion senderMr;
     MemoryRegion receiverMr;
+    Domain receiverDomain;
     /** The receiver's shared receive context, or null when receives go to its endpoint. */
     SharedRxContext receiverSrx;
     long toReceiver = Fabrics.ADDR_UNSPEC;
@@ -179,8 +180,13 @@ public final class MessagePair implements AutoCloseable {
         CompletionQueue rx = track(d.openCq(CqAttr.of(CqFormat.TAGGED, 1024)));
         MemoryRegion mr = null;
         if ((i.domainAttr.mrMode & MrMode.LOCAL) != 0) {
-            mr = track(d.registerMemory(isSender ? senderBuf : receiverBuf, Access.SEND | Access.RECV, 0,
-                    isSender ? 0x5E : 0x4E, 0));
+            // an atomic's operands and results are local buffers of the initiator too (fi_mr(3): FI_WRITE, FI_READ)
+            long local = (i.caps & Caps.ATOMIC) != 0 ? Access.SEND | Access.RECV | Access.READ | Access.WRITE
+                    : Access.SEND | Access.RECV;
+            mr = track(d.registerMemory(isSender ? senderBuf : receiverBuf, local, 0, isSender ? 0x5E : 0x4E, 0));
+        }
+        if (!isSender) {
+            receiverDomain = d;
         }
         Endpoint ep = track(d.openEndpoint(i));
         if (eq != null) {
@@ -223,6 +229,21 @@ public final class MessagePair implements AutoCloseable {
             Thread.onSpinWait();
         }
         throw new FabricException(Errno.ETIMEDOUT, "no " + EqEvent.toString(event) + " within 10 s");
+    }
+
+    /** Registers {@code target} on the receiver's domain for the sender's atomics (FI_REMOTE_READ and FI_REMOTE_WRITE). */
+    MemoryRegion registerTarget(MemorySegment target) {
+        return track(receiverDomain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 0, 0x7A, 0));
+    }
+
+    /** The address an atomic names for {@code target}: its virtual address under FI_MR_VIRT_ADDR, else 0. */
+    long targetAddress(MemorySegment target) {
+        return (info.domainAttr.mrMode & MrMode.VIRT_ADDR) != 0 ? target.address() : 0;
+    }
+
+    /** A segment of {@code bytes} that lives as long as the pair. */
+    MemorySegment allocate(long bytes) {
+        return arena.allocate(bytes, 64);
     }
 
     boolean tagged() {

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The zero-allocation contract of the data path (DESIGN.md: "no allocation per operation once warm"),
  * enforced by a count: a stream of 64-byte messages (send/recv, and tagged send/recv, each also with the
- * receives posted to a shared receive context, fi_srx_context) runs through each
+ * receives posted to a shared receive context, fi_srx_context), or of FI_SUM atomics (plain and fetching) on
+ * one INT64 of the receiver's memory, runs through each
  * provider with its progress threads, after a warm-up, for a short and for a long run; the bytes all
  * involved threads allocate (ThreadMXBean#getThreadAllocatedBytes) may include a small fixed amount, but
  * the difference between the runs, over at least 1,000,000 extra messages, must be zero per message.
@@ -42,6 +43,10 @@ class AllocationTest {
         "shm, RDM, srx tagged",
         "tcp;ofi_rxm, RDM, srx msg",
         "tcp;ofi_rxm, RDM, srx tagged",
+        "shm, RDM, atomic",
+        "shm, RDM, fetch atomic",
+        "tcp;ofi_rxm, RDM, atomic",
+        "tcp;ofi_rxm, RDM, fetch atomic",
     })
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void noAllocationPerMessage(String prov, EndpointType type, String mode) {
@@ -50,15 +55,17 @@ class AllocationTest {
                 () -> "not run: -Djfabric.alloc.providers=" + only + " leaves " + prov + " out");
         boolean tagged = mode.endsWith("tagged");
         boolean sharedRx = mode.startsWith("srx");
-        long caps = tagged ? Caps.TAGGED : Caps.MSG;
+        boolean atomic = mode.endsWith("atomic");
+        long caps = atomic ? Caps.ATOMIC | Caps.MSG : tagged ? Caps.TAGGED : Caps.MSG;
         ThreadAllocations threads = new ThreadAllocations();
         FabricInfo info = MessagePair.find(prov, type, caps, sharedRx);
         Assumptions.assumeTrue(info != null, () -> "not run: no " + prov + " " + type + " info with "
-                + (tagged ? "FI_TAGGED" : "FI_MSG") + (sharedRx ? " and rx_ctx_cnt FI_SHARED_CONTEXT" : "")
+                + (atomic ? "FI_ATOMIC" : tagged ? "FI_TAGGED" : "FI_MSG") + (sharedRx ? " and rx_ctx_cnt FI_SHARED_CONTEXT" : "")
                 + " (provider missing or without the capability)");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(110);
         try (MessagePair pair = new MessagePair(info, MessageStream.WINDOW * SIZE, sharedRx)) {
-            MessageStream stream = new MessageStream(pair, SIZE);
+            Stream stream = atomic ? new AtomicStream(pair, mode.startsWith("fetch"))::run
+                    : new MessageStream(pair, SIZE)::run;
             stream.run(WARMUP, deadline);
 
             Map<Long, Long> a0 = threads.snapshot();
@@ -70,12 +77,17 @@ class AllocationTest {
             long shortBytes = ThreadAllocations.delta(a0, a1);
             long longBytes = ThreadAllocations.delta(a1, a2);
             double perMessage = (double) (longBytes - shortBytes) / (LONG - SHORT);
-            String report = String.format("%s %s %s: %d bytes over %d messages, %d bytes over %d messages "
-                            + "-> %.4f bytes per message (short run: %s; long run: %s)", prov, type, mode, shortBytes,
+            String report = String.format("%s %s %s: %d bytes over %d operations, %d bytes over %d operations "
+                            + "-> %.4f bytes per operation (short run: %s; long run: %s)", prov, type, mode, shortBytes,
                     SHORT, longBytes, LONG, perMessage, threads.describe(a0, a1), threads.describe(a1, a2));
             System.out.println(report);
             assertTrue(longBytes - shortBytes <= FIXED_SLACK_BYTES, "the data path allocates per message: " + report
                     + ". Find the frames with: JFR (jdk.ObjectAllocationSample) on this test, see docs/performance.md");
         }
+    }
+
+    /** A message or atomic stream: {@code count} operations to completion before the deadline. */
+    private interface Stream {
+        void run(long count, long deadlineNanos);
     }
 }
