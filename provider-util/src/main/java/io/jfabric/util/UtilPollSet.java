@@ -34,8 +34,8 @@ public final class UtilPollSet extends UtilFabricObject implements PollSet {
             throw new FabricException(Errno.EINVAL, "a poll set holds completion queues and counters, not " + member);
         }
         if (!(member instanceof Waitable w)) {
-            throw new FabricException(Errno.ENOSYS, member + " is not a Java provider's queue; a native queue of "
-                    + "the libfabric bridge cannot join a Java poll set");
+            throw new FabricException(Errno.ENOSYS, member + " is not a queue a poll set can look at: it is "
+                    + "neither a Java provider's nor the libfabric bridge's");
         }
         synchronized (membership) {
             Waitable[] queues = members.queues();

@@ -76,8 +76,11 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
         return u;
     }
 
-    /** A queue joins (its constructor); the set cannot close until it {@linkplain #leave leaves}. */
-    void join(Waitable member) {
+    /**
+     * A queue joins (its constructor; a queue of another module, such as the libfabric bridge's, too); the set
+     * cannot close until it {@linkplain #leave leaves}.
+     */
+    public void join(Waitable member) {
         synchronized (membership) {
             acquire();
             Waitable[] m = Arrays.copyOf(members, members.length + 1);
@@ -88,7 +91,7 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
     }
 
     /** A member closed. */
-    void leave(Waitable member) {
+    public void leave(Waitable member) {
         synchronized (membership) {
             Waitable[] rest = Arrays.stream(members).filter(w -> w != member).toArray(Waitable[]::new);
             if (rest.length < members.length) {

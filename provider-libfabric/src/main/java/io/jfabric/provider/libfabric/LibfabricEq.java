@@ -16,6 +16,10 @@ import io.jfabric.provider.libfabric.ffi.generated.fi_eq_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_eq_err_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_eq;
 
+import io.jfabric.util.ProgressHook;
+import io.jfabric.util.UtilWaitSet;
+import io.jfabric.util.Waitable;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Difference: {@link #writeError} is not offered, because libfabric's fi_eq_write has no public
  * way to insert an error entry.
  */
-final class LibfabricEq extends FidObject implements EventQueue {
+final class LibfabricEq extends FidObject implements EventQueue, Waitable {
     /** Room for a CM entry plus connection data (libfabric's tcp allows 256 bytes of CM data). */
     private static final long BUF_SIZE = 16 + 1024;
 
@@ -43,8 +47,10 @@ final class LibfabricEq extends FidObject implements EventQueue {
     private final MemorySegment writeFn;
     private final ConcurrentHashMap<Long, Object> written = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
+    private final WaitMembership membership;
 
-    LibfabricEq(LibfabricFabric fabric, MemorySegment fid, EqAttr attr) {
+    /** @param set the wait set to join (FI_WAIT_SET), or null */
+    LibfabricEq(LibfabricFabric fabric, MemorySegment fid, EqAttr attr, UtilWaitSet set) {
         super(fabric, fid);
         hold(fabric);
         this.attr = attr;
@@ -54,6 +60,12 @@ final class LibfabricEq extends FidObject implements EventQueue {
         readFn = FabricInline.eqOp(fid, fi_ops_eq.read$offset());
         readerrFn = FabricInline.eqOp(fid, fi_ops_eq.readerr$offset());
         writeFn = FabricInline.eqOp(fid, fi_ops_eq.write$offset());
+        membership = new WaitMembership(this, this::peek, this, set); // last: a waiter of the set may peek at once
+    }
+
+    @Override
+    void closing() {
+        membership.leave();
     }
 
     @Override
@@ -200,5 +212,31 @@ final class LibfabricEq extends FidObject implements EventQueue {
     @Override
     public String strerror(int provErrno, byte[] errData) {
         return ReturnCodes.strerror(provErrno);
+    }
+
+    // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
+
+    /** An FI_PEEK read, which leaves the event (a CONNREQ's info too) for the application's read. */
+    private synchronized boolean peek() {
+        if (isClosed() || readFn.address() == 0) {
+            return false;
+        }
+        long rc = fi_ops_eq.read.invoke(readFn, fid, event, buf, BUF_SIZE, OpFlags.PEEK);
+        return rc >= 0 || rc == -Errno.EAVAIL;
+    }
+
+    @Override
+    public boolean hasEvents() {
+        return peek();
+    }
+
+    @Override
+    public ProgressHook progressHook() {
+        return membership.hook;
+    }
+
+    @Override
+    public io.jfabric.WaitObj waitObj() {
+        return attr.waitObj;
     }
 }
