@@ -56,9 +56,11 @@ int main(int argc, char **argv) {
         printf("NO FD [%s]: the CQ gives no FI_WAIT_FD descriptor\n", prov_name);
         return 3;
     }
-    cq_wait_obj = FI_WAIT_FD;
+    cq_wait_obj = getenv("NOFD") ? FI_WAIT_NONE : FI_WAIT_FD;
     struct end a, b;
     open_pair(argv[1], type, FI_MSG, &a, &b);
+    struct fid_ep *spare = NULL;
+    if (getenv("SPARE")) CHECK(fi_endpoint(b.domain, info, &spare, NULL));
     int fd = getwait(&b.rx->fid);
     POST(fi_recv(b.ep, rbuf, sizeof rbuf, NULL, b.peer, NULL));
     struct fid *fids[1] = { &b.rx->fid };
@@ -86,6 +88,19 @@ int main(int argc, char **argv) {
     printf("message: read %zd after %ld ms, %d wakes, %d trywait EAGAIN; trywait after the read %d\n", n, readMs,
            wakes, eagain, afterRead);
     pthread_join(t, NULL);
+    if (getenv("CLOSE")) {
+        struct end *e[2] = { &b, &a };
+        if (spare) printf("close spare ep %d\n", fi_close(&spare->fid));
+        for (int i = 0; i < 2; i++) {
+            printf("close ep %d\n", fi_close(&e[i]->ep->fid));
+            if (e[i]->av) printf("close av %d\n", fi_close(&e[i]->av->fid));
+            printf("close rx %d\n", fi_close(&e[i]->rx->fid));
+            printf("close tx %d\n", fi_close(&e[i]->tx->fid));
+            printf("close domain %d\n", fi_close(&e[i]->domain->fid));
+            printf("close eq %d\n", fi_close(&e[i]->eq->fid));
+            printf("close fabric %d\n", fi_close(&e[i]->fabric->fid));
+        }
+    }
     verdict(tw == 0 && idle == 0 && idleMs >= 250 && n == 1 && readMs < 1500 && wakes + eagain < 50
             && afterRead == 0, "FI_WAIT_FD CQ: idle poll sleeps, a message wakes it within %ld ms", readMs);
 }

@@ -39,7 +39,8 @@ final class LibfabricCounter extends FidObject implements Counter, Waitable {
         setFn = FabricInline.cntrOp(fid, fi_ops_cntr.set$offset());
         adderrFn = FabricInline.cntrOp(fid, fi_ops_cntr.adderr$offset());
         seterrFn = FabricInline.cntrOp(fid, fi_ops_cntr.seterr$offset());
-        membership = new WaitMembership(this, this::changed, this, set); // last: a waiter of the set may peek at once
+        membership = new WaitMembership(this, this::changed, this, set);
+        membership.join(); // last: a waiter of the set may peek at once
     }
 
     @Override

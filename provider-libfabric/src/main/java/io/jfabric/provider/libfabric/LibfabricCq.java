@@ -81,7 +81,8 @@ final class LibfabricCq extends FidObject implements CompletionQueue, Waitable {
         readfromFn = FabricInline.cqOp(fid, fi_ops_cq.readfrom$offset());
         readerrFn = FabricInline.cqOp(fid, fi_ops_cq.readerr$offset());
         strerrorFn = FabricInline.cqOp(fid, fi_ops_cq.strerror$offset());
-        membership = new WaitMembership(this, this::peek, this, set); // last: a waiter of the set may peek at once
+        membership = new WaitMembership(this, this::peek, this, set);
+        membership.join(); // last: a waiter of the set may peek at once
     }
 
     @Override

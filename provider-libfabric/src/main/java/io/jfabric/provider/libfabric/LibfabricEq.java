@@ -60,7 +60,8 @@ final class LibfabricEq extends FidObject implements EventQueue, Waitable {
         readFn = FabricInline.eqOp(fid, fi_ops_eq.read$offset());
         readerrFn = FabricInline.eqOp(fid, fi_ops_eq.readerr$offset());
         writeFn = FabricInline.eqOp(fid, fi_ops_eq.write$offset());
-        membership = new WaitMembership(this, this::peek, this, set); // last: a waiter of the set may peek at once
+        membership = new WaitMembership(this, this::peek, this, set);
+        membership.join(); // last: a waiter of the set may peek at once
     }
 
     @Override

@@ -26,6 +26,10 @@ final class WaitMembership {
         this.member = member;
         this.set = set;
         this.hook = new NativeWait(peek, queue.fabric, queue.fid, set == null ? -1 : queue.waitFd(), queue.arena);
+    }
+
+    /** Joins the wait set, if any: once the queue answers {@link Waitable#progressHook()}, which the set asks. */
+    void join() {
         if (set != null) {
             set.join(member);
         }
