@@ -3,7 +3,6 @@ package io.jfabric.conformance;
 import io.jfabric.CqAttr;
 import io.jfabric.CqFormat;
 import io.jfabric.Errno;
-import io.jfabric.Fabrics;
 import io.jfabric.WaitAttr;
 import io.jfabric.WaitObj;
 import io.jfabric.WaitSet;
@@ -13,9 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,8 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MixedProviderWaitSetTest {
     private static final List<String> JAVA = List.of("shm", "tcp;ofi_rxm", "tcp");
     private static final List<String> BRIDGED = List.of("libfabric:tcp;ofi_rxm", "libfabric:tcp");
-    private static final long WOKEN_WITHIN_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final int AWAIT_MILLIS = 5_000;
     private static final int IDLE_MILLIS = 500;
 
     @RegisterExtension
@@ -68,29 +63,8 @@ class MixedProviderWaitSetTest {
     /** A message on {@code to}'s pair ends a waiter on the set promptly; {@code other}'s receive CQ stays empty. */
     private static void wakesOn(EndpointPair to, EndpointPair other, WaitSet set, Arena arena, String which)
             throws Exception {
-        MemorySegment rbuf = Mem.alloc(arena, 64);
-        MemorySegment sbuf = Mem.alloc(arena, 64);
-        assertEquals(0, to.b.ep.recv(rbuf, to.b.desc(rbuf), Fabrics.ADDR_UNSPEC, "rx"), "fi_recv");
-        assertEquals(0, WaitWakesOnArrivalTest.trywaitAfterDrain(to, set), "nothing pending before " + which);
-        long[] returnedAt = new long[1];
-        CompletableFuture<Integer> waiter = WaitWakesOnArrivalTest.onItsOwnThread(() -> {
-            int rc = set.await(AWAIT_MILLIS);
-            returnedAt[0] = System.nanoTime();
-            return rc;
-        });
-        Thread.sleep(100);
-        assertTrue(!waiter.isDone(), "fi_wait returned before anything was sent to " + which + ": "
-                + waiter.getNow(null));
-        long sentAt = System.nanoTime();
-        CompletableFuture<Integer> sender = WaitWakesOnArrivalTest.onItsOwnThread(
-                () -> WaitWakesOnArrivalTest.sendAndComplete(to, sbuf));
-        int rc = waiter.get(AWAIT_MILLIS + 5_000, TimeUnit.MILLISECONDS);
-        long took = returnedAt[0] - sentAt;
-        assertEquals(0, rc, "fi_wait ended by a message to " + which);
-        assertTrue(took < WOKEN_WITHIN_NANOS, "fi_wait returned " + took / 1_000_000 + " ms after a message to "
-                + which + " was sent");
-        sender.get(20, TimeUnit.SECONDS);
-        assertEquals(1, WaitWakesOnArrivalTest.readOne(to.b.rxCq), "the receive completion of " + which);
+        WaitWakesOnArrivalTest.messageEndsAWait(to, set, Mem.alloc(arena, 64), Mem.alloc(arena, 64),
+                "a message to " + which);
         assertEquals(-Errno.EAGAIN, other.b.rxCq.read(io.jfabric.CqEntry.array(1), 1),
                 "the other provider's receive CQ got nothing");
     }

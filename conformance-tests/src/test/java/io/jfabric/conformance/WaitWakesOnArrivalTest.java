@@ -86,25 +86,7 @@ class WaitWakesOnArrivalTest {
             MemorySegment sbuf = Mem.alloc(arena, 64);
             for (int i = 0; i < 2; i++) {
                 String which = i == 0 ? "the first message (a peer not yet connected on RDM)" : "the next message";
-                assertEquals(0, p.b.ep.recv(rbuf, p.b.desc(rbuf), Fabrics.ADDR_UNSPEC, "rx"), "fi_recv");
-                assertEquals(0, trywaitAfterDrain(p, set), "nothing pending before " + which);
-                long[] returnedAt = new long[1];
-                CompletableFuture<Integer> waiter = onItsOwnThread(() -> {
-                    int rc = set.await(AWAIT_MILLIS);
-                    returnedAt[0] = System.nanoTime();
-                    return rc;
-                });
-                Thread.sleep(100); // the waiter is asleep in the set by now
-                assertTrue(!waiter.isDone(), "fi_wait returned before anything was sent: " + waiter.getNow(null));
-                long sentAt = System.nanoTime();
-                CompletableFuture<Integer> sender = onItsOwnThread(() -> sendAndComplete(p, sbuf));
-                int rc = waiter.get(AWAIT_MILLIS + 5_000, TimeUnit.MILLISECONDS);
-                long took = returnedAt[0] - sentAt;
-                assertEquals(0, rc, "fi_wait ended by " + which);
-                assertTrue(took < WOKEN_WITHIN_NANOS, "fi_wait returned " + took / 1_000_000 + " ms after "
-                        + which + " was sent: the set did not wake on its arrival");
-                sender.get(20, TimeUnit.SECONDS);
-                assertEquals(1, readOne(p.b.rxCq), "the receive completion that woke the set");
+                messageEndsAWait(p, set, rbuf, sbuf, which);
             }
             // a bridged CQ without a native descriptor is polled between parks (docs/differences.md)
             Assumptions.assumeTrue(!c.provider().startsWith("libfabric:") || p.b.rxCq.waitFd() >= 0, () -> "not run: "
@@ -112,6 +94,34 @@ class WaitWakesOnArrivalTest {
                     + p.b.rxCq.waitFd() + "), so an idle wait set polls it between 200 us parks instead of sleeping");
             assertIdleWaiterSleeps(p, set);
         }
+    }
+
+    /**
+     * A waiter on its own thread sleeps in {@code set.await} until side a of {@code p}, driven by its own thread,
+     * sends to b: the wait must end well within {@link #WOKEN_WITHIN_NANOS} of the send, and b then reads the
+     * receive completion.
+     */
+    static void messageEndsAWait(EndpointPair p, WaitSet set, MemorySegment rbuf, MemorySegment sbuf, String which)
+            throws Exception {
+        assertEquals(0, p.b.ep.recv(rbuf, p.b.desc(rbuf), Fabrics.ADDR_UNSPEC, "rx"), "fi_recv");
+        assertEquals(0, trywaitAfterDrain(p, set), "nothing pending before " + which);
+        long[] returnedAt = new long[1];
+        CompletableFuture<Integer> waiter = onItsOwnThread(() -> {
+            int rc = set.await(AWAIT_MILLIS);
+            returnedAt[0] = System.nanoTime();
+            return rc;
+        });
+        Thread.sleep(100); // the waiter is asleep in the set by now
+        assertTrue(!waiter.isDone(), "fi_wait returned before " + which + " was sent: " + waiter.getNow(null));
+        long sentAt = System.nanoTime();
+        CompletableFuture<Integer> sender = onItsOwnThread(() -> sendAndComplete(p, sbuf));
+        int rc = waiter.get(AWAIT_MILLIS + 5_000, TimeUnit.MILLISECONDS);
+        long took = returnedAt[0] - sentAt;
+        assertEquals(0, rc, "fi_wait ended by " + which);
+        assertTrue(took < WOKEN_WITHIN_NANOS, "fi_wait returned " + took / 1_000_000 + " ms after "
+                + which + " was sent: the set did not wake on its arrival");
+        sender.get(20, TimeUnit.SECONDS);
+        assertEquals(1, readOne(p.b.rxCq), "the receive completion that woke the set (" + which + ")");
     }
 
     /**

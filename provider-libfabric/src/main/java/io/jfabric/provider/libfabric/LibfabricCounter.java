@@ -5,47 +5,36 @@ import io.jfabric.Errno;
 import io.jfabric.WaitObj;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cntr;
-import io.jfabric.util.ProgressHook;
 import io.jfabric.util.UtilWaitSet;
-import io.jfabric.util.Waitable;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * Mirrors {@code struct fid_cntr} of a native provider; every call is the ops-table function. It is {@link Waitable}
+ * Mirrors {@code struct fid_cntr} of a native provider; every call is the ops-table function. It is {@link WaitableFid}
  * for jfabric's wait sets and poll sets: a change of the success or error count since it was last read or polled is
  * an event (fi_poll(3)), as for util's counter.
  */
-final class LibfabricCounter extends FidObject implements Counter, Waitable {
+final class LibfabricCounter extends WaitableFid implements Counter {
     private final MemorySegment readFn;
     private final MemorySegment readerrFn;
     private final MemorySegment addFn;
     private final MemorySegment setFn;
     private final MemorySegment adderrFn;
     private final MemorySegment seterrFn;
-    private final WaitObj waitObj;
-    private final WaitMembership membership;
     /** Success plus error count when last read or polled. */
     private volatile long checkpoint;
 
     /** @param set the wait set to join (FI_WAIT_SET), or null */
     LibfabricCounter(LibfabricDomain domain, MemorySegment fid, WaitObj waitObj, UtilWaitSet set) {
-        super(domain.fabric, fid);
+        super(domain.fabric, fid, waitObj);
         hold(domain);
-        this.waitObj = waitObj;
         readFn = FabricInline.cntrOp(fid, fi_ops_cntr.read$offset());
         readerrFn = FabricInline.cntrOp(fid, fi_ops_cntr.readerr$offset());
         addFn = FabricInline.cntrOp(fid, fi_ops_cntr.add$offset());
         setFn = FabricInline.cntrOp(fid, fi_ops_cntr.set$offset());
         adderrFn = FabricInline.cntrOp(fid, fi_ops_cntr.adderr$offset());
         seterrFn = FabricInline.cntrOp(fid, fi_ops_cntr.seterr$offset());
-        membership = new WaitMembership(this, this::changed, this, set);
-        membership.join(); // last: a waiter of the set may peek at once
-    }
-
-    @Override
-    void closing() {
-        membership.leave();
+        joinWaitSet(set);
     }
 
     @Override
@@ -82,13 +71,9 @@ final class LibfabricCounter extends FidObject implements Counter, Waitable {
         return fi_ops_cntr.read.invoke(readFn, fid) + errorsOrZero();
     }
 
-    private boolean changed() {
-        return count() != checkpoint;
-    }
-
     @Override
-    public boolean hasEvents() {
-        return changed();
+    boolean peek() {
+        return count() != checkpoint;
     }
 
     @Override
@@ -99,16 +84,6 @@ final class LibfabricCounter extends FidObject implements Counter, Waitable {
         }
         checkpoint = now;
         return true;
-    }
-
-    @Override
-    public ProgressHook progressHook() {
-        return membership.hook;
-    }
-
-    @Override
-    public WaitObj waitObj() {
-        return waitObj;
     }
 
     @Override
@@ -151,7 +126,7 @@ final class LibfabricCounter extends FidObject implements Counter, Waitable {
         if (isClosed()) {
             return -Errno.EBADF;
         }
-        if (waitObj == WaitObj.NONE) {
+        if (waitObj() == WaitObj.NONE) {
             // fi_cntr(3): waiting is invalid without a wait object; jfabric's own counters say ENOSYS too
             return -Errno.ENOSYS;
         }

@@ -12,9 +12,7 @@ import io.jfabric.provider.libfabric.ffi.FabricInline;
 import io.jfabric.provider.libfabric.ffi.generated.fi_cq_err_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_cq_tagged_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cq;
-import io.jfabric.util.ProgressHook;
 import io.jfabric.util.UtilWaitSet;
-import io.jfabric.util.Waitable;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,10 +23,10 @@ import java.lang.foreign.ValueLayout;
  * place into the caller's {@link CqEntry}: {@code op_context} leads through the domain's
  * {@link ContextSlots} to the Java context (and frees the slot), so nothing is allocated per read.
  * An error completion keeps libfabric's shape: the read returns -EAVAIL, {@link #readError} carries
- * err, prov_errno, olen and a copy of err_data. It is {@link Waitable}, so that it joins a jfabric wait set
+ * err, prov_errno, olen and a copy of err_data. It is {@link WaitableFid}, so that it joins a jfabric wait set
  * (FI_WAIT_SET) or poll set: {@link WaitMembership} says how.
  */
-final class LibfabricCq extends FidObject implements CompletionQueue, Waitable {
+final class LibfabricCq extends WaitableFid implements CompletionQueue {
     /** Native entries fetched per call; reads of more entries are clipped to this. */
     static final int BATCH = 64;
     private static final long OFF_CONTEXT = fi_cq_tagged_entry.op_context$offset();
@@ -55,11 +53,10 @@ final class LibfabricCq extends FidObject implements CompletionQueue, Waitable {
     private MemorySegment readfromFn;
     private MemorySegment readerrFn;
     private MemorySegment strerrorFn;
-    private final WaitMembership membership;
 
     /** @param set the wait set to join (FI_WAIT_SET), or null */
     LibfabricCq(LibfabricDomain domain, MemorySegment fid, CqAttr attr, UtilWaitSet set) {
-        super(domain.fabric, fid);
+        super(domain.fabric, fid, attr.waitObj);
         hold(domain);
         this.attr = attr;
         this.format = attr.format == CqFormat.UNSPEC ? CqFormat.CONTEXT : attr.format;
@@ -81,8 +78,7 @@ final class LibfabricCq extends FidObject implements CompletionQueue, Waitable {
         readfromFn = FabricInline.cqOp(fid, fi_ops_cq.readfrom$offset());
         readerrFn = FabricInline.cqOp(fid, fi_ops_cq.readerr$offset());
         strerrorFn = FabricInline.cqOp(fid, fi_ops_cq.strerror$offset());
-        membership = new WaitMembership(this, this::peek, this, set);
-        membership.join(); // last: a waiter of the set may peek at once
+        joinWaitSet(set);
     }
 
     @Override
@@ -99,11 +95,6 @@ final class LibfabricCq extends FidObject implements CompletionQueue, Waitable {
         } finally {
             guard.exit();
         }
-    }
-
-    @Override
-    void closing() {
-        membership.leave();
     }
 
     @Override
@@ -330,7 +321,8 @@ final class LibfabricCq extends FidObject implements CompletionQueue, Waitable {
      * and answer 0, or -FI_EAVAIL for an error entry, when something waits, and -FI_EAGAIN when nothing does. Under
      * the guard at every threading level: a wait set's waiters peek from their own threads.
      */
-    private boolean peek() {
+    @Override
+    boolean peek() {
         guard.enter();
         try {
             MemorySegment fn = readFn;
@@ -344,20 +336,6 @@ final class LibfabricCq extends FidObject implements CompletionQueue, Waitable {
         }
     }
 
-    @Override
-    public boolean hasEvents() {
-        return peek();
-    }
-
-    @Override
-    public ProgressHook progressHook() {
-        return membership.hook;
-    }
-
-    @Override
-    public io.jfabric.WaitObj waitObj() {
-        return attr.waitObj;
-    }
 
     /** Free context slots of the domain; for tests and state dumps. */
     int freeSlots() {

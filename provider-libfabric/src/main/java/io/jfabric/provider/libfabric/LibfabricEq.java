@@ -16,9 +16,7 @@ import io.jfabric.provider.libfabric.ffi.generated.fi_eq_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_eq_err_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_eq;
 
-import io.jfabric.util.ProgressHook;
 import io.jfabric.util.UtilWaitSet;
-import io.jfabric.util.Waitable;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -34,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Difference: {@link #writeError} is not offered, because libfabric's fi_eq_write has no public
  * way to insert an error entry.
  */
-final class LibfabricEq extends FidObject implements EventQueue, Waitable {
+final class LibfabricEq extends WaitableFid implements EventQueue {
     /** Room for a CM entry plus connection data (libfabric's tcp allows 256 bytes of CM data). */
     private static final long BUF_SIZE = 16 + 1024;
 
@@ -47,11 +45,10 @@ final class LibfabricEq extends FidObject implements EventQueue, Waitable {
     private final MemorySegment writeFn;
     private final ConcurrentHashMap<Long, Object> written = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
-    private final WaitMembership membership;
 
     /** @param set the wait set to join (FI_WAIT_SET), or null */
     LibfabricEq(LibfabricFabric fabric, MemorySegment fid, EqAttr attr, UtilWaitSet set) {
-        super(fabric, fid);
+        super(fabric, fid, attr.waitObj);
         hold(fabric);
         this.attr = attr;
         this.event = arena.allocate(ValueLayout.JAVA_INT);
@@ -60,13 +57,7 @@ final class LibfabricEq extends FidObject implements EventQueue, Waitable {
         readFn = FabricInline.eqOp(fid, fi_ops_eq.read$offset());
         readerrFn = FabricInline.eqOp(fid, fi_ops_eq.readerr$offset());
         writeFn = FabricInline.eqOp(fid, fi_ops_eq.write$offset());
-        membership = new WaitMembership(this, this::peek, this, set);
-        membership.join(); // last: a waiter of the set may peek at once
-    }
-
-    @Override
-    void closing() {
-        membership.leave();
+        joinWaitSet(set);
     }
 
     @Override
@@ -218,7 +209,8 @@ final class LibfabricEq extends FidObject implements EventQueue, Waitable {
     // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
 
     /** An FI_PEEK read, which leaves the event (a CONNREQ's info too) for the application's read. */
-    private synchronized boolean peek() {
+    @Override
+    synchronized boolean peek() {
         if (isClosed() || readFn.address() == 0) {
             return false;
         }
@@ -226,18 +218,4 @@ final class LibfabricEq extends FidObject implements EventQueue, Waitable {
         return rc >= 0 || rc == -Errno.EAVAIL;
     }
 
-    @Override
-    public boolean hasEvents() {
-        return peek();
-    }
-
-    @Override
-    public ProgressHook progressHook() {
-        return membership.hook;
-    }
-
-    @Override
-    public io.jfabric.WaitObj waitObj() {
-        return attr.waitObj;
-    }
 }

@@ -3,7 +3,6 @@ package io.jfabric.provider.libfabric;
 import io.jfabric.util.FdPoll;
 import io.jfabric.util.ProgressHook;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -24,12 +23,7 @@ final class NativeWait implements ProgressHook {
     /** Bounds one poll(2); wake-ups end it sooner through the eventfd. */
     private static final int SLEEP_SLICE_MS = 100;
 
-    /** The queue's look at its native object: whether a read would find something; drives native progress. */
-    interface Peek {
-        boolean peek();
-    }
-
-    private final Peek queue;
+    private final WaitableFid queue;
     private final MemorySegment fabricFid;
     /** The one fid fi_trywait is asked about. */
     private final MemorySegment fids;
@@ -38,11 +32,11 @@ final class NativeWait implements ProgressHook {
     /**
      * @param fd the native wait descriptor, or negative when there is none to sleep on
      */
-    NativeWait(Peek queue, LibfabricFabric fabric, MemorySegment fid, int fd, Arena arena) {
+    NativeWait(WaitableFid queue, int fd) {
         this.queue = queue;
-        this.fabricFid = fabric.fid;
-        this.fids = arena.allocate(ValueLayout.ADDRESS);
-        fids.set(ValueLayout.ADDRESS, 0, fid);
+        this.fabricFid = queue.fabric.fid;
+        this.fids = queue.arena.allocate(ValueLayout.ADDRESS);
+        fids.set(ValueLayout.ADDRESS, 0, queue.fid);
         this.fdPoll = fd >= 0 ? new FdPoll(fd) : null;
     }
 

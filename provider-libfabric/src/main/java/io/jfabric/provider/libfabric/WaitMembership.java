@@ -22,10 +22,10 @@ final class WaitMembership {
      * @param set the wait set to join ({@link #setOf}), or null; when not null the queue's native wait descriptor
      *            is looked up and slept on
      */
-    WaitMembership(Waitable member, NativeWait.Peek peek, FidObject queue, UtilWaitSet set) {
-        this.member = member;
+    WaitMembership(WaitableFid queue, UtilWaitSet set) {
+        this.member = queue;
         this.set = set;
-        this.hook = new NativeWait(peek, queue.fabric, queue.fid, set == null ? -1 : queue.waitFd(), queue.arena);
+        this.hook = new NativeWait(queue, set == null ? -1 : queue.waitFd());
     }
 
     /** Joins the wait set, if any: once the queue answers {@link Waitable#progressHook()}, which the set asks. */
