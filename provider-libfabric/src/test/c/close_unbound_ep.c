@@ -5,12 +5,8 @@
 
 int main(int argc, char **argv) {
     usage_if(argc, argv);
-    prov_name = argv[1];
-    signal(SIGALRM, on_alarm_exit);
-    alarm(10);
-    info = get_info(argv[1], FI_EP_RDM, FI_MSG);
-    struct end s; memset(&s, 0, sizeof s);
-    open_common(&s);
+    struct end s;
+    open_one(argv[1], &s);
     struct fid_ep *ep;
     CHECK(fi_endpoint(s.domain, info, &ep, NULL));
     int rc = fi_close(&ep->fid);

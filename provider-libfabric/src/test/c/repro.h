@@ -134,6 +134,16 @@ __attribute__((unused)) static void open_common(struct end *s) {
     CHECK(fi_cq_open(s->domain, &ca, &s->rx, NULL));
 }
 
+// One fabric, EQ, domain and CQ pair of an RDM FI_MSG info of prov, bounded by the 10 s alarm (no endpoint).
+__attribute__((unused)) static void open_one(const char *prov, struct end *s) {
+    prov_name = prov;
+    signal(SIGALRM, on_alarm_exit);
+    alarm(10);
+    info = get_info(prov, FI_EP_RDM, FI_MSG);
+    memset(s, 0, sizeof *s);
+    open_common(s);
+}
+
 __attribute__((unused)) static void bind_cqs(struct end *s, struct fi_info *fi) {
     CHECK(fi_endpoint(s->domain, fi, &s->ep, NULL));
     if (s->av) CHECK(fi_ep_bind(s->ep, &s->av->fid, 0));
