@@ -1,5 +1,7 @@
 package io.jfabric.provider.libfabric;
 
+import io.jfabric.provider.libfabric.ffi.FabricInline;
+import io.jfabric.provider.libfabric.ffi.generated.fi_ops_fabric;
 import io.jfabric.util.FdPoll;
 import io.jfabric.util.ProgressHook;
 
@@ -25,6 +27,8 @@ final class NativeWait implements ProgressHook {
 
     private final WaitableFid queue;
     private final MemorySegment fabricFid;
+    /** {@code fabric->ops->trywait}, read once. */
+    private final MemorySegment trywaitFn;
     /** The one fid fi_trywait is asked about. */
     private final MemorySegment fids;
     private final FdPoll fdPoll;
@@ -35,9 +39,11 @@ final class NativeWait implements ProgressHook {
     NativeWait(WaitableFid queue, int fd) {
         this.queue = queue;
         this.fabricFid = queue.fabric.fid;
+        this.trywaitFn = FabricInline.fabricOp(fabricFid, fi_ops_fabric.trywait$offset());
         this.fids = queue.arena.allocate(ValueLayout.ADDRESS);
         fids.set(ValueLayout.ADDRESS, 0, queue.fid);
-        this.fdPoll = fd >= 0 ? new FdPoll(fd) : null;
+        // without fi_trywait a sleep on the descriptor could miss what arrived just before it: poll instead
+        this.fdPoll = fd >= 0 && trywaitFn.address() != 0 ? new FdPoll(fd) : null;
     }
 
     @Override
@@ -53,7 +59,7 @@ final class NativeWait implements ProgressHook {
     /** The native fi_trywait: 0 means the descriptor will be signalled for whatever comes next. */
     @Override
     public boolean readyToSleep() {
-        return fdPoll == null || io.jfabric.provider.libfabric.ffi.FabricInline.fi_trywait(fabricFid, fids, 1) == 0;
+        return fdPoll == null || fi_ops_fabric.trywait.invoke(trywaitFn, fabricFid, fids, 1) == 0;
     }
 
     @Override
