@@ -39,7 +39,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class WaitMembershipTest {
     @ParameterizedTest
     @CsvSource({"libfabric:tcp;ofi_rxm, true, true", "libfabric:shm, false, true", "libfabric:udp;ofi_rxd, false, true"})
-    void queuesJoinTheSetAndSleepOnTheNativeDescriptorWhereThereIsOne(String prov, boolean cqBlocks, boolean eqBlocks) {
+    void queuesJoinTheSetAndSleepOnTheNativeDescriptorWhereThereIsOne(String prov, boolean cqBlocks, boolean eqBlocks)
+            throws Exception {
         Hints h = Hints.create().provider(prov).epType(EndpointType.RDM).caps(Caps.MSG);
         if (prov.contains("tcp")) {
             h.domain("lo");
@@ -91,9 +92,38 @@ class WaitMembershipTest {
 
             cntr.close();
             eq.close();
+            if (cqBlocks) {
+                set.hasEvents(); // leaves the counter's last change read, so the set sleeps on the CQ alone below
+                virtualThreadParksWhileTheSetSleepsOnTheDescriptor(set);
+            }
             cq.close();
             assertEquals(0, set.size(), "closed queues left the set");
             set.close();
         }
+    }
+
+    /**
+     * poll(2) on the native descriptor would block a virtual thread's carrier: the wait hands it to a platform
+     * thread and the virtual thread parks (WAITING, not RUNNABLE in native code) until wakeup ends the sleep.
+     */
+    private static void virtualThreadParksWhileTheSetSleepsOnTheDescriptor(UtilWaitSet set) throws Exception {
+        int[] rc = {1};
+        Thread waiter = Thread.ofVirtual().start(() -> rc[0] = set.await(10_000));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        Thread.State state = waiter.getState();
+        while (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            state = waiter.getState();
+        }
+        Thread.sleep(200);
+        state = waiter.getState();
+        assertTrue(state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING,
+                "a virtual thread waiting on the native descriptor is " + state + ", not parked");
+        assertTrue(Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("jfabric-wait-sleeper")),
+                "a platform thread sleeps in poll(2) for it");
+        set.wakeup();
+        waiter.join(5_000);
+        assertFalse(waiter.isAlive(), "wakeup ended the wait");
+        assertEquals(0, rc[0]);
     }
 }
