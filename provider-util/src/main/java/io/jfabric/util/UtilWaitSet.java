@@ -12,9 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * libfabric's util wait set ({@code prov/util/src/util_wait.c}, fi_poll(3)) for every Java provider: the
+ * libfabric's util wait set ({@code prov/util/src/util_wait.c}, fi_poll(3)) for every provider: the
  * completion queues, event queues and counters opened with FI_WAIT_SET and this set join it, from any
- * fabric. A member that gets an event wakes the set's waiters; {@link #await} drives the members' manual
+ * fabric, the libfabric provider's native queues included (their hooks look at the native queue and sleep on
+ * its FI_WAIT_FD descriptor). A member that gets an event wakes the set's waiters; {@link #await} drives the members' manual
  * progress and sleeps in a {@link WaitCoordinator}, on the members' event source when they share one.
  * Closing the set while members remain fails with EBUSY (fi_poll(3)).
  */

@@ -336,7 +336,6 @@ final class LibfabricCq extends WaitableFid implements CompletionQueue {
         }
     }
 
-
     /** Free context slots of the domain; for tests and state dumps. */
     int freeSlots() {
         return slots.free();

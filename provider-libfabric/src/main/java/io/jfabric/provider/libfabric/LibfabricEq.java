@@ -15,7 +15,6 @@ import io.jfabric.provider.libfabric.ffi.generated.fi_eq_cm_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_eq_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_eq_err_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_eq;
-
 import io.jfabric.util.UtilWaitSet;
 
 import java.lang.foreign.MemorySegment;
@@ -30,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * connection data is copied out. Contexts of application-written events travel as small ids.
  *
  * <p>Difference: {@link #writeError} is not offered, because libfabric's fi_eq_write has no public
- * way to insert an error entry.
+ * way to insert an error entry. It is {@link WaitableFid}: it joins a jfabric wait set (FI_WAIT_SET).
  */
 final class LibfabricEq extends WaitableFid implements EventQueue {
     /** Room for a CM entry plus connection data (libfabric's tcp allows 256 bytes of CM data). */
@@ -217,5 +216,4 @@ final class LibfabricEq extends WaitableFid implements EventQueue {
         long rc = fi_ops_eq.read.invoke(readFn, fid, event, buf, BUF_SIZE, OpFlags.PEEK);
         return rc >= 0 || rc == -Errno.EAVAIL;
     }
-
 }
