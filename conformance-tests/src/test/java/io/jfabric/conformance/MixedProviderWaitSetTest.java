@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(90)
 class MixedProviderWaitSetTest {
     private static final List<String> JAVA = List.of("shm", "tcp;ofi_rxm", "tcp");
-    private static final List<String> BRIDGED = List.of("libfabric:tcp;ofi_rxm", "libfabric:tcp");
+    private static final List<String> BRIDGED = List.of("libfabric:tcp", "libfabric:tcp;ofi_rxm");
     private static final int IDLE_MILLIS = 500;
 
     @RegisterExtension
