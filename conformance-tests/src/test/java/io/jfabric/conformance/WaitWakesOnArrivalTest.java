@@ -53,9 +53,6 @@ class WaitWakesOnArrivalTest {
     @ForEachFabric
     void theSetWakesPromptlyWhenTheReceiversDomainHasSeveralEndpoints(FabricCase c) throws Exception {
         Gate.require(!c.isMsg(), c, "a MSG endpoint opens from its own connection request; the RDM cases cover this");
-        Gate.require(!(c.provider().startsWith("libfabric:") && c.provider().endsWith(";ofi_rxm")), c,
-                "libfabric 1.17's rxm segfaults in fi_close of an endpoint never bound nor enabled, as the spare one is"
-                        + " (provider-libfabric/src/test/c/close_unbound_ep.c)");
         wakesOnArrival(c, true);
     }
 
