@@ -6,12 +6,8 @@
 
 int main(int argc, char **argv) {
     usage_if(argc, argv);
-    prov_name = argv[1];
-    signal(SIGALRM, on_alarm_exit);
-    alarm(10);
-    info = get_info(argv[1], FI_EP_RDM, FI_MSG);
-    struct end s; memset(&s, 0, sizeof s);
-    open_common(&s);
+    struct end s;
+    open_one(argv[1], &s);
     struct fid_cntr *c; struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
     CHECK(fi_cntr_open(s.domain, &ca, &c, NULL));
     CHECK(fi_cntr_set(c, 100));

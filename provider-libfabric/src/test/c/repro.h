@@ -29,6 +29,8 @@ struct end {
 
 __attribute__((unused)) static struct fi_info *info;
 static const char *prov_name;
+// The wait object open_common gives the CQs (wait_fd.c sets FI_WAIT_FD); FI_WAIT_NONE for the others.
+__attribute__((unused)) static enum fi_wait_obj cq_wait_obj = FI_WAIT_NONE;
 __attribute__((unused)) static struct end *end_a, *end_b;
 
 __attribute__((unused)) static long now_ms(void) {
@@ -126,9 +128,20 @@ __attribute__((unused)) static void open_common(struct end *s) {
     struct fi_eq_attr qa = { .size = 64, .wait_obj = FI_WAIT_UNSPEC };
     CHECK(fi_eq_open(s->fabric, &qa, &s->eq, NULL));
     CHECK(fi_domain(s->fabric, info, &s->domain, NULL));
-    struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED, .size = getenv("CQSIZE") ? atoi(getenv("CQSIZE")) : 4096 };
+    struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED, .size = getenv("CQSIZE") ? atoi(getenv("CQSIZE")) : 4096,
+                               .wait_obj = cq_wait_obj };
     CHECK(fi_cq_open(s->domain, &ca, &s->tx, NULL));
     CHECK(fi_cq_open(s->domain, &ca, &s->rx, NULL));
+}
+
+// One fabric, EQ, domain and CQ pair of an RDM FI_MSG info of prov, bounded by the 10 s alarm (no endpoint).
+__attribute__((unused)) static void open_one(const char *prov, struct end *s) {
+    prov_name = prov;
+    signal(SIGALRM, on_alarm_exit);
+    alarm(10);
+    info = get_info(prov, FI_EP_RDM, FI_MSG);
+    memset(s, 0, sizeof *s);
+    open_common(s);
 }
 
 __attribute__((unused)) static void bind_cqs(struct end *s, struct fi_info *fi) {

@@ -22,8 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * keeps it off for its whole time slice, whereas a yield hands it the CPU at once. Every block that ends starts
  * the spin and yield again, since whatever ended it (a message, a task) is often followed by more.
  *
- * <p>Providers whose CQs refuse FI_WAIT_SET (verbs and the libfabric bridge, for now), or do not wake it promptly
- * ({@link LoopDomain#PARKS} names them), do not join the set; once a loop has such a channel it falls back, for the
+ * <p>Providers whose CQs refuse FI_WAIT_SET (ENOSYS; every provider in this tree accepts it), or do not wake it
+ * promptly ({@link LoopDomain#PARKS} names them), do not join the set; once a loop has such a channel it falls back, for the
  * rest of its life, to parks that grow from a microsecond to {@link #MAX_PARK_NANOS} after the spin and yield,
  * since a block on the set would not see that channel's completions.
  */

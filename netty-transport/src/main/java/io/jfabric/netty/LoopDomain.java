@@ -155,8 +155,8 @@ final class LoopDomain implements AutoCloseable {
 
     /**
      * A channel's CQ, in the loop's wait set so that the idle loop sleeps until it has completions. Elsewhere a
-     * plain CQ, and the loop parks instead: where the provider refuses FI_WAIT_SET (ENOSYS: verbs, the libfabric
-     * bridge), and for the providers {@link #PARKS} names.
+     * plain CQ, and the loop parks instead: where the provider refuses FI_WAIT_SET (ENOSYS), and for the
+     * providers {@link #PARKS} names.
      */
     CompletionQueue openCq(CqFormat format, long size) {
         return inSet(set -> {

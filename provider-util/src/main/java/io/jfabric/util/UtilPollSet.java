@@ -10,10 +10,10 @@ import io.jfabric.PollSet;
 import java.util.Arrays;
 
 /**
- * libfabric's util poll set ({@code prov/util/src/util_poll.c}, fi_poll(3)) for every Java provider: completion
- * queues and counters of any domain; {@link #poll} drives each distinct progress hook once and reports the
- * context of each member with events. Membership changes copy the arrays (control path); poll allocates
- * nothing.
+ * libfabric's util poll set ({@code prov/util/src/util_poll.c}, fi_poll(3)) for every provider, the libfabric
+ * provider's native queues included: completion queues and counters of any domain; {@link #poll} drives each
+ * distinct progress hook once and reports the context of each member with events. Membership changes copy the
+ * arrays (control path); poll allocates nothing.
  */
 public final class UtilPollSet extends UtilFabricObject implements PollSet {
     /** One immutable snapshot, so a poll never pairs one membership's queues with another's contexts. */
@@ -34,8 +34,8 @@ public final class UtilPollSet extends UtilFabricObject implements PollSet {
             throw new FabricException(Errno.EINVAL, "a poll set holds completion queues and counters, not " + member);
         }
         if (!(member instanceof Waitable w)) {
-            throw new FabricException(Errno.ENOSYS, member + " is not a Java provider's queue; a native queue of "
-                    + "the libfabric bridge cannot join a Java poll set");
+            throw new FabricException(Errno.ENOSYS, member + " is not a queue a poll set can look at: it is "
+                    + "neither a Java provider's nor the libfabric bridge's");
         }
         synchronized (membership) {
             Waitable[] queues = members.queues();

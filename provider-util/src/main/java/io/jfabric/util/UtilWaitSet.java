@@ -12,9 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * libfabric's util wait set ({@code prov/util/src/util_wait.c}, fi_poll(3)) for every Java provider: the
+ * libfabric's util wait set ({@code prov/util/src/util_wait.c}, fi_poll(3)) for every provider: the
  * completion queues, event queues and counters opened with FI_WAIT_SET and this set join it, from any
- * fabric. A member that gets an event wakes the set's waiters; {@link #await} drives the members' manual
+ * fabric, the libfabric provider's native queues included (their hooks look at the native queue and sleep on
+ * its FI_WAIT_FD descriptor). A member that gets an event wakes the set's waiters; {@link #await} drives the members' manual
  * progress and sleeps in a {@link WaitCoordinator}, on the members' event source when they share one.
  * Closing the set while members remain fails with EBUSY (fi_poll(3)).
  */
@@ -76,8 +77,11 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
         return u;
     }
 
-    /** A queue joins (its constructor); the set cannot close until it {@linkplain #leave leaves}. */
-    void join(Waitable member) {
+    /**
+     * A queue joins (its constructor; a queue of another module, such as the libfabric bridge's, too); the set
+     * cannot close until it {@linkplain #leave leaves}.
+     */
+    public void join(Waitable member) {
         synchronized (membership) {
             acquire();
             Waitable[] m = Arrays.copyOf(members, members.length + 1);
@@ -88,7 +92,7 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
     }
 
     /** A member closed. */
-    void leave(Waitable member) {
+    public void leave(Waitable member) {
         synchronized (membership) {
             Waitable[] rest = Arrays.stream(members).filter(w -> w != member).toArray(Waitable[]::new);
             if (rest.length < members.length) {

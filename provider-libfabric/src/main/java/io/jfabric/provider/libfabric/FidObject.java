@@ -93,6 +93,13 @@ abstract class FidObject implements FabricObject {
         }
     }
 
+    /**
+     * Hook for subclasses: the object is about to be closed natively (nothing holds it); stop Java-side users of
+     * the native object, such as a wait set that would peek at it.
+     */
+    void closing() {
+    }
+
     /** Hook for subclasses: native close succeeded; release Java-side state. */
     void closed() {
     }
@@ -111,6 +118,7 @@ abstract class FidObject implements FabricObject {
                 throw new io.jfabric.FabricException(Errno.EBUSY, "cannot close the " + kind() + ": " + inUse
                         + " open object(s) were opened from it or are bound to it; close those first");
             }
+            closing();
             int rc = FabricInline.fi_close(fid);
             if (rc == -Errno.EBUSY) {
                 throw ReturnCodes.failure(rc, "fi_close of the " + kind(),

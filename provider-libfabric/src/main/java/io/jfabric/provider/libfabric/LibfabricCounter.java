@@ -5,29 +5,36 @@ import io.jfabric.Errno;
 import io.jfabric.WaitObj;
 import io.jfabric.provider.libfabric.ffi.FabricInline;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cntr;
+import io.jfabric.util.UtilWaitSet;
 
 import java.lang.foreign.MemorySegment;
 
-/** Mirrors {@code struct fid_cntr} of a native provider; every call is the ops-table function. */
-final class LibfabricCounter extends FidObject implements Counter {
+/**
+ * Mirrors {@code struct fid_cntr} of a native provider; every call is the ops-table function. It is {@link WaitableFid}
+ * for jfabric's wait sets and poll sets: a change of the success or error count since it was last read or polled is
+ * an event (fi_poll(3)), as for util's counter.
+ */
+final class LibfabricCounter extends WaitableFid implements Counter {
     private final MemorySegment readFn;
     private final MemorySegment readerrFn;
     private final MemorySegment addFn;
     private final MemorySegment setFn;
     private final MemorySegment adderrFn;
     private final MemorySegment seterrFn;
-    private final WaitObj waitObj;
+    /** Success plus error count when last read or polled. */
+    private volatile long checkpoint;
 
-    LibfabricCounter(LibfabricDomain domain, MemorySegment fid, WaitObj waitObj) {
-        super(domain.fabric, fid);
+    /** @param set the wait set to join (FI_WAIT_SET), or null */
+    LibfabricCounter(LibfabricDomain domain, MemorySegment fid, WaitObj waitObj, UtilWaitSet set) {
+        super(domain.fabric, fid, waitObj);
         hold(domain);
-        this.waitObj = waitObj;
         readFn = FabricInline.cntrOp(fid, fi_ops_cntr.read$offset());
         readerrFn = FabricInline.cntrOp(fid, fi_ops_cntr.readerr$offset());
         addFn = FabricInline.cntrOp(fid, fi_ops_cntr.add$offset());
         setFn = FabricInline.cntrOp(fid, fi_ops_cntr.set$offset());
         adderrFn = FabricInline.cntrOp(fid, fi_ops_cntr.adderr$offset());
         seterrFn = FabricInline.cntrOp(fid, fi_ops_cntr.seterr$offset());
+        joinWaitSet(set);
     }
 
     @Override
@@ -45,7 +52,38 @@ final class LibfabricCounter extends FidObject implements Counter {
     @Override
     public long read() {
         checkOpen();
-        return fi_ops_cntr.read.invoke(need(readFn, "fi_cntr_read"), fid);
+        long v = fi_ops_cntr.read.invoke(need(readFn, "fi_cntr_read"), fid);
+        checkpoint = v + errorsOrZero();
+        return v;
+    }
+
+    private long errorsOrZero() {
+        return readerrFn.address() == 0 ? 0 : fi_ops_cntr.readerr.invoke(readerrFn, fid);
+    }
+
+    // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
+
+    /** The count now, read natively (fi_cntr_read drives util's progress), or the checkpoint once closed. */
+    private synchronized long count() {
+        if (isClosed() || readFn.address() == 0) {
+            return checkpoint;
+        }
+        return fi_ops_cntr.read.invoke(readFn, fid) + errorsOrZero();
+    }
+
+    @Override
+    boolean peek() {
+        return count() != checkpoint;
+    }
+
+    @Override
+    public boolean takeEvents() {
+        long now = count();
+        if (now == checkpoint) {
+            return false;
+        }
+        checkpoint = now;
+        return true;
     }
 
     @Override
@@ -88,7 +126,7 @@ final class LibfabricCounter extends FidObject implements Counter {
         if (isClosed()) {
             return -Errno.EBADF;
         }
-        if (waitObj == WaitObj.NONE) {
+        if (waitObj() == WaitObj.NONE) {
             // fi_cntr(3): waiting is invalid without a wait object; jfabric's own counters say ENOSYS too
             return -Errno.ENOSYS;
         }

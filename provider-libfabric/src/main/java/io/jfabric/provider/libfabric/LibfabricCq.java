@@ -12,6 +12,7 @@ import io.jfabric.provider.libfabric.ffi.FabricInline;
 import io.jfabric.provider.libfabric.ffi.generated.fi_cq_err_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_cq_tagged_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_cq;
+import io.jfabric.util.UtilWaitSet;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,9 +23,10 @@ import java.lang.foreign.ValueLayout;
  * place into the caller's {@link CqEntry}: {@code op_context} leads through the domain's
  * {@link ContextSlots} to the Java context (and frees the slot), so nothing is allocated per read.
  * An error completion keeps libfabric's shape: the read returns -EAVAIL, {@link #readError} carries
- * err, prov_errno, olen and a copy of err_data.
+ * err, prov_errno, olen and a copy of err_data. It is {@link WaitableFid}, so that it joins a jfabric wait set
+ * (FI_WAIT_SET) or poll set: {@link WaitMembership} says how.
  */
-final class LibfabricCq extends FidObject implements CompletionQueue {
+final class LibfabricCq extends WaitableFid implements CompletionQueue {
     /** Native entries fetched per call; reads of more entries are clipped to this. */
     static final int BATCH = 64;
     private static final long OFF_CONTEXT = fi_cq_tagged_entry.op_context$offset();
@@ -52,8 +54,9 @@ final class LibfabricCq extends FidObject implements CompletionQueue {
     private MemorySegment readerrFn;
     private MemorySegment strerrorFn;
 
-    LibfabricCq(LibfabricDomain domain, MemorySegment fid, CqAttr attr) {
-        super(domain.fabric, fid);
+    /** @param set the wait set to join (FI_WAIT_SET), or null */
+    LibfabricCq(LibfabricDomain domain, MemorySegment fid, CqAttr attr, UtilWaitSet set) {
+        super(domain.fabric, fid, attr.waitObj);
         hold(domain);
         this.attr = attr;
         this.format = attr.format == CqFormat.UNSPEC ? CqFormat.CONTEXT : attr.format;
@@ -75,6 +78,7 @@ final class LibfabricCq extends FidObject implements CompletionQueue {
         readfromFn = FabricInline.cqOp(fid, fi_ops_cq.readfrom$offset());
         readerrFn = FabricInline.cqOp(fid, fi_ops_cq.readerr$offset());
         strerrorFn = FabricInline.cqOp(fid, fi_ops_cq.strerror$offset());
+        joinWaitSet(set);
     }
 
     @Override
@@ -308,6 +312,28 @@ final class LibfabricCq extends FidObject implements CompletionQueue {
             }
         }
         return ReturnCodes.strerror(provErrno);
+    }
+
+    // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
+
+    /**
+     * A native read of no entries: libfabric's util CQs (those of tcp, rxm, shm and rxd in 1.17) drive progress
+     * and answer 0, or -FI_EAVAIL for an error entry, when something waits, and -FI_EAGAIN when nothing does. Under
+     * the guard at every threading level: a wait set's waiters peek from their own threads.
+     */
+    @Override
+    boolean peek() {
+        guard.enter();
+        try {
+            MemorySegment fn = readFn;
+            if (fn.address() == 0) {
+                return false;
+            }
+            long rc = DataCalls.call(fn, fidAddr, entriesAddr, 0);
+            return rc >= 0 || rc == -Errno.EAVAIL;
+        } finally {
+            guard.exit();
+        }
     }
 
     /** Free context slots of the domain; for tests and state dumps. */

@@ -121,10 +121,7 @@ final class LibfabricDomain extends FidObject implements Domain {
     @Override
     public CompletionQueue openCq(CqAttr attr) {
         checkOpen();
-        if (attr.waitObj == io.jfabric.WaitObj.SET) {
-            throw new io.jfabric.FabricException(io.jfabric.Errno.ENOSYS, "the libfabric bridge does not bridge wait "
-                    + "sets: open the CQ with FI_WAIT_FD and use waitFd() and trywait, or FI_WAIT_UNSPEC and its blocking read");
-        }
+        io.jfabric.util.UtilWaitSet set = WaitMembership.setOf("CQ", attr.waitObj, attr.waitSet);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_cq_attr.allocate(a);
             fi_cq_attr.size(na, attr.size);
@@ -132,30 +129,35 @@ final class LibfabricDomain extends FidObject implements Domain {
             // the decoder must know the entry size, so UNSPEC becomes libfabric's usual default, CONTEXT
             fi_cq_attr.format(na, (attr.format == io.jfabric.CqFormat.UNSPEC ? io.jfabric.CqFormat.CONTEXT
                     : attr.format).value());
-            fi_cq_attr.wait_obj(na, attr.waitObj.value());
+            fi_cq_attr.wait_obj(na, WaitMembership.nativeWaitObj(attr.waitObj));
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_cq_open(fid, na, out, MemorySegment.NULL);
+            if (WaitMembership.refusedFd(attr.waitObj, rc)) {
+                fi_cq_attr.wait_obj(na, io.jfabric.WaitObj.NONE.value());
+                rc = FabricInline.fi_cq_open(fid, na, out, MemorySegment.NULL);
+            }
             ReturnCodes.check(rc, "fi_cq_open", "check the CqAttr (format, size, wait object)");
-            return new LibfabricCq(this, out.get(Fabric_h.C_POINTER, 0), attr);
+            return new LibfabricCq(this, out.get(Fabric_h.C_POINTER, 0), attr, set);
         }
     }
 
     @Override
     public Counter openCounter(CounterAttr attr) {
         checkOpen();
-        if (attr.waitObj == io.jfabric.WaitObj.SET) {
-            throw new io.jfabric.FabricException(io.jfabric.Errno.ENOSYS, "the libfabric bridge does not bridge wait "
-                    + "sets: open the counter with FI_WAIT_FD and use waitFd() and trywait, or FI_WAIT_UNSPEC and its blocking read");
-        }
+        io.jfabric.util.UtilWaitSet set = WaitMembership.setOf("counter", attr.waitObj, attr.waitSet);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_cntr_attr.allocate(a);
             fi_cntr_attr.events(na, Fabric_h.FI_CNTR_EVENTS_COMP());
-            fi_cntr_attr.wait_obj(na, attr.waitObj.value());
+            fi_cntr_attr.wait_obj(na, WaitMembership.nativeWaitObj(attr.waitObj));
             fi_cntr_attr.flags(na, attr.flags);
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_cntr_open(fid, na, out, MemorySegment.NULL);
+            if (WaitMembership.refusedFd(attr.waitObj, rc)) {
+                fi_cntr_attr.wait_obj(na, io.jfabric.WaitObj.NONE.value());
+                rc = FabricInline.fi_cntr_open(fid, na, out, MemorySegment.NULL);
+            }
             ReturnCodes.check(rc, "fi_cntr_open", "check the CounterAttr wait object");
-            return new LibfabricCounter(this, out.get(Fabric_h.C_POINTER, 0), attr.waitObj);
+            return new LibfabricCounter(this, out.get(Fabric_h.C_POINTER, 0), attr.waitObj, set);
         }
     }
 

@@ -15,6 +15,7 @@ import io.jfabric.provider.libfabric.ffi.generated.fi_eq_cm_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_eq_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_eq_err_entry;
 import io.jfabric.provider.libfabric.ffi.generated.fi_ops_eq;
+import io.jfabric.util.UtilWaitSet;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -28,9 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * connection data is copied out. Contexts of application-written events travel as small ids.
  *
  * <p>Difference: {@link #writeError} is not offered, because libfabric's fi_eq_write has no public
- * way to insert an error entry.
+ * way to insert an error entry. It is {@link WaitableFid}: it joins a jfabric wait set (FI_WAIT_SET).
  */
-final class LibfabricEq extends FidObject implements EventQueue {
+final class LibfabricEq extends WaitableFid implements EventQueue {
     /** Room for a CM entry plus connection data (libfabric's tcp allows 256 bytes of CM data). */
     private static final long BUF_SIZE = 16 + 1024;
 
@@ -44,8 +45,9 @@ final class LibfabricEq extends FidObject implements EventQueue {
     private final ConcurrentHashMap<Long, Object> written = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
 
-    LibfabricEq(LibfabricFabric fabric, MemorySegment fid, EqAttr attr) {
-        super(fabric, fid);
+    /** @param set the wait set to join (FI_WAIT_SET), or null */
+    LibfabricEq(LibfabricFabric fabric, MemorySegment fid, EqAttr attr, UtilWaitSet set) {
+        super(fabric, fid, attr.waitObj);
         hold(fabric);
         this.attr = attr;
         this.event = arena.allocate(ValueLayout.JAVA_INT);
@@ -54,6 +56,7 @@ final class LibfabricEq extends FidObject implements EventQueue {
         readFn = FabricInline.eqOp(fid, fi_ops_eq.read$offset());
         readerrFn = FabricInline.eqOp(fid, fi_ops_eq.readerr$offset());
         writeFn = FabricInline.eqOp(fid, fi_ops_eq.write$offset());
+        joinWaitSet(set);
     }
 
     @Override
@@ -200,5 +203,17 @@ final class LibfabricEq extends FidObject implements EventQueue {
     @Override
     public String strerror(int provErrno, byte[] errData) {
         return ReturnCodes.strerror(provErrno);
+    }
+
+    // ---- Waitable: wait sets, poll sets, trywait --------------------------------------------------
+
+    /** An FI_PEEK read, which leaves the event (a CONNREQ's info too) for the application's read. */
+    @Override
+    synchronized boolean peek() {
+        if (isClosed() || readFn.address() == 0) {
+            return false;
+        }
+        long rc = fi_ops_eq.read.invoke(readFn, fid, event, buf, BUF_SIZE, OpFlags.PEEK);
+        return rc >= 0 || rc == -Errno.EAVAIL;
     }
 }

@@ -107,26 +107,28 @@ final class LibfabricFabric extends FidObject implements Fabric {
     @Override
     public EventQueue openEq(EqAttr attr) {
         checkOpen();
-        if (attr.waitObj == io.jfabric.WaitObj.SET) {
-            throw new io.jfabric.FabricException(io.jfabric.Errno.ENOSYS, "the libfabric bridge does not bridge wait "
-                    + "sets: open the EQ with FI_WAIT_FD and use waitFd() and trywait, or FI_WAIT_UNSPEC and its blocking read");
-        }
+        io.jfabric.util.UtilWaitSet set = WaitMembership.setOf("EQ", attr.waitObj, attr.waitSet);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment na = fi_eq_attr.allocate(a);
             fi_eq_attr.size(na, attr.size);
             fi_eq_attr.flags(na, attr.flags);
-            fi_eq_attr.wait_obj(na, attr.waitObj.value());
+            fi_eq_attr.wait_obj(na, WaitMembership.nativeWaitObj(attr.waitObj));
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);
             int rc = FabricInline.fi_eq_open(fid, na, out, MemorySegment.NULL);
+            if (WaitMembership.refusedFd(attr.waitObj, rc)) {
+                fi_eq_attr.wait_obj(na, io.jfabric.WaitObj.NONE.value());
+                rc = FabricInline.fi_eq_open(fid, na, out, MemorySegment.NULL);
+            }
             ReturnCodes.check(rc, "fi_eq_open", "check the EqAttr (size, wait object)");
-            return new LibfabricEq(this, out.get(Fabric_h.C_POINTER, 0), attr);
+            return new LibfabricEq(this, out.get(Fabric_h.C_POINTER, 0), attr, set);
         }
     }
 
     /**
      * fi_trywait on native objects goes to the native provider (for programs that then block on {@code waitFd()}
-     * descriptors); objects of Java providers go to util's trywait. One call may not mix the two, as fi_trywait(3)
-     * asks every object of one call to share one kind of wait object.
+     * descriptors); objects of Java providers, jfabric wait sets and bridged queues that joined one (FI_WAIT_SET)
+     * go to util's trywait. One call may not mix the two, as fi_trywait(3) asks every object of one call to share
+     * one kind of wait object.
      */
     @Override
     public int trywait(io.jfabric.FabricObject... objects) {
@@ -135,7 +137,8 @@ final class LibfabricFabric extends FidObject implements Fabric {
         }
         int natives = 0;
         for (io.jfabric.FabricObject o : objects) {
-            natives += o instanceof FidObject ? 1 : 0;
+            natives += o instanceof FidObject && !(o instanceof io.jfabric.util.Waitable w
+                    && w.waitObj() == io.jfabric.WaitObj.SET) ? 1 : 0;
         }
         if (natives == 0) {
             return Fabric.super.trywait(objects);

@@ -7,9 +7,8 @@ import io.jfabric.provider.verbs.ffi.generated.ibv_context;
 import io.jfabric.provider.verbs.ffi.generated.ibv_context_ops;
 import io.jfabric.provider.verbs.ffi.generated.ibv_wc;
 import io.jfabric.provider.verbs.ffi.fd_h;
-import io.jfabric.provider.verbs.ffi.generated.pollfd;
-import io.jfabric.provider.verbs.ffi.poll_h;
 import io.jfabric.provider.verbs.ffi.verbs_h;
+import io.jfabric.util.FdPoll;
 import io.jfabric.util.ProgressHook;
 
 import java.lang.foreign.Arena;
@@ -22,9 +21,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * A verbs CQ's progress: the {@code ibv_cq} with its completion channel. {@link #progress()} polls the ibv_cq in
  * batches into a preallocated {@code ibv_wc} array and hands each work completion to the queue pair that posted
  * it, which reports it through its endpoint's bindings into the util CQ (every WR holds a slot there, reserved at
- * post, so polling never needs room). {@link #block} arms the CQ ({@code ibv_req_notify_cq}) and sleeps in poll(2)
- * on the channel's fd, made non-blocking, and on an eventfd that {@link #wakeup} writes (fi_cq_signal, a wait
- * set's wakeup, an interrupt). poll(2) is a native call: util's WaitCoordinator hands a virtual thread's sleep to
+ * post, so polling never needs room). {@link #block} arms the CQ ({@code ibv_req_notify_cq}) and sleeps on the
+ * channel's fd, made non-blocking, in util's {@link FdPoll}, whose eventfd {@link #wakeup} writes (fi_cq_signal, a
+ * wait set's wakeup, an interrupt). poll(2) is a native call: util's WaitCoordinator hands a virtual thread's sleep to
  * a platform thread ({@link #blockParksVirtualThreads} is false). {@link #trywait} is libfabric's verbs
  * fi_trywait, for FI_WAIT_FD users who sleep on {@link #fd} themselves. Polling takes the domain's
  * {@link VerbsDataLock} (a no-op below FI_THREAD_SAFE).
@@ -42,13 +41,8 @@ final class VerbsProgress implements ProgressHook {
     private final MemorySegment pollCqFn;
     private final MemorySegment reqNotifyFn;
     private final MemorySegment wcs;
-    /** Two pollfds: the channel's fd, then the wake eventfd. */
-    private final MemorySegment pollFd;
-    private final MemorySegment wakePollFd;
-    private final int wakeFd;
-    /** 1, written by {@link #wakeup} from any thread; the count read back goes to {@link #drained}. */
-    private final MemorySegment one;
-    private final MemorySegment drained;
+    /** The channel's fd with the eventfd that ends a sleep on it. */
+    private final FdPoll channelPoll;
     private final MemorySegment cqOut;
     private final MemorySegment ctxOut;
     /** Taken around polling and the queue-pair table: posts change the same queue pairs' rings. */
@@ -85,16 +79,7 @@ final class VerbsProgress implements ProgressHook {
         int fd = ibv_comp_channel.fd(channel);
         // FI_WAIT_FD users poll the fd themselves; ibv_get_cq_event must then never block (libfabric's verbs too)
         fd_h.fcntl(fd, fd_h.F_SETFL, fd_h.fcntl(fd, fd_h.F_GETFL, 0) | fd_h.O_NONBLOCK);
-        wakeFd = fd_h.eventfd(0, fd_h.EFD_NONBLOCK | fd_h.EFD_CLOEXEC);
-        pollFd = pollfd.allocateArray(2, arena);
-        pollfd.fd(pollFd, fd);
-        pollfd.events(pollFd, (short) poll_h.POLLIN);
-        wakePollFd = pollfd.asSlice(pollFd, 1);
-        pollfd.fd(wakePollFd, wakeFd); // -1 if eventfd failed: poll(2) ignores it, and sleeps end by their slice
-        pollfd.events(wakePollFd, (short) poll_h.POLLIN);
-        one = arena.allocate(ValueLayout.JAVA_LONG);
-        one.set(ValueLayout.JAVA_LONG, 0, 1L);
-        drained = arena.allocate(ValueLayout.JAVA_LONG);
+        channelPoll = new FdPoll(fd);
         cqOut = arena.allocate(ValueLayout.ADDRESS);
         ctxOut = arena.allocate(ValueLayout.ADDRESS);
     }
@@ -105,7 +90,7 @@ final class VerbsProgress implements ProgressHook {
 
     /** The completion channel's fd (non-blocking): fi_control(FI_GETWAIT) of a FI_WAIT_FD CQ. */
     int fd() {
-        return pollfd.fd(pollFd);
+        return channelPoll.fd();
     }
 
     void register(VerbsQp qp) {
@@ -232,14 +217,7 @@ final class VerbsProgress implements ProgressHook {
             return;
         }
         int millis = (int) Math.max(1, Math.min(nanos / 1_000_000L, SLEEP_SLICE_MS));
-        MemorySegment wake = wakePollFd;
-        pollfd.revents(pollFd, (short) 0);
-        pollfd.revents(wake, (short) 0);
-        int ready = poll_h.poll(errno, pollFd, 2, millis);
-        if (ready > 0 && (pollfd.revents(wake) & poll_h.POLLIN) != 0) {
-            fd_h.read(wakeFd, drained, 8); // clears the eventfd's count
-        }
-        if (ready > 0 && (pollfd.revents(pollFd) & poll_h.POLLIN) != 0) {
+        if (channelPoll.poll(millis)) {
             ackEvents();
         }
     }
@@ -282,9 +260,7 @@ final class VerbsProgress implements ProgressHook {
     /** Ends a sleep in {@link #block}, now or the next one to start, through the eventfd. */
     @Override
     public void wakeup() {
-        if (wakeFd >= 0 && !closed) {
-            fd_h.write(wakeFd, one, 8);
-        }
+        channelPoll.wakeup();
     }
 
     /** sread sleeps in {@link #block}, on the channel, rather than parking between polls. */
@@ -296,11 +272,9 @@ final class VerbsProgress implements ProgressHook {
     /** Destroys the ibv_cq and its channel (the CQ's close, once no endpoint holds it). */
     void close() {
         closed = true;
+        channelPoll.close(); // before the channel goes: no sleep may poll its fd after
         Native.checkVerbs(verbs_h.ibv_destroy_cq(cq), "ibv_destroy_cq");
         verbs_h.ibv_destroy_comp_channel(channel);
-        if (wakeFd >= 0) {
-            fd_h.close(wakeFd);
-        }
         arena.close();
     }
 }

@@ -106,7 +106,8 @@ public final class FabricInline {
 
     // ---------------------------------------------------------------- fabric ops
 
-    private static MemorySegment fabricOp(MemorySegment fabric, long offset) {
+    /** The fabric ops table member at {@code offset}, FI_CHECK_OP applied (NULL when the provider lacks it). */
+    public static MemorySegment fabricOp(MemorySegment fabric, long offset) {
         return op(fid_fabric.ops(sized(fabric, fid_fabric.sizeof())), offset);
     }
 

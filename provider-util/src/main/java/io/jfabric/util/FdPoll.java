@@ -1,0 +1,168 @@
+package io.jfabric.util;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A {@link ProgressHook#block} on a native descriptor: poll(2) on one fd (a verbs completion channel, a native
+ * libfabric queue's FI_WAIT_FD) together with an eventfd of its own, which {@link #wakeup} writes so that another
+ * thread ends the sleep at once (fi_cq_signal, a wait set's wakeup, an interrupt, a close). poll(2) is a native
+ * call: a hook that sleeps here answers {@link ProgressHook#blockParksVirtualThreads} false, so that
+ * {@link WaitCoordinator} hands a virtual thread's sleep to a platform thread instead of pinning its carrier.
+ *
+ * <p>One sleeper at a time; a second caller parks for the slice instead, since two threads in poll(2) on one
+ * eventfd would take each other's wake-ups. Nothing is allocated per sleep.
+ */
+public final class FdPoll implements AutoCloseable {
+    /** {@code struct pollfd { int fd; short events; short revents; }} of {@code <poll.h>}. */
+    private static final long POLLFD_SIZE = 8;
+    private static final long EVENTS = 4;
+    private static final long REVENTS = 6;
+    private static final short POLLIN = 1;
+    private static final int EFD_NONBLOCK = 04000;
+    private static final int EFD_CLOEXEC = 02000000;
+
+    private static final class Libc {
+        private static final Linker LINKER = Linker.nativeLinker();
+        static final MethodHandle POLL = find("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+        static final MethodHandle EVENTFD = find("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+        static final MethodHandle READ = find("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle WRITE = find("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle CLOSE = find("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+
+        private static MethodHandle find(String name, FunctionDescriptor fd) {
+            return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), fd);
+        }
+    }
+
+    /** Freed by the GC: a wakeup racing with close must never touch freed memory. */
+    private final Arena arena = Arena.ofAuto();
+    /** Two pollfds: the watched fd, then the wake eventfd. */
+    private final MemorySegment fds;
+    private final int fd;
+    private final int wakeFd;
+    /** 1, written by {@link #wakeup}; the count read back lands in {@link #drained}. */
+    private final MemorySegment one;
+    private final MemorySegment drained;
+    private final ReentrantLock sleeper = new ReentrantLock();
+    /** Wake-ups under way; close waits for them, so that none writes to a closed (maybe reused) descriptor. */
+    private final AtomicInteger waking = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * @param fd the descriptor to sleep on; it stays the caller's (not closed here), and must stay open until
+     *           {@link #close}
+     */
+    public FdPoll(int fd) {
+        this.fd = fd;
+        wakeFd = eventfd();
+        fds = arena.allocate(2 * POLLFD_SIZE, 8);
+        fds.set(JAVA_INT, 0, fd);
+        fds.set(ValueLayout.JAVA_SHORT, EVENTS, POLLIN);
+        // -1 if eventfd failed: poll(2) ignores it, and sleeps end by their timeout
+        fds.set(JAVA_INT, POLLFD_SIZE, wakeFd);
+        fds.set(ValueLayout.JAVA_SHORT, POLLFD_SIZE + EVENTS, POLLIN);
+        one = arena.allocate(JAVA_LONG);
+        one.set(JAVA_LONG, 0, 1L);
+        drained = arena.allocate(JAVA_LONG);
+    }
+
+    /** The descriptor this sleeps on. */
+    public int fd() {
+        return fd;
+    }
+
+    /**
+     * Sleeps in poll(2) until the fd is readable, a {@link #wakeup} (one that came before the call too), or
+     * {@code timeoutMillis} pass. A pending wake-up is consumed.
+     *
+     * @return true when the fd is readable
+     */
+    public boolean poll(int timeoutMillis) {
+        if (closed) {
+            return false;
+        }
+        if (!sleeper.tryLock()) {
+            LockSupport.parkNanos(this, timeoutMillis * 1_000_000L);
+            return false;
+        }
+        try {
+            if (closed) {
+                return false;
+            }
+            fds.set(ValueLayout.JAVA_SHORT, REVENTS, (short) 0);
+            fds.set(ValueLayout.JAVA_SHORT, POLLFD_SIZE + REVENTS, (short) 0);
+            int ready = (int) Libc.POLL.invokeExact(fds, 2L, Math.max(0, timeoutMillis));
+            if (ready > 0 && (fds.get(ValueLayout.JAVA_SHORT, POLLFD_SIZE + REVENTS) & POLLIN) != 0) {
+                long unused = (long) Libc.READ.invokeExact(wakeFd, drained, 8L); // clears the eventfd's count
+            }
+            return ready > 0 && (fds.get(ValueLayout.JAVA_SHORT, REVENTS) & POLLIN) != 0;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        } finally {
+            sleeper.unlock();
+        }
+    }
+
+    /** Ends a {@link #poll} under way, or the next one to start. Safe from any thread. */
+    public void wakeup() {
+        if (wakeFd < 0) {
+            return;
+        }
+        waking.incrementAndGet();
+        try {
+            if (!closed) {
+                long unused = (long) Libc.WRITE.invokeExact(wakeFd, one, 8L);
+            }
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        } finally {
+            waking.decrementAndGet();
+        }
+    }
+
+    /** Ends a sleep under way, waits for it to leave, then frees the eventfd. The watched fd stays open. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        wakeup();
+        sleeper.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            while (waking.get() != 0) {
+                Thread.onSpinWait();
+            }
+            if (wakeFd >= 0) {
+                int unused = (int) Libc.CLOSE.invokeExact(wakeFd);
+            }
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        } finally {
+            sleeper.unlock();
+        }
+    }
+
+    private static int eventfd() {
+        try {
+            return (int) Libc.EVENTFD.invokeExact(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+}
