@@ -48,9 +48,12 @@ public final class ConformanceInVm {
                 .newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("watchdog").unstarted(r));
         java.util.concurrent.atomic.AtomicReference<java.util.concurrent.ScheduledFuture<?>> armed =
                 new java.util.concurrent.atomic.AtomicReference<>();
+        // start times of tests and classes: a VM run's budget is spent per class, and its log says where
+        java.util.Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
         TestExecutionListener lines = new TestExecutionListener() {
             @Override
             public void executionStarted(TestIdentifier id) {
+                started.put(id.getUniqueId(), System.nanoTime());
                 if (id.isTest()) {
                     String name = id.getUniqueId().replaceAll(".*class:", "");
                     armed.set(watchdog.schedule(() -> {
@@ -75,13 +78,21 @@ public final class ConformanceInVm {
 
             @Override
             public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                Long t0 = started.remove(id.getUniqueId());
+                long ms = t0 == null ? 0 : (System.nanoTime() - t0) / 1_000_000;
+                if (id.getSource().filter(s -> s instanceof org.junit.platform.engine.support.descriptor.ClassSource)
+                        .isPresent()) {
+                    System.out.println("CLASS " + id.getLegacyReportingName() + " " + result.getStatus() + " in " + ms
+                            + " ms");
+                    System.out.flush();
+                }
                 if (id.isTest()) {
                     java.util.concurrent.ScheduledFuture<?> f = armed.getAndSet(null);
                     if (f != null) {
                         f.cancel(false);
                     }
                     System.out.println(result.getStatus() + " " + id.getUniqueId().replaceAll(".*class:", "")
-                            + result.getThrowable().map(t -> " -- " + t).orElse(""));
+                            + " (" + ms + " ms)" + result.getThrowable().map(t -> " -- " + t).orElse(""));
                     System.out.flush();
                 }
             }
