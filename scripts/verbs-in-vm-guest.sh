@@ -82,9 +82,9 @@ step_conform() {
 
 step_netty() {
   stamp "netty-transport's echo, gRPC and netty-testsuite tests on verbs and verbs;ofi_rxm, servers on $IP1"
-  local p="verbs,verbs;ofi_rxm"
+  local p="${NETTY_PROVIDERS:-verbs,verbs;ofi_rxm}"
   (cd "$ROOT/netty-transport" && "${JAVA[@]}" -Djfabric.conformance.package=io.jfabric.netty \
-      -Djfabric.conformance.testLimitMs=600000 \
+      -Djfabric.conformance.testLimitMs=600000 -Djfabric.netty.test.timeScale=8 \
       -Djfabric.conformance.include="${NETTY_INCLUDE:-.*JfabricEchoTest,.*GrpcOverJfabricTest,.*testsuite.*Test}" \
       -Djfabric.netty.test.providers="$p" -Djfabric.netty.testsuite.providers="$p" -Djfabric.netty.test.node="$IP1" \
       -cp "$NETTY_CP" io.jfabric.provider.verbs.ConformanceInVm) \

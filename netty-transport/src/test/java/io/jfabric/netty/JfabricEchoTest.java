@@ -85,7 +85,7 @@ class JfabricEchoTest extends GroupTestBase {
                 }
             }
             client.flush();
-            assertArrayEquals(data, echoed.get(30, TimeUnit.SECONDS));
+            assertArrayEquals(data, echoed.get(Providers.seconds(30), TimeUnit.SECONDS));
         } finally {
             client.close().sync();
             server.close().sync();

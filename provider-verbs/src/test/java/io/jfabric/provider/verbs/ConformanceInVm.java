@@ -91,8 +91,13 @@ public final class ConformanceInVm {
                     if (f != null) {
                         f.cancel(false);
                     }
-                    System.out.println(result.getStatus() + " " + id.getUniqueId().replaceAll(".*class:", "")
-                            + " (" + ms + " ms)" + result.getThrowable().map(t -> " -- " + t).orElse(""));
+                    // a parameterized invocation's display name says its case ("[1] verbs"), its id only "#1"
+                    String name = id.getUniqueId().replaceAll(".*class:", "");
+                    if (name.contains("invocation:")) {
+                        name += " " + id.getDisplayName();
+                    }
+                    System.out.println(result.getStatus() + " " + name + " (" + ms + " ms)"
+                            + result.getThrowable().map(t -> " -- " + t).orElse(""));
                     System.out.flush();
                 }
             }
