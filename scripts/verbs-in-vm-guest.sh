@@ -100,10 +100,13 @@ step_netty() {
 
 # CI's Netty set: echo and gRPC, and the netty-testsuite classes that fit CI's budget beside them (each class's time
 # in the VM is in provider-verbs/VM-RESULTS.md); `netty` runs every class
-NETTY_CI_CLASSES='.*JfabricEchoTest,.*GrpcOverJfabricTest'
+NETTY_CI_CLASSES='.*JfabricEchoTest,.*GrpcOverJfabricTest,.*JfabricSocketEchoTest,.*JfabricSocketStringEchoTest'
+NETTY_CI_CLASSES+=',.*JfabricSocketObjectEchoTest,.*JfabricSocketExceptionHandlingTest,.*JfabricSocketCancelWriteTest'
+NETTY_CI_CLASSES+=',.*JfabricSocketBufReleaseTest,.*JfabricSocketAutoReadTest,.*JfabricSocketDataReadInitialStateTest'
+NETTY_CI_CLASSES+=',.*JfabricCompositeBufferGatheringWriteTest'
 
 step_nettyci() {
-  stamp "netty-transport on verbs and verbs;ofi_rxm, CI's set ($NETTY_CI_CLASSES), servers on $IP1"
+  stamp "netty-transport on verbs and verbs;ofi_rxm, CI's set (echo, gRPC, 9 netty-testsuite classes), servers on $IP1"
   netty_run nettyci "${NETTY_INCLUDE:-$NETTY_CI_CLASSES}"
 }
 
