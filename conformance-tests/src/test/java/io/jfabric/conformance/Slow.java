@@ -8,6 +8,8 @@ package io.jfabric.conformance;
 public final class Slow {
     static final String PROPERTY = "jfabric.conformance.timeScale";
     static final long SCALE = Math.max(1, Long.getLong(PROPERTY, 1));
+    static final String OPS_PROPERTY = "jfabric.conformance.opsDivisor";
+    static final int OPS_DIVISOR = Math.max(1, Integer.getInteger(OPS_PROPERTY, 1));
 
     private Slow() {
     }
@@ -15,5 +17,15 @@ public final class Slow {
     /** {@code millis} on this machine. */
     public static long ms(long millis) {
         return millis * SCALE;
+    }
+
+    /**
+     * {@code count} repetitions of work whose number adds load, not coverage (several processes contending on
+     * one target), divided by {@code -Djfabric.conformance.opsDivisor=N} on a machine where each operation costs
+     * N-fold (the VM: an rxm atomic over Soft-RoCE takes about 10 ms), and never below {@code floor}, so that the
+     * contenders still overlap for many operations. The default of 1 keeps the full count.
+     */
+    public static int ops(int count, int floor) {
+        return Math.max(Math.min(count, floor), count / OPS_DIVISOR);
     }
 }

@@ -536,6 +536,9 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         pipeline().fireChannelActive();
         if (!promiseSet) {
             unsafe().close(unsafe().voidPromise());
+        } else if (acceptRequest != null) {
+            // what the child's handlers flushed while it waited for FI_CONNECTED (JfabricUnsafe.flush0)
+            ((JfabricUnsafe) unsafe()).resumeFlush();
         }
     }
 
@@ -697,6 +700,20 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
 
         void resumeFlush() {
             flush0();
+        }
+
+        /**
+         * An accepted child over a connected provider reaches the server's child handler before its FI_CONNECTED,
+         * but a TCP child is connected when Netty hands it over, and handlers write from initChannel or channelActive
+         * on. Its flushes are held in the outbound buffer until FI_CONNECTED (finishConnect), instead of failing
+         * with NotYetConnectedException as a client's writes before its connect completes do.
+         */
+        @Override
+        protected void flush0() {
+            if (state == State.CONNECTING && acceptRequest != null) {
+                return;
+            }
+            super.flush0();
         }
     }
 }

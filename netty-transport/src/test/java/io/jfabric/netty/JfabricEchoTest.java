@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A client writes 4 MiB in mixed sizes, direct and heap; the server echoes; the bytes come back in order. */
@@ -85,12 +86,55 @@ class JfabricEchoTest extends GroupTestBase {
                 }
             }
             client.flush();
-            assertArrayEquals(data, echoed.get(30, TimeUnit.SECONDS));
+            assertArrayEquals(data, echoed.get(Providers.seconds(30), TimeUnit.SECONDS));
         } finally {
             client.close().sync();
             server.close().sync();
             got.release();
         }
         assertTrue(client.closeFuture().isDone());
+    }
+
+    /**
+     * A server's child handler may write from initChannel, as on a TCP child (accepted, so connected, when Netty hands
+     * it over): over a connected provider the child is still waiting for FI_CONNECTED then, and the write must arrive.
+     */
+    @ParameterizedTest
+    @MethodSource("io.jfabric.netty.Providers#streams")
+    void childWritesFromInitChannelArrive(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
+        Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.writeAndFlush(Unpooled.wrappedBuffer("hello from initChannel".getBytes()));
+                    }
+                }).bind(Providers.serverAddress(provider)).sync().channel();
+        CompletableFuture<String> greeting = new CompletableFuture<>();
+        Channel client = new Bootstrap().group(group).channel(JfabricSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    private final StringBuilder got = new StringBuilder();
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf b = (ByteBuf) msg;
+                        got.append(b.toString(java.nio.charset.StandardCharsets.US_ASCII));
+                        b.release();
+                        if (got.length() >= 22) {
+                            greeting.complete(got.toString());
+                        }
+                    }
+
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        greeting.completeExceptionally(cause);
+                    }
+                }).connect(server.localAddress()).sync().channel();
+        try {
+            assertEquals("hello from initChannel", greeting.get(Providers.seconds(10), TimeUnit.SECONDS));
+        } finally {
+            client.close().sync();
+            server.close().sync();
+        }
     }
 }

@@ -20,7 +20,19 @@ public final class Providers {
     /** The node socket and verbs providers' test servers bind: loopback unless named. */
     public static final String NODE = System.getProperty("jfabric.netty.test.node", "127.0.0.1");
 
+    /**
+     * {@code -Djfabric.netty.test.timeScale=N} stretches the tests' waits for the Soft-RoCE VM, where JVM work runs
+     * 25-35 times slower under emulation and a class's first case also compiles Netty's and gRPC's paths (gRPC's
+     * first case there takes 140-160 s, the same case 14-22 s once warm); 1 on the host keeps the bounds tight.
+     */
+    static final long TIME_SCALE = Math.max(1, Long.getLong("jfabric.netty.test.timeScale", 1));
+
     private Providers() {
+    }
+
+    /** {@code seconds} on this machine ({@link #TIME_SCALE}). */
+    public static long seconds(long seconds) {
+        return seconds * TIME_SCALE;
     }
 
     /** The providers of the echo and gRPC tests: shm, tcp;ofi_rxm and the connected tcp and libfabric:tcp. */

@@ -178,9 +178,9 @@ class GrpcOverJfabricTest extends GroupTestBase {
                 public void onCompleted() {
                 }
             });
-            assertTrue(first.await(30, TimeUnit.SECONDS));
+            assertTrue(first.await(io.jfabric.netty.Providers.seconds(30), TimeUnit.SECONDS));
             call.cancel("test cancels", null);
-            assertTrue(serverSawCancel.await(30, TimeUnit.SECONDS), "the server saw the client's cancellation");
+            assertTrue(serverSawCancel.await(io.jfabric.netty.Providers.seconds(30), TimeUnit.SECONDS), "the server saw the client's cancellation");
 
             byte[] big = new byte[16 << 20];
             new Random(5).nextBytes(big);
@@ -192,11 +192,11 @@ class GrpcOverJfabricTest extends GroupTestBase {
                         Integer.toString(i).getBytes()));
             }
             for (int i = 0; i < 100; i++) {
-                assertEquals(Integer.toString(i), new String(calls.get(i).get(30, TimeUnit.SECONDS)));
+                assertEquals(Integer.toString(i), new String(calls.get(i).get(io.jfabric.netty.Providers.seconds(30), TimeUnit.SECONDS)));
             }
         } finally {
-            channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-            server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+            channel.shutdownNow().awaitTermination(io.jfabric.netty.Providers.seconds(10), TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(io.jfabric.netty.Providers.seconds(10), TimeUnit.SECONDS);
         }
     }
 
@@ -222,7 +222,7 @@ class GrpcOverJfabricTest extends GroupTestBase {
             in.onNext(new byte[size]);
         }
         in.onCompleted();
-        return result.get(30, TimeUnit.SECONDS);
+        return result.get(io.jfabric.netty.Providers.seconds(30), TimeUnit.SECONDS);
     }
 
     private static int bidi(ManagedChannel channel, int messages) throws Exception {
@@ -249,7 +249,7 @@ class GrpcOverJfabricTest extends GroupTestBase {
             in.onNext(new byte[] {(byte) i});
         }
         in.onCompleted();
-        assertTrue(done.await(30, TimeUnit.SECONDS));
+        assertTrue(done.await(io.jfabric.netty.Providers.seconds(30), TimeUnit.SECONDS));
         return echoed.get();
     }
 }

@@ -8,12 +8,12 @@ import io.netty.testsuite.transport.socket.SocketConditionalWritabilityTest;
 import java.net.SocketAddress;
 import java.util.List;
 
-import static io.jfabric.netty.testsuite.JfabricSocketTestPermutation.socketOver;
+import static io.jfabric.netty.testsuite.JfabricSocketTestPermutation.socketOf;
 
-/** Netty's {@link SocketConditionalWritabilityTest} over tcp;ofi_rxm (17 s here); shm in {@link JfabricSocketConditionalWritabilityTest}. */
+/** Netty's {@link SocketConditionalWritabilityTest} over the named ofi_rxm providers (tcp;ofi_rxm, 17 s on the host; verbs;ofi_rxm in the VM run); shm in {@link JfabricSocketConditionalWritabilityTest}. */
 public class JfabricSocketConditionalWritabilityRxmTest extends SocketConditionalWritabilityTest {
-    // over tcp;ofi_rxm (17 s here): a class of its own, so that it has the suite's 30 s budget to itself
-    @Override protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() { return socketOver(List.of("tcp;ofi_rxm")); }
+    // the ofi_rxm providers (tcp;ofi_rxm 17 s on the host): a class of their own, so that they have the suite's 30 s budget to themselves
+    @Override protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() { return socketOf(JfabricSocketTestPermutation.Kind.RXM); }
 
     @Override protected SocketAddress newSocketAddress() { return JfabricSocketTestPermutation.newSocketAddress(); }
 }

@@ -72,11 +72,51 @@ public final class JfabricSocketTestPermutation {
         return socketOver(providers());
     }
 
-    /** The combos of the named providers only (those available). */
+    /** How a provider's channel is made, which decides what a suite test can expect of it. */
+    public enum Kind {
+        /** shm: an RDM stream whose sends complete without the sender's loop. */
+        SHM,
+        /** A name ending in ";ofi_rxm" (tcp;ofi_rxm, verbs;ofi_rxm, libfabric:tcp;ofi_rxm): an RDM stream whose
+         * connection is made on demand by the sending loop's progress. */
+        RXM,
+        /** tcp, verbs, libfabric:tcp: the channel is a MSG endpoint, connected through the passive endpoint. */
+        CONNECTED;
+
+        static Kind of(String provider) {
+            return provider.equals("shm") ? SHM : provider.endsWith(";ofi_rxm") ? RXM : CONNECTED;
+        }
+    }
+
+    /** The combos of the named providers ({@code -Djfabric.netty.testsuite.providers}) of the given kinds only. */
+    public static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketOf(Kind... kinds) {
+        List<String> named = ofKinds(kinds);
+        org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider of kind "
+                + List.of(kinds) + " among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
+                "shm,tcp;ofi_rxm,tcp,libfabric:tcp") + " (-Djfabric.netty.testsuite.providers)");
+        return socketOver(named);
+    }
+
+    /**
+     * Runs {@code test} over the named providers of the given kinds only (for a suite test that cannot hold over the
+     * others; the caller says why).
+     */
+    public static void onlyKinds(org.junit.jupiter.api.function.Executable test, Kind... kinds) throws Throwable {
+        only(String.join(",", ofKinds(kinds)), test);
+    }
+
+    private static List<String> ofKinds(Kind... kinds) {
+        List<Kind> wanted = List.of(kinds);
+        return providers().stream().filter(p -> wanted.contains(Kind.of(p))).toList();
+    }
+
+    /**
+     * The combos of the named providers only (those available). None available aborts the test ("not run"), so that
+     * a run whose providers are missing (verbs without an RDMA device) never passes without having run.
+     */
     public static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketOver(List<String> names) {
         List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> combos = new ArrayList<>();
         for (String provider : names) {
-            if (!Jfabric.isAvailable(provider)) {
+            if (provider.isBlank() || !Jfabric.isAvailable(provider)) {
                 continue;
             }
             combos.add(new BootstrapComboFactory<>() {
@@ -97,6 +137,9 @@ public final class JfabricSocketTestPermutation {
                 }
             });
         }
+        org.junit.jupiter.api.Assumptions.assumeFalse(combos.isEmpty(), () -> "not run: none of " + names
+                + " offers an endpoint here (named by -Djfabric.netty.testsuite.providers, default shm,tcp;ofi_rxm,tcp,"
+                + "libfabric:tcp, and the test's own choice)");
         return combos;
     }
 

@@ -317,6 +317,7 @@ final class RxmEndpoint extends UtilEndpoint {
         RxmShared.closeQuietly(s.coreCq);
         RxmShared.closeQuietly(s.coreEq);
         s.pools.closeRegistrations();
+        s.pools.freeSlabs(srx);
         if (s.av != null) {
             s.av.unbindEndpoint();
         }

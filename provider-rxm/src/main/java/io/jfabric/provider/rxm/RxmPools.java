@@ -4,6 +4,7 @@ import io.jfabric.Access;
 import io.jfabric.MemoryRegion;
 import io.jfabric.util.FabricLog;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -30,6 +31,8 @@ final class RxmPools {
     private final ArrayDeque<Unexpected> unexpFree = new ArrayDeque<>();
     /** The bounce buffers' core registrations, closed with the endpoint (after its core endpoints). */
     private final List<MemoryRegion> bounceMrs = new ArrayList<>();
+    /** The slabs' memory: freed at endpoint close ({@link #freeSlabs}). */
+    private final Arena slabArena = Arena.ofShared();
     /** Receive and transmit buffers come from registered slabs (one core registration per slab). */
     private final BounceSlabs rxSlabs;
     private final BounceSlabs txSlabs;
@@ -44,8 +47,8 @@ final class RxmPools {
             txFree[txSize - 1 - i] = i;
         }
         txFreeTop = txSize;
-        rxSlabs = new BounceSlabs(RxBuf.size(s.eagerLimit), this::registerBounce);
-        txSlabs = new BounceSlabs(TxBuf.size(Math.max(s.bufferSize, s.eagerLimit)), this::registerBounce);
+        rxSlabs = new BounceSlabs(RxBuf.size(s.eagerLimit), slabArena, this::registerBounce);
+        txSlabs = new BounceSlabs(TxBuf.size(Math.max(s.bufferSize, s.eagerLimit)), slabArena, this::registerBounce);
     }
 
     /** The tx size the application asked for (or the tx_size parameter), bounded to [16, 65536]. */
@@ -174,6 +177,20 @@ final class RxmPools {
             RxmShared.closeQuietly(mr);
         }
         bounceMrs.clear();
+    }
+
+    /**
+     * Frees the bounce buffers' memory (endpoint close, after the core endpoints and the registrations, so no
+     * device or core completion touches it any more). An endpoint bound to a shared receive context may have left
+     * unexpected messages there that still point into its receive buffers: then the context frees them when it
+     * closes.
+     */
+    void freeSlabs(RxmSharedRx shared) {
+        if (shared != null) {
+            shared.freeAtClose(slabArena);
+        } else {
+            RxmSharedRx.closeArena(slabArena);
+        }
     }
 
     /** Closes the first {@code n} rendezvous registrations and clears their slots. */

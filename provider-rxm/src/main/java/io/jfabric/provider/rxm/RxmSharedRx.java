@@ -9,6 +9,7 @@ import io.jfabric.util.TagMatcher;
 import io.jfabric.util.UtilCompletionQueue;
 import io.jfabric.util.UtilSharedRx;
 
+import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,6 +26,8 @@ final class RxmSharedRx extends UtilSharedRx {
     private final List<RxmEndpoint> endpoints = new ArrayList<>();
     /** The receive CQ of the endpoint that took the last post: where receives still posted at close complete. */
     private UtilCompletionQueue lastCq;
+    /** Bounce-buffer memory of closed endpoints, which unexpected messages here may still point into. */
+    private final List<Arena> endpointSlabs = new ArrayList<>();
 
     RxmSharedRx(RxmDomain domain, RxAttr attr) {
         super("ofi_rxm shared receive context");
@@ -37,6 +40,23 @@ final class RxmSharedRx extends UtilSharedRx {
             endpoints.add(ep);
         }
         attach();
+    }
+
+    /** Frees {@code slabs} (a closed endpoint's bounce buffers) when this context closes. */
+    void freeAtClose(Arena slabs) {
+        synchronized (domain.lock) {
+            endpointSlabs.add(slabs);
+        }
+    }
+
+    /** Frees an endpoint's bounce-buffer memory; a failure only leaves it to the process's end. */
+    static void closeArena(Arena arena) {
+        try {
+            arena.close();
+        } catch (RuntimeException e) {
+            io.jfabric.util.FabricLog.logger("ofi_rxm").log(System.Logger.Level.DEBUG, "freeing bounce buffers: {0}",
+                    e.getMessage());
+        }
     }
 
     void remove(RxmEndpoint ep) {
@@ -92,6 +112,10 @@ final class RxmSharedRx extends UtilSharedRx {
                 }
                 matcher.free(n);
             }
+            for (Arena a : endpointSlabs) {
+                closeArena(a);
+            }
+            endpointSlabs.clear();
         }
         domain.release();
     }

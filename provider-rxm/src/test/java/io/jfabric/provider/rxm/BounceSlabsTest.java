@@ -3,11 +3,13 @@ package io.jfabric.provider.rxm;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,7 +18,8 @@ class BounceSlabsTest {
     @Test
     void buffersShareOneRegistrationPerSlabAndNeverOverlap() {
         List<MemorySegment> slabs = new ArrayList<>();
-        BounceSlabs s = new BounceSlabs(16_384 + RxmPacket.SIZE, slab -> {
+        Arena arena = Arena.ofShared();
+        BounceSlabs s = new BounceSlabs(16_384 + RxmPacket.SIZE, arena, slab -> {
             slabs.add(slab);
             return null; // a core without FI_MR_LOCAL: no registration object
         });
@@ -39,6 +42,11 @@ class BounceSlabsTest {
                 MemorySegment prev = bufs.get(i - 1);
                 assertTrue(prev.address() + prev.byteSize() <= b.address(), "buffers " + (i - 1) + " and " + i + " overlap");
             }
+        }
+        // the endpoint's close frees the slabs at once (RxmPools.freeSlabs), not a later GC
+        arena.close();
+        for (MemorySegment b : bufs) {
+            assertFalse(b.scope().isAlive(), "a buffer outlives its endpoint's arena");
         }
     }
 }

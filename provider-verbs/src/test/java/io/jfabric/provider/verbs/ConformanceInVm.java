@@ -32,6 +32,12 @@ public final class ConformanceInVm {
                 // the suite's @Timeout bounds are host bounds; in the emulated VM its waits are stretched by
                 // -Djfabric.conformance.timeScale instead, and the watchdog below bounds each test
                 .configurationParameter("junit.jupiter.execution.timeout.mode", "disabled");
+        String order = System.getProperty("jfabric.conformance.classOrder", "");
+        if (!order.isBlank()) {
+            // e.g. org.junit.jupiter.api.ClassOrderer$ClassName: the netty steps run echo and gRPC first, so that the
+            // suite classes after them find Netty's paths compiled (a class that runs first pays for that, 10-15 x)
+            b.configurationParameter("junit.jupiter.testclass.order.default", order);
+        }
         if (args.length > 0) {
             b.filters(ClassNameFilter.excludeClassNamePatterns(args));
         }
@@ -48,9 +54,12 @@ public final class ConformanceInVm {
                 .newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("watchdog").unstarted(r));
         java.util.concurrent.atomic.AtomicReference<java.util.concurrent.ScheduledFuture<?>> armed =
                 new java.util.concurrent.atomic.AtomicReference<>();
+        // start times of tests and classes: a VM run's budget is spent per class, and its log says where
+        java.util.Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
         TestExecutionListener lines = new TestExecutionListener() {
             @Override
             public void executionStarted(TestIdentifier id) {
+                started.put(id.getUniqueId(), System.nanoTime());
                 if (id.isTest()) {
                     String name = id.getUniqueId().replaceAll(".*class:", "");
                     armed.set(watchdog.schedule(() -> {
@@ -75,12 +84,25 @@ public final class ConformanceInVm {
 
             @Override
             public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                Long t0 = started.remove(id.getUniqueId());
+                long ms = t0 == null ? 0 : (System.nanoTime() - t0) / 1_000_000;
+                if (id.getSource().filter(s -> s instanceof org.junit.platform.engine.support.descriptor.ClassSource)
+                        .isPresent()) {
+                    System.out.println("CLASS " + id.getLegacyReportingName() + " " + result.getStatus() + " in " + ms
+                            + " ms");
+                    System.out.flush();
+                }
                 if (id.isTest()) {
                     java.util.concurrent.ScheduledFuture<?> f = armed.getAndSet(null);
                     if (f != null) {
                         f.cancel(false);
                     }
-                    System.out.println(result.getStatus() + " " + id.getUniqueId().replaceAll(".*class:", "")
+                    // a parameterized invocation's display name says its case ("[1] verbs"), its id only "#1"
+                    String name = id.getUniqueId().replaceAll(".*class:", "");
+                    if (name.contains("invocation:")) {
+                        name += " " + id.getDisplayName();
+                    }
+                    System.out.println(result.getStatus() + " " + name + " (" + ms + " ms)"
                             + result.getThrowable().map(t -> " -- " + t).orElse(""));
                     System.out.flush();
                 }
