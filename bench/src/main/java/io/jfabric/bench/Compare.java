@@ -40,7 +40,10 @@ public final class Compare {
     private String fiPingpong = "fi_pingpong";
     private String floors = "bench/target/floors";
     private long timeoutMs = 180_000;
-    /** --cold: the first 10,000 round trips at 64 B with no warm-up, and again with the CLI's AOT cache. */
+    /**
+     * --cold: the first 10,000 round trips at 64 B with no warm-up, again with the CLI's AOT cache, and with the
+     * cache and C1 alone.
+     */
     private boolean cold;
     private String aotCache;
     private final Ports ports = new Ports();
@@ -59,6 +62,9 @@ public final class Compare {
         /** --cold only: jfabric with the AOT cache the launcher trains. */
         final List<Double> aotLat = new ArrayList<>();
         final List<Double> aotBw = new ArrayList<>();
+        /** --cold only: the AOT cache and C1 alone (-XX:TieredStopAtLevel=1), no C2 compiling on the busy cores. */
+        final List<Double> c1Lat = new ArrayList<>();
+        final List<Double> c1Bw = new ArrayList<>();
     }
 
     public static void main(String[] args) throws Exception {
@@ -198,6 +204,9 @@ public final class Compare {
                             List<String> withCache = new ArrayList<>(base);
                             withCache.addAll(1, List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot*=off,cds*=off"));
                             record(runner, "jfabric-aot", t, size, pair, iters, withCache, cell.aotLat, cell.aotBw, runsCsv);
+                            List<String> c1Only = new ArrayList<>(withCache);
+                            c1Only.add(1, "-XX:TieredStopAtLevel=1");
+                            record(runner, "jfabric-aot-c1", t, size, pair, iters, c1Only, cell.c1Lat, cell.c1Bw, runsCsv);
                         }
                     }
                     if (lfMissing == null) {
@@ -316,6 +325,11 @@ public final class Compare {
             double al = Stats.median(c.aotLat);
             log.printf(Locale.ROOT, "  %-12s %8s  cold, with the AOT cache: %s usec (÷ libfabric %s; without the cache ÷ "
                     + "libfabric %s)%n", t.jfabricProv(), Plot.sizeLabel(size), num(al), num(al / ll), num(jl / ll));
+        }
+        if (!c.c1Lat.isEmpty()) {
+            double cl = Stats.median(c.c1Lat);
+            log.printf(Locale.ROOT, "  %-12s %8s  cold, the AOT cache and C1 only: %s usec (÷ libfabric %s)%n",
+                    t.jfabricProv(), Plot.sizeLabel(size), num(cl), num(cl / ll));
         }
         csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", t.key(), size,
                 num(jl), num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb), t.floor(), num(fl), num(fb), num(fl / ll),

@@ -21,7 +21,8 @@ import java.util.Map;
  * 1 is faster). Writes rate-runs.csv, rate-summary.csv and rate-&lt;transport&gt;.png to --out.
  *
  * <p>Options: {@code --transports tcp,rxm,shm}, {@code --sizes 1,8,64,256}, {@code --pairs 5}, {@code --window 64},
- * {@code --windows 2000} (timed windows per size), {@code --warmup-windows 2000}, {@code --tagged}, {@code --out},
+ * {@code --windows 2000} (timed windows per size), {@code --warmup-windows 2000}, {@code --tagged}, {@code --more}
+ * (every inject of a window but the last with FI_MORE, on both sides of each pair), {@code --out},
  * {@code --jar}, {@code --timeout MS}; the options of the latency mode that do not apply are ignored.
  */
 final class RateCompare {
@@ -32,6 +33,7 @@ final class RateCompare {
     private int windows = 2000;
     private int warmupWindows = 2000;
     private boolean tagged;
+    private boolean more;
     private Path out;
     private String jar = "fi-info-cli/target/jfabric.jar";
     private long timeoutMs = 180_000;
@@ -50,6 +52,7 @@ final class RateCompare {
                 case "--windows" -> windows = Integer.parseInt(Compare.value(args, ++i, a));
                 case "--warmup-windows" -> warmupWindows = Integer.parseInt(Compare.value(args, ++i, a));
                 case "--tagged" -> tagged = true;
+                case "--more" -> more = true;
                 case "--out" -> out = Path.of(Compare.value(args, ++i, a));
                 case "--jar" -> jar = Compare.value(args, ++i, a);
                 case "--timeout" -> timeoutMs = Long.parseLong(Compare.value(args, ++i, a));
@@ -74,7 +77,7 @@ final class RateCompare {
         log.printf("bench/compare --rate: %s, sizes %s (each run goes through them twice and times the second pass), "
                 + "window %d, %d timed windows after %d untimed, %d pairs%s; "
                 + "results in %s%n", transports.stream().map(Transport::jfabricProv).toList(), sizes, window, windows,
-                warmupWindows, pairs, tagged ? ", tagged" : "", out);
+                warmupWindows, pairs, (tagged ? ", tagged" : "") + (more ? ", FI_MORE" : ""), out);
         for (Transport t : transports) {
             String lfProv = t.jfabricProv().startsWith("libfabric:") ? t.jfabricProv() : "libfabric:" + t.libfabricProv();
             Map<Long, List<Double>> jf = new HashMap<>();
@@ -126,6 +129,9 @@ final class RateCompare {
                 "--rate", "-p", prov, "-e", t.epType(), "-m", tagged ? "tagged" : "msg", "-S", joinSizes() + "," + joinSizes(),
                 "-W", Integer.toString(window), "-I", Integer.toString(windows), "-w", Integer.toString(warmupWindows),
                 "--no-progress", "--csv", "-"));
+        if (more) {
+            base.add("--more");
+        }
         List<String> server = new ArrayList<>(base);
         server.addAll(List.of("-B", Integer.toString(port)));
         List<String> client = new ArrayList<>(base);

@@ -168,6 +168,28 @@ class SendRecvTest {
     }
 
     @ForEachFabric
+    void sendmsgWithInjectStillCompletesUnlessSelective(FabricCase c) {
+        Gate.messaging(c);
+        Gate.require(c.injectSize() >= 16, c, "inject_size below 16 B");
+        EndpointPair p = EndpointPair.open(c, dump);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment tx = Mem.alloc(arena, 16);
+            MemorySegment rx = Mem.alloc(arena, 16);
+            Mem.fill(tx, 5);
+            p.poller.post("fi_recv", () -> p.b.ep.recv(rx, p.b.desc(rx), Fabrics.ADDR_UNSPEC, "rx"));
+            Msg m = new Msg(1).set(tx, null, p.a.peer, "injected");
+            p.poller.post("fi_sendmsg(FI_INJECT)", () -> p.a.ep.sendmsg(m, OpFlags.INJECT));
+            Mem.fill(tx, (byte) 0xEE); // FI_INJECT: the buffer is the caller's again at once
+            p.poller.expectSuccess(p.b.rxCq, new CqEntry(), T, "recv of the fi_sendmsg(FI_INJECT) message");
+            assertEquals(-1, Mem.mismatch(rx, 5), "the data as it was at the post");
+            // fi_msg(3): FI_INJECT frees the buffer; only the fi_inject call also drops the completion
+            CqEntry te = p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "completion of fi_sendmsg(FI_INJECT)");
+            assertSame("injected", te.context, c + ": the completion's context");
+            p.poller.expectQuiet(p.a.txCq, 200, "one completion only");
+        }
+    }
+
+    @ForEachFabric
     void truncatedReceiveReportsEtruncWithOverflowLength(FabricCase c) {
         Gate.messaging(c);
         Gate.require(c.maxMsgSize() >= 150, c, "max_msg_size below 150 B");

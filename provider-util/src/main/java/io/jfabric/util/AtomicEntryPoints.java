@@ -86,12 +86,12 @@ final class AtomicEntryPoints {
             return -Errno.EINVAL;
         }
         return post(request().operands(msg.iov, msg.desc, msg.iovCount).remote(msg.rmaIoc, msg.rmaIocCount)
-                .set(AtomicRequest.WRITE, msg.addr, msg.datatype, msg.op, msg.context, flags));
+                .set(AtomicRequest.WRITE, msg.addr, msg.datatype, msg.op, msg.context, flags & ~OpRequest.INJECT_CALL));
     }
 
     int injectAtomic(MemorySegment buf, long destAddr, long addr, long key, AtomicDatatype datatype, AtomicOp op) {
         return post(request().operands(buf, null).remote(addr, key)
-                .set(AtomicRequest.WRITE, destAddr, datatype, op, null, OpFlags.INJECT));
+                .set(AtomicRequest.WRITE, destAddr, datatype, op, null, OpFlags.INJECT | OpRequest.INJECT_CALL));
     }
 
     int fetchAtomic(MemorySegment buf, MemoryRegion desc, MemorySegment result, MemoryRegion resultDesc,

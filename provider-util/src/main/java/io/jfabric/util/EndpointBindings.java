@@ -290,11 +290,13 @@ public final class EndpointBindings {
     // ---- data path -------------------------------------------------------------------------------
 
     /**
-     * Whether a transmit-side operation posted with {@code opFlags} gets a success CQ entry. The
-     * fi_inject calls never do: providers skip the success report for them altogether.
+     * Whether a transmit-side operation posted with {@code opFlags} gets a success CQ entry. The fi_inject calls
+     * never do ({@link OpRequest#INJECT_CALL}); fi_sendmsg and the other msg forms with FI_INJECT do as the binding
+     * says, as in libfabric.
      */
     public boolean txWantsCompletion(long opFlags) {
-        return txCq != null && (!txSelective || (opFlags & OpFlags.COMPLETION) != 0);
+        return txCq != null && (opFlags & OpRequest.INJECT_CALL) == 0
+                && (!txSelective || (opFlags & OpFlags.COMPLETION) != 0);
     }
 
     /** Whether a receive posted with {@code opFlags} gets a success CQ entry. */

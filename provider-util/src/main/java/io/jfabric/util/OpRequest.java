@@ -31,9 +31,15 @@ public final class OpRequest {
     /**
      * The operation's flags: the endpoint's default op_flags for the plain calls, the caller's for the msg
      * forms, plus FI_TAGGED for a tagged call, FI_REMOTE_CQ_DATA for the data calls and FI_INJECT for the
-     * inject calls.
+     * inject calls (with {@link #INJECT_CALL}).
      */
     public long flags;
+    /**
+     * provider-util's own bit in {@link #flags}, never the caller's: the operation came through an fi_inject
+     * call, which writes no success completion whatever the binding. fi_sendmsg with FI_INJECT only frees the
+     * buffer at once; its completion follows the binding as any other send's (fi_msg(3)).
+     */
+    public static final long INJECT_CALL = 1L << 62;
     /** The remote ranges of an RMA operation. */
     public RmaIov[] rmaIov;
     public int rmaCount;

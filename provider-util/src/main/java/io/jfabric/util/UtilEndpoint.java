@@ -151,12 +151,13 @@ public abstract class UtilEndpoint implements Endpoint {
             return -Errno.EINVAL;
         }
         return send(request().vector(msg.iov, msg.desc, msg.iovCount)
-                .set(msg.addr, 0, 0, msg.data, msg.context, flags));
+                .set(msg.addr, 0, 0, msg.data, msg.context, flags & ~OpRequest.INJECT_CALL));
     }
 
     @Override
     public final int inject(MemorySegment buf, long destAddr) {
-        return send(request().one(buf, null).set(destAddr, 0, 0, 0, null, OpFlags.INJECT));
+        return send(request().one(buf, null).set(destAddr, 0, 0, 0, null,
+                OpFlags.INJECT | OpRequest.INJECT_CALL));
     }
 
     @Override
@@ -168,7 +169,7 @@ public abstract class UtilEndpoint implements Endpoint {
     @Override
     public final int injectdata(MemorySegment buf, long data, long destAddr) {
         return send(request().one(buf, null).set(destAddr, 0, 0, data, null,
-                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA));
+                OpFlags.INJECT | OpRequest.INJECT_CALL | OpFlags.REMOTE_CQ_DATA));
     }
 
     @Override
@@ -215,12 +216,13 @@ public abstract class UtilEndpoint implements Endpoint {
             return -Errno.EINVAL;
         }
         return send(request().vector(msg.iov, msg.desc, msg.iovCount)
-                .set(msg.addr, msg.tag, 0, msg.data, msg.context, flags | OpFlags.TAGGED));
+                .set(msg.addr, msg.tag, 0, msg.data, msg.context, flags & ~OpRequest.INJECT_CALL | OpFlags.TAGGED));
     }
 
     @Override
     public final int tinject(MemorySegment buf, long destAddr, long tag) {
-        return send(request().one(buf, null).set(destAddr, tag, 0, 0, null, OpFlags.INJECT | OpFlags.TAGGED));
+        return send(request().one(buf, null).set(destAddr, tag, 0, 0, null,
+                OpFlags.INJECT | OpRequest.INJECT_CALL | OpFlags.TAGGED));
     }
 
     @Override
@@ -233,7 +235,7 @@ public abstract class UtilEndpoint implements Endpoint {
     @Override
     public final int tinjectdata(MemorySegment buf, long data, long destAddr, long tag) {
         return send(request().one(buf, null).set(destAddr, tag, 0, data, null,
-                OpFlags.INJECT | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA));
+                OpFlags.INJECT | OpRequest.INJECT_CALL | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA));
     }
 
     @Override
@@ -314,7 +316,7 @@ public abstract class UtilEndpoint implements Endpoint {
         OpRequest r = request().vector(msg.iov, msg.desc, msg.iovCount);
         r.rmaIov = msg.rmaIov;
         r.rmaCount = msg.rmaIovCount;
-        return write(r.set(msg.addr, 0, 0, msg.data, msg.context, flags));
+        return write(r.set(msg.addr, 0, 0, msg.data, msg.context, flags & ~OpRequest.INJECT_CALL));
     }
 
     @Override
@@ -326,13 +328,14 @@ public abstract class UtilEndpoint implements Endpoint {
 
     @Override
     public final int injectWrite(MemorySegment buf, long destAddr, long addr, long key) {
-        return write(request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, 0, null, OpFlags.INJECT));
+        return write(request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, 0, null,
+                OpFlags.INJECT | OpRequest.INJECT_CALL));
     }
 
     @Override
     public final int injectWritedata(MemorySegment buf, long data, long destAddr, long addr, long key) {
         return write(request().one(buf, null).remote(addr, key).set(destAddr, 0, 0, data, null,
-                OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA));
+                OpFlags.INJECT | OpRequest.INJECT_CALL | OpFlags.REMOTE_CQ_DATA));
     }
 
     private static boolean badRemote(RmaMsg msg) {

@@ -24,6 +24,8 @@ import static org.junit.jupiter.api.Assertions.*;
 @Timeout(30)
 class UtilEndpointTest {
     private static final long TX_DEFAULT = OpFlags.COMPLETION;
+    /** What an fi_inject call carries: FI_INJECT and provider-util's mark that no success completion follows. */
+    private static final long FI_INJECT_CALL = OpFlags.INJECT | OpRequest.INJECT_CALL;
     private static final long RX_DEFAULT = OpFlags.MULTI_RECV;
 
     /** Records what each hook saw, copying the fields, since a request is valid only during the hook. */
@@ -129,6 +131,19 @@ class UtilEndpointTest {
     private final MemoryRegion[] twoDesc = new MemoryRegion[2];
 
     @Test
+    void onlyTheInjectCallsAreMarkedAsReportingNothing() {
+        Recording ep = new Recording();
+        Msg msg = new Msg(1).set(buf, null, 4, "m");
+        assertEquals(0, ep.sendmsg(msg, OpFlags.INJECT));
+        assertSeen(ep, "send", 4, 0, 0, OpFlags.INJECT, 1, 100, "m");
+        // the caller cannot set provider-util's own bit through the msg forms
+        assertEquals(0, ep.sendmsg(msg, OpFlags.INJECT | OpRequest.INJECT_CALL));
+        assertSeen(ep, "send", 4, 0, 0, OpFlags.INJECT, 1, 100, "m");
+        assertEquals(0, ep.inject(buf, 5));
+        assertSeen(ep, "send", 5, 0, 0, FI_INJECT_CALL, 1, 100, null);
+    }
+
+    @Test
     void messageFormsReachTheSendHookWithTheirFields() {
         Recording ep = new Recording();
         assertEquals(0, ep.send(buf, null, 7, "c1"));
@@ -141,10 +156,10 @@ class UtilEndpointTest {
         assertSeen(ep, "send", 9, 0, 0xdada, TX_DEFAULT | OpFlags.REMOTE_CQ_DATA, 1, 100, "c3");
 
         assertEquals(0, ep.inject(buf, 10));
-        assertSeen(ep, "send", 10, 0, 0, OpFlags.INJECT, 1, 100, null);
+        assertSeen(ep, "send", 10, 0, 0, FI_INJECT_CALL, 1, 100, null);
 
         assertEquals(0, ep.injectdata(buf, 5, 11));
-        assertSeen(ep, "send", 11, 0, 5, OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA, 1, 100, null);
+        assertSeen(ep, "send", 11, 0, 5, FI_INJECT_CALL | OpFlags.REMOTE_CQ_DATA, 1, 100, null);
 
         Msg msg = new Msg();
         msg.iov = two;
@@ -167,7 +182,7 @@ class UtilEndpointTest {
         assertSeen(ep, "send", 2, 0x56, 3, TX_DEFAULT | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA, 1, 100, "t2");
 
         assertEquals(0, ep.tinjectdata(buf, 4, 3, 0x57));
-        assertSeen(ep, "send", 3, 0x57, 4, OpFlags.INJECT | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA, 1, 100, null);
+        assertSeen(ep, "send", 3, 0x57, 4, FI_INJECT_CALL | OpFlags.TAGGED | OpFlags.REMOTE_CQ_DATA, 1, 100, null);
 
         assertEquals(0, ep.trecvv(two, twoDesc, 2, 4, 0x58, 0xff, "t3"));
         assertSeen(ep, "recv", 4, 0x58, 0, RX_DEFAULT | OpFlags.TAGGED, 2, 42, "t3");
@@ -201,7 +216,7 @@ class UtilEndpointTest {
         assertEquals(42, ep.remoteLen);
 
         assertEquals(0, ep.injectWritedata(buf, 9, 8, 0x3000, 44));
-        assertSeen(ep, "write", 8, 0, 9, OpFlags.INJECT | OpFlags.REMOTE_CQ_DATA, 1, 100, null);
+        assertSeen(ep, "write", 8, 0, 9, FI_INJECT_CALL | OpFlags.REMOTE_CQ_DATA, 1, 100, null);
 
         RmaMsg msg = new RmaMsg();
         msg.iov = two;

@@ -56,6 +56,10 @@ public final class BenchArgs {
     String dstAddr;
 
     BenchOptions options(boolean tagged, boolean rate) {
+        return options(tagged, rate, false);
+    }
+
+    BenchOptions options(boolean tagged, boolean rate, boolean more) {
         EndpointType type = switch (epType.toLowerCase(Locale.ROOT)) {
             case "msg" -> EndpointType.MSG;
             case "rdm" -> EndpointType.RDM;
@@ -73,6 +77,6 @@ public final class BenchArgs {
             }
         }
         return new BenchOptions(provider, type, tagged, BenchSizes.parse(size, rate), iterations, warmup, window,
-                verify, rate, srcPort, dstPort, dstAddr, timeoutMs, json, csv, !noProgress);
+                verify, rate, srcPort, dstPort, dstAddr, timeoutMs, json, csv, !noProgress, more);
     }
 }

@@ -25,6 +25,7 @@ import io.jfabric.FabricObject;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.Mode;
+import io.jfabric.OpFlags;
 import io.jfabric.MrMode;
 import io.jfabric.PassiveEndpoint;
 import io.jfabric.WaitObj;
@@ -225,6 +226,9 @@ final class BenchSession implements AutoCloseable {
         if (fi.epAttr.type != EndpointType.MSG) {
             av = track(domain.openAv(AvAttr.of(fi.domainAttr.avType)));
         }
+        if (opts.more()) {
+            fi.txAttr.opFlags |= OpFlags.COMPLETION; // plain sends still complete; see BenchOptions.more
+        }
         ep = track(domain.openEndpoint(fi));
         if (fi.epAttr.type == EndpointType.MSG) {
             ep.bind(eq);
@@ -233,7 +237,7 @@ final class BenchSession implements AutoCloseable {
             ep.bind(av);
             eqBound = bindPeerFailureEq();
         }
-        ep.bind(txCq, BindFlags.TRANSMIT);
+        ep.bind(txCq, BindFlags.TRANSMIT | (opts.more() ? BindFlags.SELECTIVE_COMPLETION : 0));
         ep.bind(rxCq, BindFlags.RECV);
         ep.enable();
     }

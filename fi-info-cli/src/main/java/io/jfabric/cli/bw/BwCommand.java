@@ -29,6 +29,9 @@ public final class BwCommand implements Callable<Integer> {
     @Option(names = "--rate", description = "message-rate mode: small sizes, fi_inject where allowed, reports Mxfers/sec")
     boolean rate;
 
+    @Option(names = "--more", description = "rate mode: every inject of a window but the last carries FI_MORE")
+    boolean more;
+
     @Override
     public Integer call() {
         BenchOptions o;
@@ -36,7 +39,10 @@ public final class BwCommand implements Callable<Integer> {
             if (!mode.equalsIgnoreCase("msg") && !mode.equalsIgnoreCase("tagged")) {
                 throw new IllegalArgumentException("-m " + mode + ": use msg or tagged");
             }
-            o = args.options(mode.equalsIgnoreCase("tagged"), rate);
+            if (more && !rate) {
+                throw new IllegalArgumentException("--more applies to --rate only");
+            }
+            o = args.options(mode.equalsIgnoreCase("tagged"), rate, more);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return 1;

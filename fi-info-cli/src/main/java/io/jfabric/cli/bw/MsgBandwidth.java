@@ -3,6 +3,9 @@ package io.jfabric.cli.bw;
 import io.jfabric.CqEntry;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
+import io.jfabric.Msg;
+import io.jfabric.OpFlags;
+import io.jfabric.TaggedMsg;
 import io.jfabric.cli.pingpong.IntegrityPattern;
 import org.HdrHistogram.Histogram;
 
@@ -15,7 +18,8 @@ import java.lang.foreign.MemorySegment;
  * times, and the server keeps a window of receives posted; when all arrived the server sends one ack and
  * the client stops its clock when the ack lands. In rate mode sizes up to inject_size go out with
  * fi_inject (no completion), which is how fabtests measures message rate. The latency histogram holds
- * post-to-completion times of the timed sends (the post call itself for injects).
+ * post-to-completion times of the timed sends (the post call itself for injects). With {@code more}, every
+ * inject of a window but the last carries FI_MORE, so a provider that honours it can send the window at once.
  */
 final class MsgBandwidth {
     static final long TAG = 0xB1;
@@ -28,6 +32,9 @@ final class MsgBandwidth {
     private final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
     private final SlotContext[] contexts;
     private final SlotContext ackContext = new SlotContext(-1);
+    /** The inject with FI_MORE goes through fi_sendmsg / fi_tsendmsg (fi_inject takes no flags). */
+    private final Msg moreMsg = new Msg(1);
+    private final TaggedMsg moreTaggedMsg = new TaggedMsg(1);
     private CompletionPoller tx;
     private CompletionPoller rx;
 
@@ -94,7 +101,7 @@ final class MsgBandwidth {
             SlotContext c = contexts[j];
             c.postedAt = System.nanoTime();
             if (inject) {
-                postInject(buf);
+                postInject(buf, o.more() && j < window - 1);
                 histogram.recordValue(System.nanoTime() - c.postedAt);
             } else {
                 postSend(buf, c);
@@ -201,10 +208,10 @@ final class MsgBandwidth {
         }
     }
 
-    private void postInject(MemorySegment buf) {
+    private void postInject(MemorySegment buf, boolean withMore) {
         long deadline = tx.deadline();
         while (true) {
-            int rc = o.tagged() ? s.ep.tinject(buf, s.peer, TAG) : s.ep.inject(buf, s.peer);
+            int rc = withMore ? injectWithMore(buf) : o.tagged() ? s.ep.tinject(buf, s.peer, TAG) : s.ep.inject(buf, s.peer);
             if (rc == 0) {
                 return;
             }
@@ -214,6 +221,21 @@ final class MsgBandwidth {
             tx.poll();
             tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
+    }
+
+    private int injectWithMore(MemorySegment buf) {
+        long flags = OpFlags.INJECT | OpFlags.MORE;
+        if (o.tagged()) {
+            moreTaggedMsg.iov[0] = buf;
+            moreTaggedMsg.iovCount = 1;
+            moreTaggedMsg.addr = s.peer;
+            moreTaggedMsg.tag = TAG;
+            return s.ep.tsendmsg(moreTaggedMsg, flags);
+        }
+        moreMsg.iov[0] = buf;
+        moreMsg.iovCount = 1;
+        moreMsg.addr = s.peer;
+        return s.ep.sendmsg(moreMsg, flags);
     }
 
     private void postRecv(MemorySegment buf, SlotContext c) {

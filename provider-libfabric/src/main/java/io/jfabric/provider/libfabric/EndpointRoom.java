@@ -26,8 +26,11 @@ abstract class EndpointRoom {
      * @param threadSafe whether the domain is FI_THREAD_SAFE, so that the shared scratch memory needs a lock
      */
     record Shared(FidObject endpoint, ContextSlots slots, boolean threadSafe, IovScratch txScratch,
-                  IovScratch rxScratch, InjectBuffer bounce) {
+                  IovScratch rxScratch, InjectBuffer bounce, TxReporting reporting) {
     }
+
+    /** The "slot" of a transmit that writes no success completion: posted with a NULL context (TxReporting). */
+    static final int NO_SLOT = Integer.MAX_VALUE;
 
     private final FidObject endpoint;
     /** The endpoint's fid, as the data calls take it (see DataCalls). */
@@ -37,6 +40,7 @@ abstract class EndpointRoom {
     final IovScratch txScratch;
     final IovScratch rxScratch;
     final InjectBuffer bounce;
+    private final TxReporting reporting;
 
     EndpointRoom(Shared shared) {
         this.endpoint = shared.endpoint;
@@ -46,6 +50,27 @@ abstract class EndpointRoom {
         this.txScratch = shared.txScratch;
         this.rxScratch = shared.rxScratch;
         this.bounce = shared.bounce;
+        this.reporting = shared.reporting;
+    }
+
+    /** A context slot for a plain transmit call, {@link #NO_SLOT} when it reports nothing, or -1 when none is free. */
+    final int txSlot(Object context) {
+        return reporting.silent() ? NO_SLOT : slots.acquire(context, false);
+    }
+
+    /** As {@link #txSlot(Object)} for a transmit posted with {@code flags} (the msg forms). */
+    final int txSlot(Object context, long flags) {
+        return reporting.silent(flags) ? NO_SLOT : slots.acquire(context, false);
+    }
+
+    /** The native context of {@code slot}: its fi_context2, or NULL for {@link #NO_SLOT}. */
+    final long contextAddress(int slot) {
+        return slot == NO_SLOT ? 0 : slots.address(slot);
+    }
+
+    /** As {@link #contextAddress} as a segment, for the msg structures. */
+    final MemorySegment contextSegment(int slot) {
+        return slot == NO_SLOT ? MemorySegment.NULL : slots.segment(slot);
     }
 
     /** Reads this room's function pointers from the endpoint's ops table (FI_CHECK_OP). */
@@ -65,7 +90,7 @@ abstract class EndpointRoom {
 
     /** The native call's result; a refused post gives its context slot back. */
     final int post(long rc, int slot) {
-        if (rc < 0) {
+        if (rc < 0 && slot != NO_SLOT) {
             slots.release(slot);
         }
         return (int) rc;

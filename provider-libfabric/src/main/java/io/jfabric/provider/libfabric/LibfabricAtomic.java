@@ -77,12 +77,17 @@ final class LibfabricAtomic extends EndpointRoom {
         return rc < 0 ? rc : count.get(ValueLayout.JAVA_LONG, 0);
     }
 
-    /** A context slot for a call of {@code fn}, or a negative errno: the function is missing, or no slot is free. */
+    /** A context slot for a plain call of {@code fn}, or a negative errno: the function is missing, or no slot is free. */
     private int slotFor(MemorySegment fn, Object context) {
+        return slotFor(fn, context, 0, true);
+    }
+
+    /** As {@link #slotFor(MemorySegment, Object)}, for a msg form posted with {@code flags} unless {@code plain}. */
+    private int slotFor(MemorySegment fn, Object context, long flags, boolean plain) {
         if (absent(fn)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = plain ? txSlot(context) : txSlot(context, flags);
         return slot < 0 ? EAGAIN : slot;
     }
 
@@ -104,7 +109,7 @@ final class LibfabricAtomic extends EndpointRoom {
             return slot;
         }
         return post(AtomicCalls.call(write, fidAddr, buf.address(), n, d.address(), dest, addr, key, t.value(),
-                op.value(), slots.address(slot)), slot);
+                op.value(), contextAddress(slot)), slot);
     }
 
     int inject(MemorySegment buf, long dest, long addr, long key, AtomicDatatype t, AtomicOp op) {
@@ -132,7 +137,7 @@ final class LibfabricAtomic extends EndpointRoom {
             return slot;
         }
         return post(AtomicCalls.call(readwrite, fidAddr, readOnly ? 0 : buf.address(), n, d.address(),
-                result.address(), rd.address(), dest, addr, key, t.value(), op.value(), slots.address(slot)), slot);
+                result.address(), rd.address(), dest, addr, key, t.value(), op.value(), contextAddress(slot)), slot);
     }
 
     int compare(MemorySegment buf, MemoryRegion mr, MemorySegment compare, MemoryRegion compareMr,
@@ -152,7 +157,7 @@ final class LibfabricAtomic extends EndpointRoom {
         }
         return post(AtomicCalls.call(compwrite, fidAddr, buf.address(), n, d.address(), compare.address(),
                 cd.address(), result.address(), rd.address(), dest, addr, key, t.value(), op.value(),
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     // ---- iov and msg forms: filled into the scratch memory, under its monitor on an FI_THREAD_SAFE domain ----
@@ -178,7 +183,7 @@ final class LibfabricAtomic extends EndpointRoom {
             return slot;
         }
         return post(AtomicCalls.call(writev, fidAddr, s.iocAddr[0], s.descAddr[0], count, dest, addr, key,
-                t.value(), op.value(), slots.address(slot)), slot);
+                t.value(), op.value(), contextAddress(slot)), slot);
     }
 
     int atomicmsg(AtomicMsg msg, long flags) {
@@ -215,7 +220,7 @@ final class LibfabricAtomic extends EndpointRoom {
             return slot;
         }
         return post(AtomicCalls.call(readwritev, fidAddr, s.iocAddr[0], s.descAddr[0], count, s.iocAddr[2],
-                s.descAddr[2], resultCount, dest, addr, key, t.value(), op.value(), slots.address(slot)), slot);
+                s.descAddr[2], resultCount, dest, addr, key, t.value(), op.value(), contextAddress(slot)), slot);
     }
 
     int fetchmsg(AtomicMsg msg, MemorySegment[] resultv, MemoryRegion[] resultDesc, int resultCount, long flags) {
@@ -256,7 +261,7 @@ final class LibfabricAtomic extends EndpointRoom {
         }
         return post(AtomicCalls.call(compwritev, fidAddr, s.iocAddr[0], s.descAddr[0], count, s.iocAddr[1],
                 s.descAddr[1], compareCount, s.iocAddr[2], s.descAddr[2], resultCount, dest, addr, key, t.value(),
-                op.value(), slots.address(slot)), slot);
+                op.value(), contextAddress(slot)), slot);
     }
 
     int comparemsg(AtomicMsg msg, MemorySegment[] comparev, MemoryRegion[] compareDesc, int compareCount,
@@ -285,11 +290,11 @@ final class LibfabricAtomic extends EndpointRoom {
                 || kind != 0 && !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, msg.datatype)) {
             return EINVAL;
         }
-        int slot = slotFor(fn, msg.context);
+        int slot = slotFor(fn, msg.context, flags, false);
         if (slot < 0) {
             return slot;
         }
-        s.context(slots.address(slot));
+        s.context(contextAddress(slot));
         long rc;
         if (kind == 0) {
             rc = DataCalls.call(fn, fidAddr, s.msgAddr, flags);

@@ -1,6 +1,7 @@
 package io.jfabric.provider.libfabric;
 
 import io.jfabric.AddressVector;
+import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
 import io.jfabric.Endpoint;
@@ -44,6 +45,8 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     private final LibfabricRma rmaOps;
     private final LibfabricAtomic atomicOps;
     private MemorySegment cancelFn;
+    /** Whether transmits report success (the transmit CQ's FI_SELECTIVE_COMPLETION), shared with the rooms. */
+    private final TxReporting reporting;
 
     LibfabricEndpoint(LibfabricDomain domain, MemorySegment fid, FabricInfo info, Object context) {
         super(domain.fabric, fid);
@@ -51,8 +54,10 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         this.slots = domain.slots;
         this.info = info.copy();
         this.context = context;
+        this.reporting = new TxReporting(info.txAttr == null ? 0 : info.txAttr.opFlags);
         EndpointRoom.Shared shared = new EndpointRoom.Shared(this, slots, domain.threadSafe, new IovScratch(arena),
-                new IovScratch(arena), new InjectBuffer(arena, info));
+                new IovScratch(arena), new InjectBuffer(arena, info),
+                reporting);
         this.msgOps = new LibfabricMsg(shared, info.rxAttr != null && (info.rxAttr.opFlags & OpFlags.MULTI_RECV) != 0);
         this.taggedOps = new LibfabricTagged(shared);
         this.rmaOps = new LibfabricRma(shared);
@@ -90,6 +95,9 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     public void bind(CompletionQueue cq, long flags) {
         checkOpen();
         bindFid(cq, flags, "completion queue");
+        if ((flags & BindFlags.TRANSMIT) != 0) {
+            reporting.bound((flags & BindFlags.SELECTIVE_COMPLETION) != 0);
+        }
     }
 
     @Override

@@ -56,12 +56,12 @@ final class LibfabricMsg extends EndpointRoom {
         if (absent(send)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(send, fidAddr, buf.address(), buf.byteSize(), d.address(), destAddr,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int senddata(MemorySegment buf, MemoryRegion mr, long data, long destAddr, Object context) {
@@ -72,12 +72,12 @@ final class LibfabricMsg extends EndpointRoom {
         if (absent(senddata)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(senddata, fidAddr, buf.address(), buf.byteSize(), d.address(), data, destAddr,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int inject(MemorySegment buf, long destAddr) {
@@ -129,7 +129,7 @@ final class LibfabricMsg extends EndpointRoom {
             return EAGAIN;
         }
         return post(DataCalls.call(recv, fidAddr, buf.address(), buf.byteSize(), d.address(), srcAddr,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int sendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, Object context) {
@@ -150,11 +150,11 @@ final class LibfabricMsg extends EndpointRoom {
         if (!s.fill(iov, desc, count)) {
             return EINVAL;
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(DataCalls.call(sendv, fidAddr, s.iovAddr, s.descAddr, count, destAddr, slots.address(slot)), slot);
+        return post(DataCalls.call(sendv, fidAddr, s.iovAddr, s.descAddr, count, destAddr, contextAddress(slot)), slot);
     }
 
     int recvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, Object context) {
@@ -179,7 +179,7 @@ final class LibfabricMsg extends EndpointRoom {
         if (slot < 0) {
             return EAGAIN;
         }
-        return post(DataCalls.call(recvv, fidAddr, s.iovAddr, s.descAddr, count, srcAddr, slots.address(slot)), slot);
+        return post(DataCalls.call(recvv, fidAddr, s.iovAddr, s.descAddr, count, srcAddr, contextAddress(slot)), slot);
     }
 
     int sendmsg(Msg msg, long flags) {
@@ -212,11 +212,11 @@ final class LibfabricMsg extends EndpointRoom {
         if (!s.fill(msg.iov, msg.desc, msg.iovCount)) {
             return EINVAL;
         }
-        int slot = slots.acquire(msg.context, multi);
+        int slot = fn == sendmsg ? txSlot(msg.context, flags) : slots.acquire(msg.context, multi);
         if (slot < 0) {
             return EAGAIN;
         }
-        s.msg(msg, slots.segment(slot));
+        s.msg(msg, contextSegment(slot));
         return post(DataCalls.call(fn, fidAddr, s.msgAddr, flags), slot);
     }
 }

@@ -47,12 +47,12 @@ final class LibfabricRma extends EndpointRoom {
         if (absent(read)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(read, fidAddr, buf.address(), buf.byteSize(), d.address(), srcAddr, addr, key,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int write(MemorySegment buf, MemoryRegion mr, long destAddr, long addr, long key, Object context) {
@@ -63,12 +63,12 @@ final class LibfabricRma extends EndpointRoom {
         if (absent(write)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(write, fidAddr, buf.address(), buf.byteSize(), d.address(), destAddr, addr, key,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int writedata(MemorySegment buf, MemoryRegion mr, long data, long destAddr, long addr, long key,
@@ -80,13 +80,13 @@ final class LibfabricRma extends EndpointRoom {
         if (absent(writedata)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(writedata, fidAddr, buf.address(), buf.byteSize(), d.address(), data, destAddr, addr,
                 key,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int injectWrite(MemorySegment buf, long destAddr, long addr, long key) {
@@ -154,12 +154,12 @@ final class LibfabricRma extends EndpointRoom {
         if (!s.fill(iov, desc, count)) {
             return EINVAL;
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         // readv and writev share one C signature
-        return post(DataCalls.call(fn, fidAddr, s.iovAddr, s.descAddr, count, peer, addr, key, slots.address(slot)),
+        return post(DataCalls.call(fn, fidAddr, s.iovAddr, s.descAddr, count, peer, addr, key, contextAddress(slot)),
                 slot);
     }
 
@@ -188,11 +188,11 @@ final class LibfabricRma extends EndpointRoom {
         if (!s.fill(msg.iov, msg.desc, msg.iovCount) || !s.fillRma(msg)) {
             return EINVAL;
         }
-        int slot = slots.acquire(msg.context, false);
+        int slot = txSlot(msg.context, flags);
         if (slot < 0) {
             return EAGAIN;
         }
-        s.rma(msg, slots.segment(slot));
+        s.rma(msg, contextSegment(slot));
         return post(DataCalls.call(fn, fidAddr, s.rmsgAddr, flags), slot);
     }
 }

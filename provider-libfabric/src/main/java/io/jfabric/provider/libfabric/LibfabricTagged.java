@@ -48,12 +48,12 @@ final class LibfabricTagged extends EndpointRoom {
         if (absent(tsend)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(tsend, fidAddr, buf.address(), buf.byteSize(), d.address(), destAddr, tag,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int tsenddata(MemorySegment buf, MemoryRegion mr, long data, long destAddr, long tag, Object context) {
@@ -64,12 +64,12 @@ final class LibfabricTagged extends EndpointRoom {
         if (absent(tsenddata)) {
             return missing();
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(tsenddata, fidAddr, buf.address(), buf.byteSize(), d.address(), data, destAddr, tag,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int tinject(MemorySegment buf, long destAddr, long tag) {
@@ -121,7 +121,7 @@ final class LibfabricTagged extends EndpointRoom {
             return EAGAIN;
         }
         return post(DataCalls.call(trecv, fidAddr, buf.address(), buf.byteSize(), d.address(), srcAddr, tag, ignore,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int tsendv(MemorySegment[] iov, MemoryRegion[] desc, int count, long destAddr, long tag, Object context) {
@@ -142,12 +142,12 @@ final class LibfabricTagged extends EndpointRoom {
         if (!s.fill(iov, desc, count)) {
             return EINVAL;
         }
-        int slot = slots.acquire(context, false);
+        int slot = txSlot(context);
         if (slot < 0) {
             return EAGAIN;
         }
         return post(DataCalls.call(tsendv, fidAddr, s.iovAddr, s.descAddr, count, destAddr, tag,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int trecvv(MemorySegment[] iov, MemoryRegion[] desc, int count, long srcAddr, long tag, long ignore,
@@ -174,7 +174,7 @@ final class LibfabricTagged extends EndpointRoom {
             return EAGAIN;
         }
         return post(DataCalls.call(trecvv, fidAddr, s.iovAddr, s.descAddr, count, srcAddr, tag, ignore,
-                slots.address(slot)), slot);
+                contextAddress(slot)), slot);
     }
 
     int tsendmsg(TaggedMsg msg, long flags) {
@@ -210,14 +210,14 @@ final class LibfabricTagged extends EndpointRoom {
         if ((flags & (OpFlags.CLAIM | OpFlags.PEEK)) == OpFlags.CLAIM) {
             return claimLocked(s, msg, flags, fn);
         }
-        int slot = slots.acquire(msg.context, false);
+        int slot = fn == tsendmsg ? txSlot(msg.context, flags) : slots.acquire(msg.context, false);
         if (slot < 0) {
             return EAGAIN;
         }
         if ((flags & (OpFlags.CLAIM | OpFlags.PEEK)) == (OpFlags.CLAIM | OpFlags.PEEK)) {
             slots.markPeekClaim(slot);
         }
-        s.tagged(msg, slots.segment(slot));
+        s.tagged(msg, contextSegment(slot));
         return post(DataCalls.call(fn, fidAddr, s.tmsgAddr, flags), slot);
     }
 
@@ -231,7 +231,7 @@ final class LibfabricTagged extends EndpointRoom {
         if (slot < 0) {
             return EINVAL;
         }
-        s.tagged(msg, slots.segment(slot));
+        s.tagged(msg, contextSegment(slot));
         long rc = DataCalls.call(fn, fidAddr, s.tmsgAddr, flags);
         if (rc < 0) {
             slots.hold(slot);

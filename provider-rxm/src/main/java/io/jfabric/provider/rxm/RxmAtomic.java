@@ -125,7 +125,7 @@ final class RxmAtomic {
         }
         op.context = r.context;
         op.cqFlags = OpFlags.ATOMIC | (r.kind == AtomicRequest.WRITE ? OpFlags.WRITE : OpFlags.READ);
-        op.report = (r.flags & OpFlags.INJECT) == 0 && s.bindings.txWantsCompletion(r.flags);
+        op.report = s.bindings.txWantsCompletion(r.flags);
         op.state = TxOp.WAIT_ATOMIC_RESP;
         op.proto = -1;
         op.length = r.kind == AtomicRequest.WRITE ? 0 : bytes;

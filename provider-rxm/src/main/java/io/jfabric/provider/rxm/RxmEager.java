@@ -1,6 +1,7 @@
 package io.jfabric.provider.rxm;
 
 import io.jfabric.Endpoint;
+import io.jfabric.Msg;
 import io.jfabric.OpFlags;
 import io.jfabric.TaggedMsg;
 import io.jfabric.provider.rxm.wire.RxmPacket;
@@ -18,6 +19,8 @@ final class RxmEager {
     private final RxmShared s;
     /** The core msg of a headerless tagged send of several buffers with remote CQ data. */
     private final TaggedMsg scratchTaggedMsg = new TaggedMsg(4);
+    /** The core msg of an inject with FI_MORE. */
+    private final Msg scratchMsg = new Msg(1);
 
     RxmEager(RxmShared s) {
         this.s = s;
@@ -26,15 +29,22 @@ final class RxmEager {
     // ---- send side
 
     /** dyn_rbuf: a small tagged message as a core tagged message, without rxm's header. */
-    int sendRawTagged(TxOp op, Endpoint core, boolean inject) {
+    int sendRawTagged(TxOp op, Endpoint core, boolean inject, boolean more) {
         boolean hasData = op.pktFlags != 0;
         int rc;
-        if (inject) {
-            rc = hasData ? core.tinjectdata(op.iov[0], op.data, 0, op.tag) : core.tinject(op.iov[0], 0, op.tag);
+        if (inject && !op.report) {
+            if (more || op.iovCount != 1) {
+                rc = injectTagged(core, op, hasData, more ? OpFlags.MORE : 0, null);
+            } else {
+                rc = hasData ? core.tinjectdata(op.iov[0], op.data, 0, op.tag) : core.tinject(op.iov[0], 0, op.tag);
+            }
             s.pools.releaseTxOp(op);
             return rc;
         }
-        if (op.iovCount == 1 && !hasData) {
+        if (inject) {
+            // fi_tsendmsg with FI_INJECT that reports: the core copies the buffer now and completes to the op
+            rc = injectTagged(core, op, hasData, OpFlags.COMPLETION | (more ? OpFlags.MORE : 0), op);
+        } else if (op.iovCount == 1 && !hasData) {
             rc = core.tsend(op.iov[0], null, 0, op.tag, op);
         } else if (op.iovCount == 1) {
             rc = core.tsenddata(op.iov[0], null, op.data, 0, op.tag, op);
@@ -66,8 +76,28 @@ final class RxmEager {
         return 0;
     }
 
+    /**
+     * A raw tagged inject through fi_tsendmsg, for the flags the inject calls cannot carry (FI_MORE, a
+     * completion to {@code context}).
+     */
+    private int injectTagged(Endpoint core, TxOp op, boolean hasData, long flags, Object context) {
+        TaggedMsg m = scratchTaggedMsg;
+        for (int i = 0; i < op.iovCount; i++) {
+            m.iov[i] = op.iov[i];
+            m.desc[i] = null;
+        }
+        m.iovCount = op.iovCount;
+        m.addr = 0;
+        m.context = context;
+        m.data = op.data;
+        m.tag = op.tag;
+        int rc = core.tsendmsg(m, OpFlags.INJECT | flags | (hasData ? OpFlags.REMOTE_CQ_DATA : 0));
+        m.context = null;
+        return rc;
+    }
+
     /** rxm_send_eager: header and payload in one packet. */
-    int send(TxOp op, RxmConnection<Endpoint> c, ConnData cd, boolean inject) {
+    int send(TxOp op, RxmConnection<Endpoint> c, ConnData cd, boolean inject, boolean more) {
         TxBuf tb = s.pools.acquireTxBuf();
         RxmPacket.write(tb.hdr, RxmPacket.CTRL_EAGER, c.remoteIndex(), op.index, op.op, op.pktFlags, op.length,
                 op.data, op.tag);
@@ -79,8 +109,16 @@ final class RxmEager {
         if (inject || !s.directSend || op.iovCount + 1 > s.coreIovLimit) {
             IovCursor.gather(op.iov, op.iovCount, 0, tb.payload, 0, op.length);
             tb.pending = tb.packet(op.length);
-            if (inject && RxmPacket.SIZE + op.length <= s.coreInjectSize) {
-                rc = core.inject(tb.pending, 0);
+            // an inject that reports (fi_sendmsg with FI_INJECT) goes as a send from the bounce buffer it was
+            // copied into: its completion comes with the core's
+            if (inject && !op.report && RxmPacket.SIZE + op.length <= s.coreInjectSize) {
+                if (more) {
+                    scratchMsg.iov[0] = tb.pending;
+                    scratchMsg.iovCount = 1;
+                    rc = core.sendmsg(scratchMsg, OpFlags.INJECT | OpFlags.MORE);
+                } else {
+                    rc = core.inject(tb.pending, 0);
+                }
                 s.pools.releaseTxBuf(tb);
                 s.pools.releaseTxOp(op);
                 return rc;

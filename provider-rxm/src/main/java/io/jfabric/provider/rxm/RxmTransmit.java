@@ -63,12 +63,12 @@ final class RxmTransmit {
     }
 
     /**
-     * A pool op for request {@code r}, to be reported with {@code cqFlags}: a success entry unless it is an
-     * inject or selective completion leaves it out, and then with its transmit-CQ slot promised now, so more
-     * posts than the CQ holds get EAGAIN instead of overrunning it (as tcp). Null when every op is in flight
+     * A pool op for request {@code r}, to be reported with {@code cqFlags}: a success entry unless it came
+     * through an fi_inject call or selective completion leaves it out, and then with its transmit-CQ slot
+     * promised now, so more posts than the CQ holds get EAGAIN instead of overrunning it (as tcp). Null when every op is in flight
      * or the CQ has no slot left (then progress runs, so the caller's retry finds some back).
      */
-    private TxOp newOp(OpRequest r, long cqFlags, boolean inject) {
+    private TxOp newOp(OpRequest r, long cqFlags) {
         TxOp op = s.pools.acquireTxOp();
         if (op == null) {
             s.progress.run();
@@ -76,7 +76,7 @@ final class RxmTransmit {
         }
         op.context = r.context;
         op.cqFlags = cqFlags;
-        op.report = !inject && bindings.txWantsCompletion(r.flags);
+        op.report = bindings.txWantsCompletion(r.flags);
         UtilCompletionQueue cq = op.report ? bindings.txCq() : null;
         if (cq != null) {
             if (!cq.tryReserve()) {
@@ -115,7 +115,7 @@ final class RxmTransmit {
         // data has nothing to read: those stay eager)
         int proto = (r.flags & OpFlags.DELIVERY_COMPLETE) != 0 && !inject && len > 0 ? s.selector.rendezvous()
                 : s.selector.select(tagged, len, r.count);
-        TxOp op = newOp(r, OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG), inject);
+        TxOp op = newOp(r, OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG));
         if (op == null) {
             return -Errno.EAGAIN;
         }
@@ -134,8 +134,8 @@ final class RxmTransmit {
         op.cd = cd;
         op.generation = cd.generation;
         int rc = switch (proto) {
-            case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject);
-            case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject);
+            case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject, more(r, inject));
+            case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject, more(r, inject));
             case ProtocolSelector.SAR -> s.sar.send(beginTransfer(op), c, cd);
             default -> s.rndv.send(beginTransfer(op), c, cd);
         };
@@ -143,6 +143,14 @@ final class RxmTransmit {
             s.progress.run();
         }
         return rc;
+    }
+
+    /**
+     * FI_MORE reaches the core with an inject only: the core can hold it back until the burst's last post (tcp
+     * writes the burst in one system call); rxm's other packets carry their own completion handling.
+     */
+    private static boolean more(OpRequest r, boolean inject) {
+        return inject && (r.flags & OpFlags.MORE) != 0;
     }
 
     /**
@@ -181,7 +189,7 @@ final class RxmTransmit {
         }
         ConnData cd = RxmCm.data(c);
         int rc;
-        TxOp op = newOp(r, OpFlags.RMA | (write ? OpFlags.WRITE : OpFlags.READ), (r.flags & OpFlags.INJECT) != 0);
+        TxOp op = newOp(r, OpFlags.RMA | (write ? OpFlags.WRITE : OpFlags.READ));
         if (op == null) {
             return -Errno.EAGAIN;
         }
@@ -200,14 +208,16 @@ final class RxmTransmit {
         boolean hasData = (r.flags & OpFlags.REMOTE_CQ_DATA) != 0;
         MemoryRegion desc0 = r.desc == null || r.count == 0 ? null : r.desc[0];
         RmaIov remote = r.rmaCount == 1 ? r.rmaIov[0] : null;
-        if (write && (r.flags & OpFlags.INJECT) != 0 && remote != null && r.count == 1) {
+        boolean inject = write && (r.flags & OpFlags.INJECT) != 0;
+        if (inject && !op.report && remote != null && r.count == 1) {
             rc = hasData ? core.injectWritedata(r.iov[0], r.data, 0, remote.addr, remote.key)
                     : core.injectWrite(r.iov[0], 0, remote.addr, remote.key);
             s.pools.releaseTxOp(op);
             return rc;
         }
-        // a level above transmit complete goes with the msg form, so the core honours it or refuses it
-        boolean plain = (r.flags & OpFlags.DELIVERY_COMPLETE) == 0;
+        // a level above transmit complete goes with the msg form, so the core honours it or refuses it; so does
+        // an inject that reports (fi_writemsg with FI_INJECT), so the core copies the buffer now
+        boolean plain = (r.flags & OpFlags.DELIVERY_COMPLETE) == 0 && !inject;
         if (plain && remote != null && r.count == 1) {
             rc = !write ? core.read(r.iov[0], desc0, 0, remote.addr, remote.key, op)
                     : hasData ? core.writedata(r.iov[0], desc0, r.data, 0, remote.addr, remote.key, op)

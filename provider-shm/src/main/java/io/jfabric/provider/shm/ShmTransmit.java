@@ -44,8 +44,8 @@ final class ShmTransmit {
             return -Errno.ECONNRESET;
         }
         int wflags = (tagged ? Wire.FLAG_TAGGED : 0) | ((req.flags & OpFlags.REMOTE_CQ_DATA) != 0 ? Wire.FLAG_CQ_DATA : 0);
-        // inject never completes; otherwise FI_SELECTIVE_COMPLETION leaves out sends without FI_COMPLETION
-        boolean complete = !inject && ep.bindings.txWantsCompletion(req.flags);
+        // an fi_inject call never completes; otherwise FI_SELECTIVE_COMPLETION leaves out sends without FI_COMPLETION
+        boolean complete = ep.bindings.txWantsCompletion(req.flags);
         long cqFlags = OpFlags.SEND | (tagged ? OpFlags.TAGGED : OpFlags.MSG);
         if (len <= ep.inlineSize) {
             return inline.send(peer, req, (int) len, wflags, complete, cqFlags);

@@ -55,8 +55,8 @@ final class TcpMsg {
         e.context = op.context;
         e.cqFlags = tagged ? TcpCompletions.TSEND_FLAGS : TcpCompletions.SEND_FLAGS;
         e.len = total;
-        e.completion = txPath.wantsCompletion(flags, inject);
-        return txPath.submit(e);
+        e.completion = txPath.wantsCompletion(flags);
+        return txPath.submit(e, flags);
     }
 
     int recv(OpRequest op, boolean tagged) {

@@ -85,10 +85,15 @@ final class TcpProgress {
         }
     }
 
-    /** Queues a filled entry and writes as much as the socket takes now. */
-    void submit(TxEntry e) {
+    /**
+     * Queues a filled entry and writes as much as the socket takes now; with FI_MORE ({@code more}) the entry
+     * waits for the next post without it, or the next progress call, so a burst leaves in one write.
+     */
+    void submit(TxEntry e, boolean more) {
         tx.enqueue(e);
-        progressTx();
+        if (!more) {
+            progressTx();
+        }
     }
 
     void postRecv(RxEntry e) {

@@ -74,7 +74,7 @@ final class TcpRma {
         e.len = total;
         e.rmaAddr = rma[0].addr;
         e.rmaKey = rma[0].key;
-        e.completion = txPath.wantsCompletion(flags, inject);
+        e.completion = txPath.wantsCompletion(flags);
         if (write) {
             e.kind = TxEntry.KIND_WRITE;
             e.cqFlags = TcpCompletions.WRITE_FLAGS;
@@ -91,6 +91,6 @@ final class TcpRma {
             e.bufCount = 1;
             e.remaining = hl;
         }
-        return txPath.submit(e);
+        return txPath.submit(e, flags);
     }
 }

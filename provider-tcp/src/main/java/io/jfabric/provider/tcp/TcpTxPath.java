@@ -1,6 +1,7 @@
 package io.jfabric.provider.tcp;
 
 import io.jfabric.Errno;
+import io.jfabric.OpFlags;
 import io.jfabric.provider.tcp.wire.DataHeader;
 import io.jfabric.util.EndpointBindings;
 import io.jfabric.util.OpRequest;
@@ -59,9 +60,9 @@ final class TcpTxPath {
         return total;
     }
 
-    /** Whether an operation posted with {@code flags} gets a success entry; never an inject. */
-    boolean wantsCompletion(long flags, boolean inject) {
-        return !inject && bindings.txWantsCompletion(flags);
+    /** Whether an operation posted with {@code flags} gets a success entry; never one from an fi_inject call. */
+    boolean wantsCompletion(long flags) {
+        return bindings.txWantsCompletion(flags);
     }
 
     /** A free entry, or null when tx_size operations are in flight (-EAGAIN). */
@@ -69,8 +70,11 @@ final class TcpTxPath {
         return engine.tx().take();
     }
 
-    /** Promises the completion its CQ slot and queues the filled entry; -EAGAIN when the CQ is full. */
-    int submit(TxEntry e) {
+    /**
+     * Promises the completion its CQ slot and queues the filled entry; -EAGAIN when the CQ is full. An
+     * operation posted with FI_MORE is queued without a write (see {@link TcpProgress#submit}).
+     */
+    int submit(TxEntry e, long flags) {
         UtilCompletionQueue cq = bindings.txCq();
         if (e.completion && cq != null) {
             if (!cq.tryReserve()) {
@@ -79,7 +83,7 @@ final class TcpTxPath {
             }
             e.reserved = true;
         }
-        engine.submit(e);
+        engine.submit(e, (flags & OpFlags.MORE) != 0);
         return 0;
     }
 }

@@ -266,7 +266,7 @@ final class VerbsQp {
         if (!txCq.reserve()) {
             return -Errno.EAGAIN;
         }
-        boolean report = !inject && bindings.txWantsCompletion(opFlags);
+        boolean report = bindings.txWantsCompletion(opFlags);
         // unsignaled work requests are only retired by a later signaled one: signal now and then
         boolean signal = report || unsignaled + 1 >= txSize / 2;
         int slot = tx.next();
