@@ -54,18 +54,7 @@ final class RxmEager {
         } else if (!hasData) {
             rc = core.tsendv(op.iov, null, op.iovCount, 0, op.tag, op);
         } else {
-            TaggedMsg m = scratchTaggedMsg;
-            for (int i = 0; i < op.iovCount; i++) {
-                m.iov[i] = op.iov[i];
-                m.desc[i] = null;
-            }
-            m.iovCount = op.iovCount;
-            m.addr = 0;
-            m.context = op;
-            m.data = op.data;
-            m.tag = op.tag;
-            rc = core.tsendmsg(m, OpFlags.REMOTE_CQ_DATA);
-            m.context = null;
+            rc = tsendmsg(core, op, OpFlags.REMOTE_CQ_DATA, op);
         }
         if (rc != 0) {
             s.pools.releaseTxOp(op);
@@ -81,6 +70,11 @@ final class RxmEager {
      * completion to {@code context}).
      */
     private int injectTagged(Endpoint core, TxOp op, boolean hasData, long flags, Object context) {
+        return tsendmsg(core, op, OpFlags.INJECT | flags | (hasData ? OpFlags.REMOTE_CQ_DATA : 0), context);
+    }
+
+    /** The op's buffers, tag and data as one core fi_tsendmsg with {@code flags}, completing to {@code context}. */
+    private int tsendmsg(Endpoint core, TxOp op, long flags, Object context) {
         TaggedMsg m = scratchTaggedMsg;
         for (int i = 0; i < op.iovCount; i++) {
             m.iov[i] = op.iov[i];
@@ -91,7 +85,7 @@ final class RxmEager {
         m.context = context;
         m.data = op.data;
         m.tag = op.tag;
-        int rc = core.tsendmsg(m, OpFlags.INJECT | flags | (hasData ? OpFlags.REMOTE_CQ_DATA : 0));
+        int rc = core.tsendmsg(m, flags);
         m.context = null;
         return rc;
     }
