@@ -23,7 +23,7 @@ import java.util.List;
  * @param json       --json target file ("-" for stdout), or null
  * @param csv        --csv target file ("-" for stdout), or null
  * @param progress   show progress on stderr for sizes that run long
- * @param more       --more: rate mode's injects of a window carry FI_MORE but the last (the transmit CQ is then
+ * @param more       --more: rate mode's posts of a window carry FI_MORE but the last (the transmit CQ is then
  *                   bound with FI_SELECTIVE_COMPLETION and FI_COMPLETION is in the default op_flags, so that
  *                   fi_sendmsg(FI_INJECT | FI_MORE) reports nothing, as fi_inject does)
  */

@@ -29,7 +29,7 @@ public final class BwCommand implements Callable<Integer> {
     @Option(names = "--rate", description = "message-rate mode: small sizes, fi_inject where allowed, reports Mxfers/sec")
     boolean rate;
 
-    @Option(names = "--more", description = "rate mode: every inject of a window but the last carries FI_MORE")
+    @Option(names = "--more", description = "rate mode: every post of a window but the last carries FI_MORE")
     boolean more;
 
     @Override

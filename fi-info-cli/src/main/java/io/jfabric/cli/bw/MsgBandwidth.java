@@ -3,6 +3,7 @@ package io.jfabric.cli.bw;
 import io.jfabric.CqEntry;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
+import io.jfabric.MemoryRegion;
 import io.jfabric.Msg;
 import io.jfabric.OpFlags;
 import io.jfabric.TaggedMsg;
@@ -19,7 +20,7 @@ import java.lang.foreign.MemorySegment;
  * the client stops its clock when the ack lands. In rate mode sizes up to inject_size go out with
  * fi_inject (no completion), which is how fabtests measures message rate. The latency histogram holds
  * post-to-completion times of the timed sends (the post call itself for injects). With {@code more}, every
- * inject of a window but the last carries FI_MORE, so a provider that honours it can send the window at once.
+ * post of a window but the last carries FI_MORE, so a provider that honours it can send the window at once.
  */
 final class MsgBandwidth {
     static final long TAG = 0xB1;
@@ -32,7 +33,6 @@ final class MsgBandwidth {
     private final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
     private final SlotContext[] contexts;
     private final SlotContext ackContext = new SlotContext(-1);
-    /** The inject with FI_MORE goes through fi_sendmsg / fi_tsendmsg (fi_inject takes no flags). */
     private final Msg moreMsg = new Msg(1);
     private final TaggedMsg moreTaggedMsg = new TaggedMsg(1);
     private CompletionPoller tx;
@@ -104,7 +104,7 @@ final class MsgBandwidth {
                 postInject(buf, o.more() && j < window - 1);
                 histogram.recordValue(System.nanoTime() - c.postedAt);
             } else {
-                postSend(buf, c);
+                postSend(buf, c, o.more() && j < window - 1);
                 outstanding++;
             }
         }
@@ -161,7 +161,7 @@ final class MsgBandwidth {
         }
         long elapsed = System.nanoTime() - start;
         SlotContext ack = ackContext;
-        postSend(s.txSlot(0, 4), ack);
+        postSend(s.txSlot(0, 4), ack, false);
         long d = tx.deadline();
         while (tx.poll() == 0) {
             tx.checkDeadline(d, "ack completion");
@@ -193,10 +193,11 @@ final class MsgBandwidth {
         }
     }
 
-    private void postSend(MemorySegment buf, SlotContext c) {
+    private void postSend(MemorySegment buf, SlotContext c, boolean withMore) {
         long deadline = tx.deadline();
         while (true) {
-            int rc = o.tagged() ? s.ep.tsend(buf, s.mr, s.peer, TAG, c) : s.ep.send(buf, s.mr, s.peer, c);
+            int rc = withMore ? withMore(buf, s.mr, c, OpFlags.COMPLETION | OpFlags.MORE)
+                    : o.tagged() ? s.ep.tsend(buf, s.mr, s.peer, TAG, c) : s.ep.send(buf, s.mr, s.peer, c);
             if (rc == 0) {
                 return;
             }
@@ -211,7 +212,8 @@ final class MsgBandwidth {
     private void postInject(MemorySegment buf, boolean withMore) {
         long deadline = tx.deadline();
         while (true) {
-            int rc = withMore ? injectWithMore(buf) : o.tagged() ? s.ep.tinject(buf, s.peer, TAG) : s.ep.inject(buf, s.peer);
+            int rc = withMore ? withMore(buf, null, null, OpFlags.INJECT | OpFlags.MORE)
+                    : o.tagged() ? s.ep.tinject(buf, s.peer, TAG) : s.ep.inject(buf, s.peer);
             if (rc == 0) {
                 return;
             }
@@ -223,18 +225,14 @@ final class MsgBandwidth {
         }
     }
 
-    private int injectWithMore(MemorySegment buf) {
-        long flags = OpFlags.INJECT | OpFlags.MORE;
+    /** A post through fi_sendmsg / fi_tsendmsg, which takes the flags (FI_MORE) the plain calls cannot. */
+    private int withMore(MemorySegment buf, MemoryRegion mr, Object context, long flags) {
         if (o.tagged()) {
-            moreTaggedMsg.iov[0] = buf;
-            moreTaggedMsg.iovCount = 1;
-            moreTaggedMsg.addr = s.peer;
+            moreTaggedMsg.set(buf, mr, s.peer, context);
             moreTaggedMsg.tag = TAG;
             return s.ep.tsendmsg(moreTaggedMsg, flags);
         }
-        moreMsg.iov[0] = buf;
-        moreMsg.iovCount = 1;
-        moreMsg.addr = s.peer;
+        moreMsg.set(buf, mr, s.peer, context);
         return s.ep.sendmsg(moreMsg, flags);
     }
 

@@ -44,6 +44,8 @@ final class RxmEager {
         if (inject) {
             // fi_tsendmsg with FI_INJECT that reports: the core copies the buffer now and completes to the op
             rc = injectTagged(core, op, hasData, OpFlags.COMPLETION | (more ? OpFlags.MORE : 0), op);
+        } else if (more) {
+            rc = tsendmsg(core, op, OpFlags.COMPLETION | OpFlags.MORE | (hasData ? OpFlags.REMOTE_CQ_DATA : 0), op);
         } else if (op.iovCount == 1 && !hasData) {
             rc = core.tsend(op.iov[0], null, 0, op.tag, op);
         } else if (op.iovCount == 1) {
@@ -90,6 +92,14 @@ final class RxmEager {
         return rc;
     }
 
+    /** {@code tb}'s bounce-buffer packet through the core's fi_sendmsg, which carries FI_MORE. */
+    private int sendmsg(Endpoint core, TxBuf tb, TxBuf context, long flags) {
+        scratchMsg.set(tb.pending, tb.mr, 0, context);
+        int rc = core.sendmsg(scratchMsg, flags);
+        scratchMsg.context = null;
+        return rc;
+    }
+
     /** rxm_send_eager: header and payload in one packet. */
     int send(TxOp op, RxmConnection<Endpoint> c, ConnData cd, boolean inject, boolean more) {
         TxBuf tb = s.pools.acquireTxBuf();
@@ -106,18 +116,14 @@ final class RxmEager {
             // an inject that reports (fi_sendmsg with FI_INJECT) goes as a send from the bounce buffer it was
             // copied into: its completion comes with the core's
             if (inject && !op.report && RxmPacket.SIZE + op.length <= s.coreInjectSize) {
-                if (more) {
-                    scratchMsg.iov[0] = tb.pending;
-                    scratchMsg.iovCount = 1;
-                    rc = core.sendmsg(scratchMsg, OpFlags.INJECT | OpFlags.MORE);
-                } else {
-                    rc = core.inject(tb.pending, 0);
-                }
+                rc = more ? sendmsg(core, tb, null, OpFlags.INJECT | OpFlags.MORE)
+                        : core.inject(tb.pending, 0);
                 s.pools.releaseTxBuf(tb);
                 s.pools.releaseTxOp(op);
                 return rc;
             }
-            rc = core.send(tb.pending, tb.mr, 0, tb);
+            rc = more ? sendmsg(core, tb, tb, OpFlags.COMPLETION | OpFlags.MORE)
+                    : core.send(tb.pending, tb.mr, 0, tb);
         } else {
             tb.directIov[0] = tb.hdr;
             for (int i = 0; i < op.iovCount; i++) {

@@ -134,8 +134,8 @@ final class RxmTransmit {
         op.cd = cd;
         op.generation = cd.generation;
         int rc = switch (proto) {
-            case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject, more(r, inject));
-            case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject, more(r, inject));
+            case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject, more(r));
+            case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject, more(r));
             case ProtocolSelector.SAR -> s.sar.send(beginTransfer(op), c, cd);
             default -> s.rndv.send(beginTransfer(op), c, cd);
         };
@@ -146,11 +146,11 @@ final class RxmTransmit {
     }
 
     /**
-     * FI_MORE reaches the core with an inject only: the core can hold it back until the burst's last post (tcp
-     * writes the burst in one system call); rxm's other packets carry their own completion handling.
+     * FI_MORE of an eager send goes on to the core with its packet: the core can hold it back until the burst's
+     * last post (tcp writes the burst in one system call).
      */
-    private static boolean more(OpRequest r, boolean inject) {
-        return inject && (r.flags & OpFlags.MORE) != 0;
+    private static boolean more(OpRequest r) {
+        return (r.flags & OpFlags.MORE) != 0;
     }
 
     /**
