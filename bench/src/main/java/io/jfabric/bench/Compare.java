@@ -202,7 +202,9 @@ public final class Compare {
                         record(runner, "jfabric", t, size, pair, iters, base, cell.jfLat, cell.jfBw, runsCsv);
                         if (cold && Files.isRegularFile(Path.of(aotCache))) {
                             List<String> withCache = new ArrayList<>(base);
-                            withCache.addAll(1, List.of("-XX:AOTCache=" + aotCache, "-Xlog:aot*=off,cds*=off"));
+                            // as the launcher passes it: classes, not the training's profiles (docs/performance.md)
+                            withCache.addAll(1, List.of("-XX:AOTCache=" + aotCache, "-XX:+UnlockDiagnosticVMOptions",
+                                    "-XX:-AOTReplayTraining", "-Xlog:aot*=off,cds*=off"));
                             record(runner, "jfabric-aot", t, size, pair, iters, withCache, cell.aotLat, cell.aotBw, runsCsv);
                             List<String> c1Only = new ArrayList<>(withCache);
                             c1Only.add(1, "-XX:TieredStopAtLevel=1");

@@ -19,7 +19,7 @@ final class RxmEager {
     private final RxmShared s;
     /** The core msg of a headerless tagged send of several buffers with remote CQ data. */
     private final TaggedMsg scratchTaggedMsg = new TaggedMsg(4);
-    /** The core msg of an inject with FI_MORE. */
+    /** The core msg of a bounce packet with FI_MORE. */
     private final Msg scratchMsg = new Msg(1);
 
     RxmEager(RxmShared s) {
