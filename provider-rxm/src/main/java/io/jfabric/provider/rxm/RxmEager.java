@@ -21,9 +21,12 @@ final class RxmEager {
     private final TaggedMsg scratchTaggedMsg = new TaggedMsg(4);
     /** The core msg of a bounce packet with FI_MORE. */
     private final Msg scratchMsg = new Msg(1);
+    /** The core msg of a direct send with FI_MORE: its iov is the TxBuf's, and no descriptors, as sendv's. */
+    private final Msg directMsg = new Msg(0);
 
     RxmEager(RxmShared s) {
         this.s = s;
+        directMsg.desc = null;
     }
 
     // ---- send side
@@ -100,6 +103,17 @@ final class RxmEager {
         return rc;
     }
 
+    /** {@code tb}'s header and the application's buffers (a direct send) through fi_sendmsg with FI_MORE. */
+    private int sendvMore(Endpoint core, TxBuf tb) {
+        Msg m = directMsg;
+        m.iov = tb.directIov;
+        m.iovCount = tb.directCount;
+        m.context = tb;
+        int rc = core.sendmsg(m, OpFlags.COMPLETION | OpFlags.MORE);
+        m.context = null;
+        return rc;
+    }
+
     /** rxm_send_eager: header and payload in one packet. */
     int send(TxOp op, RxmConnection<Endpoint> c, ConnData cd, boolean inject, boolean more) {
         TxBuf tb = s.pools.acquireTxBuf();
@@ -130,7 +144,7 @@ final class RxmEager {
                 tb.directIov[i + 1] = op.iov[i];
             }
             tb.directCount = op.iovCount + 1;
-            rc = core.sendv(tb.directIov, null, tb.directCount, 0, tb);
+            rc = more ? sendvMore(core, tb) : core.sendv(tb.directIov, null, tb.directCount, 0, tb);
         }
         if (rc != 0) {
             s.pools.releaseTxBuf(tb);
