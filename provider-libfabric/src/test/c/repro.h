@@ -31,6 +31,8 @@ __attribute__((unused)) static struct fi_info *info;
 static const char *prov_name;
 // The wait object open_common gives the CQs (wait_fd.c sets FI_WAIT_FD); FI_WAIT_NONE for the others.
 __attribute__((unused)) static enum fi_wait_obj cq_wait_obj = FI_WAIT_NONE;
+// Extra flags for the transmit CQ's binding (FI_SELECTIVE_COMPLETION), set by a reproducer before open_pair.
+__attribute__((unused)) static uint64_t tx_bind_flags = 0;
 __attribute__((unused)) static struct end *end_a, *end_b;
 
 __attribute__((unused)) static long now_ms(void) {
@@ -148,7 +150,7 @@ __attribute__((unused)) static void bind_cqs(struct end *s, struct fi_info *fi) 
     CHECK(fi_endpoint(s->domain, fi, &s->ep, NULL));
     if (s->av) CHECK(fi_ep_bind(s->ep, &s->av->fid, 0));
     else CHECK(fi_ep_bind(s->ep, &s->eq->fid, 0));
-    CHECK(fi_ep_bind(s->ep, &s->tx->fid, FI_TRANSMIT));
+    CHECK(fi_ep_bind(s->ep, &s->tx->fid, FI_TRANSMIT | tx_bind_flags));
     CHECK(fi_ep_bind(s->ep, &s->rx->fid, FI_RECV));
     CHECK(fi_enable(s->ep));
 }
