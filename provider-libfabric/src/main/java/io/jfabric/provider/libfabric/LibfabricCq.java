@@ -49,6 +49,8 @@ final class LibfabricCq extends WaitableFid implements CompletionQueue {
     private final SpinGuard guard = new SpinGuard();
     private final MemorySegment errEntry;
     private final MemorySegment strerrBuf;
+    /** See {@link #unasked}: set by an endpoint's FI_RECV binding, before the reads that look at it. */
+    private volatile boolean receiveBound;
     private MemorySegment readFn;
     private MemorySegment readfromFn;
     private MemorySegment readerrFn;
@@ -143,7 +145,10 @@ final class LibfabricCq extends WaitableFid implements CompletionQueue {
         if (readFn.address() == 0) {
             return missing();
         }
-        long rc = DataCalls.call(readFn, fidAddr, entriesAddr, 1);
+        long rc;
+        do {
+            rc = DataCalls.call(readFn, fidAddr, entriesAddr, 1);
+        } while (rc > 0 && unasked(0));
         if (rc > 0) {
             decode(entry, 0, false);
         }
@@ -221,12 +226,55 @@ final class LibfabricCq extends WaitableFid implements CompletionQueue {
         if (fn.address() == 0) {
             return missing();
         }
-        long rc = from ? DataCalls.call(fn, fidAddr, entriesAddr, n, srcAddrsAddr)
-                : DataCalls.call(fn, fidAddr, entriesAddr, n);
-        for (int i = 0; i < rc; i++) {
-            decode(out[i], i, from);
+        for (;;) {
+            long rc = from ? DataCalls.call(fn, fidAddr, entriesAddr, n, srcAddrsAddr)
+                    : DataCalls.call(fn, fidAddr, entriesAddr, n);
+            if (rc <= 0) {
+                return (int) rc;
+            }
+            int kept = 0;
+            for (int i = 0; i < rc; i++) {
+                if (!unasked(i)) {
+                    decode(out[kept++], i, from);
+                }
+            }
+            if (kept > 0) {
+                return kept;
+            }
+            if (rc < n) {
+                // the native queue is drained, and it held only entries the application never asked for
+                return -Errno.EAGAIN;
+            }
         }
-        return (int) rc;
+    }
+
+    /**
+     * Whether native entry {@code i} is a success completion of a transmit that asked for none. The bridge posts
+     * such a transmit with a NULL context (TxReporting) and every other operation with a context slot, so a NULL
+     * {@code op_context} on a transmit's entry can only be one libfabric wrote against fi_endpoint(3) ("operations
+     * that take flags as input override the op_flags"): 1.17's tcp ORs the endpoint's default FI_COMPLETION into
+     * fi_sendmsg's flags, so fi_sendmsg(FI_INJECT | FI_MORE) on a selective transmit CQ still completes. Passed on,
+     * such entries are counted as the application's own sends (jfabric bw --rate --more then waited on completions
+     * buried behind them until every context slot was taken). NULL-context entries of the target side
+     * (FI_REMOTE_CQ_DATA, FI_RMA_EVENT) are the application's and stay; a FI_CQ_FORMAT_CONTEXT entry carries no
+     * flags, so there only a queue that no endpoint bound for FI_RECV drops them.
+     */
+    private boolean unasked(int i) {
+        long base = i * entrySize;
+        if (entries.get(ValueLayout.JAVA_LONG, base + OFF_CONTEXT) != 0) {
+            return false;
+        }
+        if (format == CqFormat.CONTEXT) {
+            return !receiveBound;
+        }
+        long flags = entries.get(ValueLayout.JAVA_LONG, base + OFF_FLAGS);
+        return (flags & (OpFlags.SEND | OpFlags.READ | OpFlags.WRITE)) != 0
+                && (flags & (OpFlags.RECV | OpFlags.REMOTE_READ | OpFlags.REMOTE_WRITE)) == 0;
+    }
+
+    /** An endpoint bound this queue for FI_RECV (control path), so NULL-context entries may be the target side's. */
+    void boundForReceive() {
+        receiveBound = true;
     }
 
     /** Native entry {@code i} into {@code e}, in the CQ's format; the operation's slot is freed. */
