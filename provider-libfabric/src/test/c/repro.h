@@ -117,6 +117,9 @@ __attribute__((unused)) static struct fi_info *get_info(const char *prov, enum f
     // DC=1: sends complete only once the target has processed them (FI_DELIVERY_COMPLETE, which a null-hints info
     // of some providers carries in its default tx op_flags, as the libfabric provider's conformance cases use it)
     if (getenv("DC")) hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    // OPCOMP=1: FI_COMPLETION in the default tx op_flags too (jfabric bw --rate --more sets it, so that its plain
+    // sends still complete on a FI_SELECTIVE_COMPLETION transmit CQ)
+    if (getenv("OPCOMP")) hints->tx_attr->op_flags |= FI_COMPLETION;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     // loopback only: MSG endpoints listen on 127.0.0.1
     if (type == FI_EP_MSG) CHECK(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", "0", FI_SOURCE, hints, &out));

@@ -5,8 +5,9 @@ import io.jfabric.OpFlags;
 /**
  * Whether a transmit will write a success completion, so that one that will not (FI_SELECTIVE_COMPLETION on the
  * transmit CQ's binding and no FI_COMPLETION in the operation's flags) takes no context slot: libfabric never
- * hands its context back, so a slot held for it would be lost and the endpoint would run out of them. Set on the
- * control path (bind, before enable), read by every transmit.
+ * hands its context back, so a slot held for it would be lost and the endpoint would run out of them. Such a
+ * transmit goes out with a NULL context; where a native provider completes it anyway, {@code LibfabricCq} drops the
+ * entry by that NULL context. Set on the control path (bind, before enable), read by every transmit.
  */
 final class TxReporting {
     /** The tx op_flags the plain calls (fi_send, fi_write, ...) carry. */
