@@ -1,5 +1,6 @@
 package io.jfabric.provider.libfabric;
 
+import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
 import io.jfabric.CqAttr;
 import io.jfabric.CqEntry;
@@ -49,8 +50,9 @@ final class LibfabricCq extends WaitableFid implements CompletionQueue {
     private final SpinGuard guard = new SpinGuard();
     private final MemorySegment errEntry;
     private final MemorySegment strerrBuf;
-    /** See {@link #unasked}: set by an endpoint's FI_RECV binding, before the reads that look at it. */
+    /** See {@link #unasked}: set by endpoints' bindings, before the reads that look at them. */
     private volatile boolean receiveBound;
+    private volatile boolean selectiveTransmit;
     private MemorySegment readFn;
     private MemorySegment readfromFn;
     private MemorySegment readerrFn;
@@ -249,19 +251,20 @@ final class LibfabricCq extends WaitableFid implements CompletionQueue {
     }
 
     /**
-     * Whether native entry {@code i} is a success completion of a transmit that asked for none. The bridge posts
-     * such a transmit with a NULL context (TxReporting) and every other operation with a context slot, so a NULL
-     * {@code op_context} on a transmit's entry can only be one libfabric wrote against fi_endpoint(3) ("operations
-     * that take flags as input override the op_flags"): 1.17's tcp ORs the endpoint's default FI_COMPLETION into
-     * fi_sendmsg's flags, so fi_sendmsg(FI_INJECT | FI_MORE) on a selective transmit CQ still completes. Passed on,
-     * such entries are counted as the application's own sends (jfabric bw --rate --more then waited on completions
-     * buried behind them until every context slot was taken). NULL-context entries of the target side
-     * (FI_REMOTE_CQ_DATA, FI_RMA_EVENT) are the application's and stay; a FI_CQ_FORMAT_CONTEXT entry carries no
-     * flags, so there only a queue that no endpoint bound for FI_RECV drops them.
+     * Whether native entry {@code i} is a success completion of a transmit that asked for none. On a queue bound for
+     * transmits with FI_SELECTIVE_COMPLETION the bridge posts such a transmit with a NULL context (TxReporting) and
+     * every other operation with a context slot, so a NULL {@code op_context} on a transmit's entry there can only be
+     * one libfabric wrote against fi_endpoint(3) ("operations that take flags as input override the op_flags"):
+     * 1.17's tcp ORs the endpoint's default FI_COMPLETION into fi_sendmsg's flags, so fi_sendmsg(FI_INJECT | FI_MORE)
+     * still completes. Passed on, such entries are counted as the application's own sends (jfabric bw --rate --more
+     * then waited on completions queued behind them until every context slot was taken). NULL-context entries of
+     * the target side (FI_REMOTE_CQ_DATA, FI_RMA_EVENT) are the application's and stay; a FI_CQ_FORMAT_CONTEXT entry
+     * carries no flags, so there only a queue that no endpoint bound for FI_RECV drops them. Without a selective
+     * binding every transmit has a slot, and a NULL context is a provider's lost context (rxd's), reported as such.
      */
     private boolean unasked(int i) {
         long base = i * entrySize;
-        if (entries.get(ValueLayout.JAVA_LONG, base + OFF_CONTEXT) != 0) {
+        if (entries.get(ValueLayout.JAVA_LONG, base + OFF_CONTEXT) != 0 || !selectiveTransmit) {
             return false;
         }
         if (format == CqFormat.CONTEXT) {
@@ -272,9 +275,14 @@ final class LibfabricCq extends WaitableFid implements CompletionQueue {
                 && (flags & (OpFlags.RECV | OpFlags.REMOTE_READ | OpFlags.REMOTE_WRITE)) == 0;
     }
 
-    /** An endpoint bound this queue for FI_RECV (control path), so NULL-context entries may be the target side's. */
-    void boundForReceive() {
-        receiveBound = true;
+    /** An endpoint bound this queue with {@code flags} (control path); see {@link #unasked}. */
+    void bound(long flags) {
+        if ((flags & BindFlags.RECV) != 0) {
+            receiveBound = true;
+        }
+        if ((flags & BindFlags.TRANSMIT) != 0 && (flags & BindFlags.SELECTIVE_COMPLETION) != 0) {
+            selectiveTransmit = true;
+        }
     }
 
     /** Native entry {@code i} into {@code e}, in the CQ's format; the operation's slot is freed. */

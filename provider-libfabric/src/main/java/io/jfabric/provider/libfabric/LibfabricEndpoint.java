@@ -98,8 +98,8 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         if ((flags & BindFlags.TRANSMIT) != 0) {
             reporting.bound((flags & BindFlags.SELECTIVE_COMPLETION) != 0);
         }
-        if ((flags & BindFlags.RECV) != 0 && cq instanceof LibfabricCq q) {
-            q.boundForReceive();
+        if (cq instanceof LibfabricCq q) {
+            q.bound(flags);
         }
     }
 
