@@ -24,6 +24,8 @@ final class PendingOp {
     long rmaKey;
     /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */
     long ringEnd = -1;
+    /** A CMA send: the address of its one native buffer, which the receiver may ask it to write from (ShmSplitCopy). */
+    long cmaSource;
     /** A fetch or compare atomic's result buffers, filled when the target's ATOMIC_RESULT arrives. */
     final MemorySegment[] results = new MemorySegment[ShmIov.LIMIT];
     int resultCount;

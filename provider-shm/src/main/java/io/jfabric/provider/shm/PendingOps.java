@@ -33,6 +33,7 @@ final class PendingOps {
         op.peer = null;
         op.source.clear();
         op.ringEnd = -1;
+        op.cmaSource = 0;
         for (int i = 0; i < op.resultCount; i++) {
             op.results[i] = null;
         }

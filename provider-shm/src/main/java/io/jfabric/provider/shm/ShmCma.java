@@ -13,10 +13,12 @@ import java.lang.foreign.MemorySegment;
 final class ShmCma {
     private final ShmEndpointState ep;
     private final ShmInFlight inFlight;
+    private final ShmSplitCopy split;
 
-    ShmCma(ShmEndpointState ep, ShmInFlight inFlight) {
+    ShmCma(ShmEndpointState ep, ShmInFlight inFlight, ShmSplitCopy split) {
         this.ep = ep;
         this.inFlight = inFlight;
+        this.split = split;
     }
 
     /** Whether CMA can carry this send: a peer CMA reaches, and one native buffer (the command names one). */
@@ -30,9 +32,13 @@ final class ShmCma {
 
     /**
      * Receive side: {@code n} bytes of the sender's buffer named by the command (or by a queued message,
-     * {@code remote}) into a receive buffer at {@code offset}. Returns 0 or a positive errno.
+     * {@code remote}) into a receive buffer at {@code offset}, a large one into one native buffer with the
+     * sender's help (ShmSplitCopy). Returns 0 or a positive errno.
      */
-    int copyOut(Peer peer, long remote, Object dst, long offset, long n) {
+    int copyOut(Peer peer, long senderOp, long remote, Object dst, long offset, long n) {
+        if (split.splits(n, dst)) {
+            return split.read(peer, senderOp, remote, (MemorySegment) dst, offset, n);
+        }
         return n == 0 ? 0 : ShmIov.cmaRead(ep.cma, peer.pid, remote, dst, offset, n);
     }
 

@@ -53,6 +53,8 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
     final boolean cmaAllowed;
     final int inlineSize;
     final int unexpectedLimit;
+    /** FI_SHM_SPLIT_COPY_MIN, Long.MAX_VALUE when 0 (off). */
+    final long splitCopyMin;
     private final CopyOnWriteArrayList<ShmEndpoint> endpoints = new CopyOnWriteArrayList<>();
     private volatile ShmEndpoint[] endpointArray = new ShmEndpoint[0];
     /** Where a waiter sleeps when the domain has several endpoints. */
@@ -87,6 +89,8 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
         this.inlineSize = (int) Math.min(Math.min(ShmParams.INLINE_SIZE.get(), layout.ringCapacity() / 8 - 128),
                 layout.bounceSlotSize());
         this.unexpectedLimit = ShmParams.UNEXPECTED.get();
+        long splitMin = ShmParams.SPLIT_COPY_MIN.get();
+        this.splitCopyMin = splitMin <= 0 ? Long.MAX_VALUE : splitMin;
         boolean auto = info.domainAttr != null && info.domainAttr.dataProgress == Progress.AUTO;
         Threading threading = info.domainAttr == null || info.domainAttr.threading == null
                 ? Threading.DOMAIN : info.domainAttr.threading;

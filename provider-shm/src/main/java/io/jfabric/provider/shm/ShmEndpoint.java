@@ -45,6 +45,7 @@ final class ShmEndpoint extends UtilEndpoint {
     private final ShmRma rma;
     private final ShmAtomic atomic;
     private final ShmProgress progress;
+    private final ShmSplitCopy split;
     private final ShmPeerWatch peerWatch;
     private boolean enabled;
     /** The shared receive context bound, or null when the endpoint has its own. */
@@ -66,7 +67,8 @@ final class ShmEndpoint extends UtilEndpoint {
         ShmCm cm = new ShmCm(ep);
         inFlight = new ShmInFlight(ep, txSize);
         acks = new ShmAckQueue(ep);
-        ShmCma cma = new ShmCma(ep, inFlight);
+        split = new ShmSplitCopy(ep, inFlight, cm);
+        ShmCma cma = new ShmCma(ep, inFlight, split);
         boolean sourceErr = (caps & (Caps.SOURCE | Caps.SOURCE_ERR)) == (Caps.SOURCE | Caps.SOURCE_ERR);
         recv = new ShmRecv(ep, inFlight, acks, cm, cma, rxSize, Math.max(1, domain.unexpectedLimit),
                 (caps & Caps.DIRECTED_RECV) != 0, sourceErr);
@@ -78,7 +80,7 @@ final class ShmEndpoint extends UtilEndpoint {
         peerWatch = new ShmPeerWatch(ep, recv, this);
         recv.watchPeers(peerWatch);
         atomic = new ShmAtomic(ep, inFlight, acks, cm);
-        progress = new ShmProgress(ep, recv, rma, atomic, inFlight, acks, peerWatch);
+        progress = new ShmProgress(ep, recv, rma, atomic, split, inFlight, acks, peerWatch);
     }
 
     long senderId() {
@@ -340,6 +342,11 @@ final class ShmEndpoint extends UtilEndpoint {
     /** The address of this endpoint's doorbell word in this process. */
     long doorbellAddress() {
         return ep.doorbell.address();
+    }
+
+    /** The split copy of large CMA messages, whose counters say who copied what. */
+    ShmSplitCopy splitCopy() {
+        return split;
     }
 
     /** Commands dropped as corrupt (ring headers and command bodies). */

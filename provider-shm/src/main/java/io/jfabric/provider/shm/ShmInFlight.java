@@ -116,6 +116,8 @@ final class ShmInFlight {
         boolean pull = type == Wire.RTS;
         if (pull) {
             op.source.set(req.iov, req.count);
+        } else if (type == Wire.CMA) {
+            op.cmaSource = req.iov[0].address();
         }
         ep.putHeader(r.buffer(), at, req.tag, req.data, wflags, len, op.id(), pull ? 0 : req.iov[0].address());
         r.commit(at);

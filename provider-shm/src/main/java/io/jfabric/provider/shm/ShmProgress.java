@@ -32,6 +32,7 @@ final class ShmProgress implements RecordHandler {
     private final ShmPull pull;
     private final ShmRma rma;
     private final ShmAtomic atomic;
+    private final ShmSplitCopy split;
     private final ShmInFlight inFlight;
     private final ShmAckQueue acks;
     private final DeadPeerTally deadPeers = new DeadPeerTally();
@@ -54,8 +55,9 @@ final class ShmProgress implements RecordHandler {
     private int emptyPolls;
     private int busyPolls;
 
-    ShmProgress(ShmEndpointState ep, ShmRecv recv, ShmRma rma, ShmAtomic atomic, ShmInFlight inFlight,
-                ShmAckQueue acks, ShmPeerWatch peerWatch) {
+    ShmProgress(ShmEndpointState ep, ShmRecv recv, ShmRma rma, ShmAtomic atomic, ShmSplitCopy split,
+                ShmInFlight inFlight, ShmAckQueue acks, ShmPeerWatch peerWatch) {
+        this.split = split;
         this.peerWatch = peerWatch;
         this.ep = ep;
         this.recv = recv;
@@ -161,6 +163,9 @@ final class ShmProgress implements RecordHandler {
             }
             case Wire.ATOMIC -> {
                 return length < Wire.ATOMIC_HEADER ? ep.dropCorrupt(type, length) : atomic.onCommand(s, at, length);
+            }
+            case Wire.PUSH -> {
+                return length < Wire.HEADER ? ep.dropCorrupt(type, length) : split.onPush(s, at);
             }
             case Wire.ATOMIC_RESULT -> {
                 return length < Wire.HEADER ? ep.dropCorrupt(type, length) : atomic.onResult(s, at, length);

@@ -186,7 +186,7 @@ final class ShmRecv {
                 return 0;
             }
             default -> {
-                return cma.copyOut(peer, ShmCma.remoteAddress(s, at), dst, offset, n);
+                return cma.copyOut(peer, Wire.getLong(s, at + Wire.OP_ID), ShmCma.remoteAddress(s, at), dst, offset, n);
             }
         }
     }
@@ -234,7 +234,7 @@ final class ShmRecv {
             return !r.isMultiRecv() || r.released;
         }
         if (m.type == Wire.CMA) {
-            status = cma.copyOut(m.peer, m.remoteAddress, r.buffer, offset, n);
+            status = cma.copyOut(m.peer, m.opId, m.remoteAddress, r.buffer, offset, n);
             acks.send(m.peer, m.opId, status);
         } else if (n > 0) {
             ShmIov.scatter(m.buffer, 0, r.buffer, offset, n);

@@ -21,6 +21,8 @@ import io.jfabric.provider.shm.MpscRing;
  *  80 int  name length      84 name bytes (at most 255)
  * 512 int  doorbell (futex word, alone on its cache lines)
  * 640 long closed flag (1 once the owner has closed the endpoint)
+ * 2048 long[32] split-copy words, one per cache line (see ShmSplitCopy): a sender claims here the half of a
+ *      large CMA message that the owner, its receiver, offered it to write
  * </pre>
  */
 public record RegionLayout(int ringCapacity, int bounceSlotSize, int bounceSlotCount) {
@@ -28,7 +30,8 @@ public record RegionLayout(int ringCapacity, int bounceSlotSize, int bounceSlotC
     public static final long MAGIC = 0x314D48534241464AL; // "JFABSHM1" in little-endian bytes
     /** 2: INLINE commands use the short header and records are padded to whole cache lines (Wire). */
     /** 3: ring headers carry their position plus one (MpscRing.stamp). */
-    public static final int VERSION = 3;
+    /** 4: the split-copy words and the PUSH command (ShmSplitCopy). */
+    public static final int VERSION = 4;
     public static final int HEADER_LENGTH = 4096;
     public static final int PAGE = 4096;
 
@@ -50,6 +53,9 @@ public record RegionLayout(int ringCapacity, int bounceSlotSize, int bounceSlotC
     public static final int MAX_NAME_LENGTH = 255;
     public static final int DOORBELL_OFFSET = 512;
     public static final int CLOSED_OFFSET = 640;
+    public static final int SPLIT_WORDS_OFFSET = 2048;
+    public static final int SPLIT_WORD_STRIDE = 64;
+    public static final int SPLIT_WORDS = 32;
 
     public static final int MAX_RING_CAPACITY = 1 << 28;
     public static final int MAX_BOUNCE_SLOT_SIZE = 1 << 24;

@@ -47,6 +47,13 @@ public final class Wire {
     public static final int ATOMIC = 10;
     /** Target to initiator: the status and previous elements of fetch/compare op OP_ID (LENGTH bytes at HEADER). */
     public static final int ATOMIC_RESULT = 11;
+    /**
+     * The receiver of a large CMA message asks its sender to write part of it straight into the receive buffer
+     * (process_vm_writev) while the receiver reads the rest: OP_ID the sender's op, ADDRESS the part's offset in
+     * the message, LENGTH its bytes, DATA the receive buffer's address for it, KEY the split-copy word's index in
+     * the receiver's region and TAG the value the word holds while the offer stands (ShmSplitCopy).
+     */
+    public static final int PUSH = 12;
 
     public static final int FLAG_TAGGED = 1;
     public static final int FLAG_CQ_DATA = 2;

@@ -1,0 +1,175 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.Errno;
+import io.jfabric.provider.shm.wire.RegionLayout;
+import io.jfabric.provider.shm.wire.Wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Large CMA messages copied by both processes at once, both sides of it. A CMA message is one process_vm_readv by
+ * its receiver, while its sender, waiting for the completion as a ping-pong or a request-response exchange does,
+ * spins idle on the other core. For a message of FI_SHM_SPLIT_COPY_MIN bytes or more the receiver offers the sender
+ * the second half: it publishes the offer in one of its region's split-copy words, sends a PUSH command and reads
+ * the first half itself. A sender whose progress takes the PUSH while the offer stands claims the word (OFFERED to
+ * WRITING), writes its half into the receive buffer with process_vm_writev and marks the word DONE, or FAILED.
+ * Once the receiver has read its half it withdraws the offer (OFFERED to TAKEN) and reads the second half as well
+ * when the sender had not started; when the sender is writing, it waits for that write, which is no longer than its
+ * own read was. So a receiver never waits for a sender that is not progressing, nothing the sender writes lands
+ * after the receive has completed, and a 1 MiB message is two half copies on two cores at once instead of one.
+ *
+ * <p>A word holds a ticket (the offer's number, so that a late PUSH for an earlier offer cannot claim a later one)
+ * and a state in its low three bits. Only the receiver's progress offers and withdraws, under its endpoint's lock.
+ */
+final class ShmSplitCopy {
+
+    private static final long OFFERED = 1;
+    private static final long WRITING = 2;
+    private static final long DONE = 3;
+    private static final long FAILED = 4;
+    private static final long TAKEN = 5;
+    private static final long STATE = 7;
+    /** How long a receiver waits for a live sender that is mid-write before it fails the receive. */
+    private static final long WRITE_WAIT_LIMIT = TimeUnit.SECONDS.toNanos(10);
+    private static final int SPINS_PER_CHECK = 1024;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final ShmEndpointState ep;
+    private final ShmInFlight inFlight;
+    private final ShmCm cm;
+    /** This endpoint's region, whose split-copy words its senders claim. */
+    private final MemorySegment words;
+    /** The smallest message split (FI_SHM_SPLIT_COPY_MIN); below it the offer costs more than half a copy saves. */
+    private final long min;
+    /** Bit i set: word i is free for an offer. */
+    private int freeWords = -1;
+    private long tickets;
+    /** Receiver side: second halves the sender wrote. */
+    long halvesWrittenBySender;
+    /** Sender side: halves this endpoint wrote into its receivers' buffers. */
+    long halvesWrittenForReceivers;
+
+    ShmSplitCopy(ShmEndpointState ep, ShmInFlight inFlight, ShmCm cm) {
+        this.ep = ep;
+        this.inFlight = inFlight;
+        this.cm = cm;
+        this.words = ep.region.segment();
+        this.min = ep.domain.splitCopyMin;
+    }
+
+    private static long wordAt(int word) {
+        return RegionLayout.SPLIT_WORDS_OFFSET + (long) word * RegionLayout.SPLIT_WORD_STRIDE;
+    }
+
+    // ---- receiver side ---------------------------------------------------------------------------
+
+    /** Whether a CMA message of {@code n} bytes into {@code dst} is split: large enough, into one native buffer. */
+    boolean splits(long n, Object dst) {
+        return n >= min && dst instanceof MemorySegment d && d.isNative();
+    }
+
+    /**
+     * Reads {@code n} bytes of the sender's buffer at {@code remote} into the native {@code dst} at {@code offset},
+     * the sender writing the second half if it comes to it in time. Returns 0 or a positive errno.
+     */
+    int read(Peer peer, long senderOp, long remote, MemorySegment dst, long offset, long n) {
+        long to = dst.address() + offset;
+        long half = (n >>> 1) & -4096L;
+        int word = Integer.numberOfTrailingZeros(freeWords);
+        long offer = ((tickets + 1) << 3) | OFFERED;
+        if (word >= RegionLayout.SPLIT_WORDS || !offer(peer, senderOp, word, offer, half, n - half, to + half)) {
+            return ShmIov.cmaStatus(ep.cma.readFully(peer.pid, to, remote, n));
+        }
+        tickets++;
+        freeWords &= ~(1 << word);
+        int status = ShmIov.cmaStatus(ep.cma.readFully(peer.pid, to, remote, half));
+        long outcome = settle(peer, wordAt(word), offer);
+        freeWords |= 1 << word;
+        if (outcome == DONE) {
+            halvesWrittenBySender++;
+            return status;
+        }
+        if (outcome != TAKEN && outcome != FAILED) {
+            return Errno.ECONNRESET; // the sender died mid-write, or never finished it
+        }
+        return status != 0 ? status : ShmIov.cmaStatus(ep.cma.readFully(peer.pid, to + half, remote + half, n - half));
+    }
+
+    /** Publishes the offer in {@code word} and sends the PUSH; false when the sender's ring has no room. */
+    private boolean offer(Peer peer, long senderOp, int word, long offer, long offset, long len, long to) {
+        LONG.setRelease(words, wordAt(word), offer);
+        MpscRing r = peer.ring;
+        long at = r.tryClaim(Wire.PUSH, ShmEndpointState.COMMAND_RECORD);
+        if (at == MpscRing.FULL) {
+            LONG.setRelease(words, wordAt(word), 0L);
+            return false;
+        }
+        MemorySegment s = r.buffer();
+        ep.putHeader(s, at, offer, to, 0, len, senderOp, offset);
+        Wire.putLong(s, at + Wire.KEY, word);
+        r.commit(at);
+        peer.doorbell.ring();
+        return true;
+    }
+
+    /**
+     * Withdraws the offer, or waits for the sender that claimed it to finish writing. Returns TAKEN (the second
+     * half is the receiver's to read), DONE, FAILED (the sender could not write it: the receiver reads it), or 0
+     * when the sender died or stayed mid-write past the limit.
+     */
+    private long settle(Peer peer, long at, long offer) {
+        if (LONG.compareAndSet(words, at, offer, (offer & ~STATE) | TAKEN)) {
+            return TAKEN;
+        }
+        long deadline = 0;
+        for (int spins = 1; ; spins++) {
+            long v = (long) LONG.getAcquire(words, at);
+            if ((v & STATE) != WRITING) {
+                return (v & STATE) == DONE ? DONE : FAILED;
+            }
+            if (spins % SPINS_PER_CHECK == 0) {
+                long now = System.nanoTime();
+                if (deadline == 0) {
+                    deadline = now + WRITE_WAIT_LIMIT;
+                } else if (peer.checkAlive(now, 0) || now - deadline > 0) {
+                    return 0;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    // ---- sender side -----------------------------------------------------------------------------
+
+    /** A receiver offers this sender part of a CMA message to write. */
+    boolean onPush(MemorySegment s, long at) {
+        Peer peer = cm.sender(s, at);
+        long offer = Wire.getLong(s, at + Wire.TAG);
+        long to = Wire.getLong(s, at + Wire.DATA);
+        long offset = Wire.getLong(s, at + Wire.ADDRESS);
+        long len = Wire.getLong(s, at + Wire.LENGTH);
+        long word = Wire.getLong(s, at + Wire.KEY);
+        if (peer == null || word < 0 || word >= RegionLayout.SPLIT_WORDS || (offer & STATE) != OFFERED || len <= 0
+                || offset < 0) {
+            return ep.dropCorrupt(Wire.PUSH, Wire.HEADER);
+        }
+        PendingOp op = inFlight.find(Wire.getLong(s, at + Wire.OP_ID));
+        if (op == null || op.peer != peer || op.cmaSource == 0 || offset > op.length - len) {
+            return true; // not a CMA send of ours to that peer in flight: the receiver withdraws the offer
+        }
+        MemorySegment theirs = peer.region.segment();
+        long wordAt = wordAt((int) word);
+        if (!LONG.compareAndSet(theirs, wordAt, offer, (offer & ~STATE) | WRITING)) {
+            return true; // withdrawn already
+        }
+        int status = ShmIov.cmaStatus(ep.cma.writeFully(peer.pid, op.cmaSource + offset, to, len));
+        LONG.setRelease(theirs, wordAt, (offer & ~STATE) | (status == 0 ? DONE : FAILED));
+        if (status == 0) {
+            halvesWrittenForReceivers++;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,184 @@
+package io.jfabric.provider.shm;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Errno;
+import io.jfabric.Fabrics;
+import io.jfabric.provider.shm.wire.RegionLayout;
+import io.jfabric.provider.shm.wire.Wire;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Large CMA messages whose receiver lets the sender write half (ShmSplitCopy), and the PUSH command's guards. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ShmSplitCopyTest extends ShmPairFixture {
+
+    private final CqEntry entry = new CqEntry();
+    private final CqErrEntry err = new CqErrEntry();
+
+    private ShmSplitCopy split(ShmNode node) {
+        return ((ShmEndpoint) node.ep).splitCopy();
+    }
+
+    private void expect(ShmNode node, Object context) {
+        int rc = node.next(entry, err, 10_000);
+        assertEquals(1, rc, () -> "expected a completion for " + context + ", got " + rc
+                + (rc == -Errno.EAVAIL ? " err=" + err.err : "") + "; " + node.ep);
+        assertSame(context, entry.context);
+    }
+
+    /**
+     * A sender that waits on its CQ for each send, as a ping-pong or an RPC client does, is there to take the
+     * receiver's offer: it writes the second half of messages into the receive buffer, every byte arrives where
+     * it belongs (sizes that are not a multiple of a page included), and both sides count the same halves.
+     */
+    @Test
+    void aSenderWaitingOnItsCqWritesHalfOfEachLargeMessage() throws Exception {
+        long[] sizes = {128 * 1024, (1 << 20) + 12_345, 3 << 20};
+        int rounds = 20;
+        MemorySegment[] src = new MemorySegment[sizes.length];
+        MemorySegment[] expected = new MemorySegment[sizes.length];
+        MemorySegment[] dst = new MemorySegment[sizes.length];
+        for (int k = 0; k < sizes.length; k++) {
+            src[k] = arena.allocate(sizes[k], 4096);
+            expected[k] = arena.allocate(sizes[k]);
+            dst[k] = arena.allocate(sizes[k] + 64, 4096);
+        }
+        AtomicReference<Throwable> senderFailure = new AtomicReference<>();
+        Thread sender = Thread.ofPlatform().name("split-copy-sender").start(() -> {
+            try {
+                CqEntry e = new CqEntry();
+                CqErrEntry ee = new CqErrEntry();
+                for (int round = 0; round < rounds; round++) {
+                    for (int k = 0; k < sizes.length; k++) {
+                        ShmEndpointTest.fill(src[k], round * 7L + k);
+                        String ctx = "send " + round + "/" + k;
+                        int rc;
+                        while ((rc = a.ep.send(src[k], null, aToB, ctx)) == -Errno.EAGAIN) {
+                            a.progressFor(1);
+                        }
+                        assertEquals(0, rc, "send " + ctx);
+                        int got = a.next(e, ee, 10_000);
+                        assertEquals(1, got, () -> "send " + ctx + ": " + got + " " + ee.err + "; " + a.ep);
+                        assertEquals(ctx, e.context);
+                    }
+                }
+            } catch (Throwable t) {
+                senderFailure.set(t);
+            }
+        });
+        try {
+            for (int round = 0; round < rounds; round++) {
+                for (int k = 0; k < sizes.length; k++) {
+                    String ctx = "recv " + round + "/" + k;
+                    assertEquals(0, b.ep.recv(dst[k], null, Fabrics.ADDR_UNSPEC, ctx));
+                    expect(b, ctx);
+                    assertEquals(sizes[k], entry.len);
+                    ShmEndpointTest.fill(expected[k], round * 7L + k);
+                    long at = expected[k].mismatch(dst[k].asSlice(0, sizes[k]));
+                    assertEquals(-1, at, "message " + ctx + " differs at byte " + at);
+                }
+            }
+        } finally {
+            sender.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        assertNull(senderFailure.get(), () -> "the sender failed: " + senderFailure.get());
+        long helped = split(b).halvesWrittenBySender;
+        assertTrue(helped > 0, "the sender wrote no half of " + rounds * sizes.length + " messages");
+        assertEquals(helped, split(a).halvesWrittenForReceivers, "halves the sender wrote and the receiver counted");
+    }
+
+    /**
+     * A sender that does not progress while its message is received leaves the whole copy to the receiver, which
+     * completes without waiting for it; the sender's later look at the withdrawn offer writes nothing into a buffer
+     * that belongs to the application again.
+     */
+    @Test
+    void anIdleSendersLateLookAtAWithdrawnOfferWritesNothing() {
+        long size = 1 << 20;
+        MemorySegment src = arena.allocate(size, 4096);
+        MemorySegment dst = arena.allocate(size, 4096);
+        ShmEndpointTest.fill(src, 5);
+        assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r"));
+        assertEquals(0, a.ep.send(src, null, aToB, "s"));
+        expect(b, "r"); // only the receiver progresses
+        assertEquals(-1, src.mismatch(dst), "the receiver read the whole message");
+        assertEquals(0, split(b).halvesWrittenBySender);
+        dst.fill((byte) 0);
+        expect(a, "s"); // now the sender takes the PUSH (withdrawn) and the ACK
+        assertEquals(0, split(a).halvesWrittenForReceivers);
+        assertEquals(-1, dst.mismatch(arena.allocate(size)), "the sender wrote into the completed receive's buffer");
+    }
+
+    /**
+     * Forged PUSH commands: a word index out of range is dropped as corrupt; one naming no send in flight, or an
+     * offer the receiver's word does not hold, makes the sender write nothing.
+     */
+    @Test
+    void forgedPushCommandsWriteNothing() {
+        long size = 1 << 20;
+        MemorySegment src = arena.allocate(size, 4096);
+        MemorySegment scratch = arena.allocate(size, 4096);
+        ShmEndpointTest.fill(src, 9);
+        // a genuine CMA send from a to b, left unread in b's ring: its op is in flight at a
+        assertEquals(0, a.ep.send(src, null, aToB, "s"));
+        String aName = new String(a.name(), StandardCharsets.US_ASCII).substring("fi_shm://".length());
+        String bName = new String(b.name(), StandardCharsets.US_ASCII).substring("fi_shm://".length());
+        long bSender = ((ShmEndpoint) b.ep).senderId();
+        try (ShmRegion bRegion = ShmRegion.open(ShmRegion.DEFAULT_DIRECTORY, bName);
+             ShmRegion aRegion = ShmRegion.open(ShmRegion.DEFAULT_DIRECTORY, aName)) {
+            long[] opId = {-1};
+            int seen = bRegion.ring().read((type, s, at, length) -> {
+                if (type == Wire.CMA) {
+                    opId[0] = Wire.getLong(s, at + Wire.OP_ID);
+                }
+                return false; // leave it for b
+            }, 1);
+            assertEquals(0, seen);
+            assertTrue(opId[0] >= 0, "no CMA command in b's ring");
+            // word 3 of b's region holds nothing the forged offers name
+            bRegion.segment().set(ValueLayout.JAVA_LONG, RegionLayout.SPLIT_WORDS_OFFSET + 3L * RegionLayout.SPLIT_WORD_STRIDE,
+                    (77L << 3) | 5);
+            MpscRing ring = aRegion.ring();
+            push(ring, bSender, opId[0], RegionLayout.SPLIT_WORDS, (1L << 3) | 1, scratch.address()); // no such word
+            push(ring, bSender, opId[0] + (1L << 40), 3, (77L << 3) | 1, scratch.address()); // no such op
+            push(ring, bSender, opId[0], 3, (78L << 3) | 1, scratch.address()); // not the word's offer
+            a.progressFor(200);
+        }
+        assertEquals(1, ((ShmEndpoint) a.ep).corruptDropped(), a.ep.toString());
+        assertEquals(0, split(a).halvesWrittenForReceivers);
+        assertEquals(-1, scratch.mismatch(arena.allocate(size)), "a forged offer made the sender write");
+        // the genuine message still goes through
+        MemorySegment dst = arena.allocate(size, 4096);
+        assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r"));
+        expect(b, "r");
+        assertEquals(-1, src.mismatch(dst));
+        expect(a, "s");
+    }
+
+    private static void push(MpscRing ring, long sender, long opId, long word, long offer, long to) {
+        long at = ring.tryClaim(Wire.PUSH, Wire.HEADER);
+        MemorySegment s = ring.buffer();
+        Wire.putLong(s, at + Wire.SENDER, sender);
+        Wire.putLong(s, at + Wire.TAG, offer);
+        Wire.putLong(s, at + Wire.DATA, to);
+        Wire.putInt(s, at + Wire.FLAGS, 0);
+        Wire.putInt(s, at + Wire.STATUS, 0);
+        Wire.putLong(s, at + Wire.LENGTH, 4096);
+        Wire.putLong(s, at + Wire.OP_ID, opId);
+        Wire.putLong(s, at + Wire.ADDRESS, 0);
+        Wire.putLong(s, at + Wire.KEY, word);
+        ring.commit(at);
+    }
+}
