@@ -132,6 +132,14 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     public void enable() {
         checkOpen();
         int rc = FabricInline.fi_enable(fid);
+        if (rc == -Errno.EBUSY && "shm".equals(InfoMapper.nativeName(info.providerName()))) {
+            // libfabric's shm names its region "<pid>:<uid>:<index>" and refuses a leftover of that name whose
+            // recorded pid is alive; a killed process's leftover, once its pid is reused by this process, names
+            // this very process, so the first fi_enable fails. libfabric has unlinked the leftover by then, and
+            // the second attempt creates the region afresh.
+            rc = FabricInline.fi_enable(fid);
+            ReturnCodes.check(rc, "fi_enable", "a live process holds this endpoint's /dev/shm region name");
+        }
         ReturnCodes.check(rc, "fi_enable", "bind the completion queues (and the AV or EQ the endpoint type needs) first");
         loadOps();
     }
