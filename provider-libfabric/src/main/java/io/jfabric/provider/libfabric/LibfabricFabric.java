@@ -37,6 +37,9 @@ final class LibfabricFabric extends FidObject implements Fabric {
 
     static LibfabricFabric open(FabricInfo info, int contextSlots) {
         String nativeName = InfoMapper.nativeName(info.providerName());
+        if ("shm".equals(nativeName)) {
+            ShmLeftovers.sweepOnce();
+        }
         MemorySegment n = InfoMapper.toNative(info, nativeName);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(Fabric_h.C_POINTER);

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * A process killed with its native shm endpoint open leaves its region in /dev/shm under
  * "pid:uid:index". When a later process is given that pid, libfabric 1.17 takes the leftover for a
  * live one (the pid it records is the new process's own) and fails the first fi_enable with FI_EBUSY;
- * CI hit this on the README example once pids wrapped. The endpoint enables anyway.
+ * CI hit this on the README example once pids wrapped. The endpoint enables anyway, and the first native shm
+ * fabric of a process removes dead processes' leftovers.
  */
 class StaleShmRegionTest {
 
@@ -70,6 +71,42 @@ class StaleShmRegionTest {
                 Files.deleteIfExists(leftover);
             }
         }
+    }
+
+    @Test
+    void sweepRemovesOnlyRegionsOfDeadProcesses() throws Exception {
+        Path dir = Files.createTempDirectory("shm-leftovers");
+        int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        int me = (int) ProcessHandle.current().pid();
+        int dead = Integer.MAX_VALUE - 1; // above any pid_max, so no process has it
+        try {
+            Path leftover = write(dir, dead + ":" + uid + ":7", leftoverHeader(dead));
+            Path live = write(dir, me + ":" + uid + ":99999", leftoverHeader(me));
+            byte[] otherVersion = leftoverHeader(dead);
+            otherVersion[0] = 3;
+            Path older = write(dir, dead + ":" + uid + ":8", otherVersion);
+            Path mismatch = write(dir, (dead - 1) + ":" + uid + ":9", leftoverHeader(dead));
+            Path otherUser = write(dir, dead + ":" + (uid + 1) + ":10", leftoverHeader(dead));
+            Path beingMade = write(dir, dead + ":" + uid + ":11", new byte[4]);
+            Path unrelated = write(dir, "not-a-region", leftoverHeader(dead));
+
+            assertEquals(1, ShmLeftovers.sweep(dir));
+            assertFalse(Files.exists(leftover), "a dead process's region is removed");
+            for (Path kept : List.of(live, older, mismatch, otherUser, beingMade, unrelated)) {
+                assertTrue(Files.exists(kept), kept.getFileName() + " is left alone");
+            }
+        } finally {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+            Files.delete(dir);
+        }
+    }
+
+    private static Path write(Path dir, String name, byte[] content) throws Exception {
+        return Files.write(dir.resolve(name), content);
     }
 
     private static Endpoint open(Domain domain, FabricInfo info, CompletionQueue cq, AddressVector av) {
