@@ -4,15 +4,51 @@ import java.util.Arrays;
 
 /**
  * The objects a queue drives when it is read. Kept as an array swapped on change so that a read iterates
- * without allocating or locking.
+ * without allocating or locking. A CQ's list that drives {@link QuietSet#MIN_CONNECTIONS} or more objects asks
+ * its {@link QuietSet} once per read which idle connections got something.
  */
 final class ProgressList {
+    private final boolean watchesIdle;
     private volatile Progressable[] items = new Progressable[0];
+    private volatile QuietSet quiet;
+    private boolean closed;
+
+    /** A list that reads every connection directly (an EQ's, a counter's). */
+    ProgressList() {
+        this(false);
+    }
+
+    /** @param watchesIdle whether idle connections move to a {@link QuietSet} once the list is large (a CQ's) */
+    ProgressList(boolean watchesIdle) {
+        this.watchesIdle = watchesIdle;
+    }
 
     synchronized void add(Progressable p) {
         Progressable[] a = Arrays.copyOf(items, items.length + 1);
         a[a.length - 1] = p;
         items = a;
+        if (watchesIdle && !closed) {
+            if (quiet == null && a.length >= QuietSet.MIN_CONNECTIONS) {
+                quiet = QuietSet.open();
+                if (quiet != null) {
+                    for (Progressable m : a) {
+                        m.watchIdleIn(quiet);
+                    }
+                }
+            } else if (quiet != null) {
+                p.watchIdleIn(quiet);
+            }
+        }
+    }
+
+    /** The queue closed: its idle-connection set goes (connections in it are read directly again). */
+    synchronized void close() {
+        closed = true;
+        QuietSet q = quiet;
+        quiet = null;
+        if (q != null) {
+            q.close();
+        }
     }
 
     synchronized void remove(Progressable p) {
@@ -34,6 +70,10 @@ final class ProgressList {
 
     int progressData() {
         Progressable[] a = items;
+        QuietSet q = quiet;
+        if (q != null) {
+            q.poll();
+        }
         int work = 0;
         for (Progressable p : a) {
             work += p.progressData();
@@ -43,6 +83,10 @@ final class ProgressList {
 
     int progressAll() {
         Progressable[] a = items;
+        QuietSet q = quiet;
+        if (q != null) {
+            q.poll();
+        }
         int work = 0;
         for (Progressable p : a) {
             work += p.progressControl();

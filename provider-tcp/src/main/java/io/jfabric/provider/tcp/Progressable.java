@@ -7,4 +7,8 @@ interface Progressable {
 
     /** Control progress: connection setup and teardown. Returns the amount of work done. */
     int progressControl();
+
+    /** Its connection may join {@code set} once idle (only the first set offered counts). */
+    default void watchIdleIn(QuietSet set) {
+    }
 }

@@ -74,6 +74,16 @@ final class TcpConnection {
     private Selector probe;
     /** The last read filled its buffer, or the probe reported the socket readable: the next read may move. */
     private boolean readable = true;
+
+    /** The CQ's set this connection joins once idle (the first one offered), or null: always read directly. */
+    private volatile QuietSet quietSet;
+    /** This connection's key in {@link #quietSet}, once it has joined. */
+    private SelectionKey quietKey;
+    /** In the set: read only when {@link #woke} says something came, or on every {@link #QUIET_RECHECK}th call. */
+    private boolean quiet;
+    private volatile boolean woke;
+    private int emptyReads;
+    private int skippedReads;
     private final Consumer<SelectionKey> onReadable = k -> readable = true;
     /** Data-path read(2) calls made, successful or not (a plain counter, for tests and diagnostics). */
     private long socketReads;
@@ -153,6 +163,85 @@ final class TcpConnection {
         }
     }
 
+    // =================================================================== idle connections (QuietSet)
+
+    /** Empty reads in a row after which a connection of a large CQ joins its {@link QuietSet}. */
+    static final int QUIET_AFTER = 64;
+    /**
+     * A quiet connection is still read on every this many calls, whatever the set says: a pass that is not the
+     * CQ's own (an EQ read waiting for the peer's shutdown) then notices end of stream within as many passes.
+     */
+    static final int QUIET_RECHECK = 256;
+
+    void watchIdleIn(QuietSet set) {
+        if (quietSet == null) {
+            quietSet = set;
+        }
+    }
+
+    /** Called by the set's poll (any thread): the socket has something to read. */
+    void wake() {
+        woke = true;
+    }
+
+    /**
+     * A whole progress call may pass this connection by: it is quiet, its set saw nothing, and it is not time for
+     * a re-check (which, like a wake, the read path's {@link #quietTurn} then takes).
+     */
+    boolean skipIdlePass() {
+        if (!quiet || woke || skippedReads + 1 >= QUIET_RECHECK) {
+            return false;
+        }
+        skippedReads++;
+        return true;
+    }
+
+    /** Whether a quiet connection reads now: the set saw data, or it is time for a re-check. */
+    private boolean quietTurn() {
+        if (woke) {
+            woke = false;
+            skippedReads = 0;
+            return true;
+        }
+        if (++skippedReads >= QUIET_RECHECK) {
+            skippedReads = 0;
+            return true;
+        }
+        return false;
+    }
+
+    private void enterQuiet() {
+        QuietSet set = quietSet;
+        try {
+            SelectionKey k = quietKey;
+            if (k == null) {
+                quietKey = set.watch(ch, this);
+            } else {
+                k.interestOps(SelectionKey.OP_READ);
+            }
+            quiet = true;
+            woke = false;
+            skippedReads = 0;
+        } catch (IOException | RuntimeException e) {
+            // the CQ closed its set, or the channel is closing: keep reading directly
+            quietSet = null;
+        }
+        emptyReads = 0;
+    }
+
+    private void leaveQuiet() {
+        quiet = false;
+        try {
+            quietKey.interestOps(0);
+        } catch (RuntimeException e) {
+            // cancelled: the set or the channel closed
+        }
+    }
+
+    boolean isQuiet() {
+        return quiet;
+    }
+
     private void noteBusy() {
         if (!callsTried && ++busyCalls >= BUSY_CALLS) {
             findDescriptor();
@@ -181,6 +270,9 @@ final class TcpConnection {
 
     /** Asks the probe whether the socket has data (or end of stream, or an error) to read. */
     private boolean probeReadable() throws IOException {
+        if (quiet && !quietTurn()) {
+            return false;
+        }
         Selector p = probe;
         if (pollFirst) {
             SocketCalls sc = calls;
@@ -210,6 +302,12 @@ final class TcpConnection {
         int n = toStage && sc != null ? sc.read(stage, stageBase) : ch.read(dst);
         if (n > 0) {
             noteBusy();
+            if (quiet) {
+                leaveQuiet();
+            }
+            emptyReads = 0;
+        } else if (n == 0 && !quiet && quietSet != null && ++emptyReads >= QUIET_AFTER) {
+            enterQuiet();
         }
         readable = n == want;
         skipStageRead = toStage && n >= 0 && n < want;
@@ -501,6 +599,7 @@ final class TcpConnection {
 
     private void closeChannel() {
         pollFirst = false;
+        quiet = false;
         callsTried = true;
         SelectionKey k = key;
         if (k != null) {
@@ -524,6 +623,12 @@ final class TcpConnection {
             }
             if (k != null) {
                 TcpFabric.flushCancelledKeys(k.selector());
+            }
+            SelectionKey q = quietKey;
+            if (q != null) {
+                // the descriptor is released once every selector it joined has dropped its key
+                quietKey = null;
+                TcpFabric.flushCancelledKeys(q.selector());
             }
         }
     }

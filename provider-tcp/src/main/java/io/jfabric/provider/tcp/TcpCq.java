@@ -29,12 +29,13 @@ final class TcpCq extends UtilCompletionQueue {
     }
 
     static TcpCq open(TcpDomain domain, CqAttr attr) {
-        return new TcpCq(domain, attr, new ProgressList());
+        return new TcpCq(domain, attr, new ProgressList(true));
     }
 
     @Override
     protected void doClose() {
         super.doClose();
+        progress.close();
         domain.childClosed(this);
     }
 }

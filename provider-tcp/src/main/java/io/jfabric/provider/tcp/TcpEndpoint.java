@@ -314,12 +314,17 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
         }
         try {
             if (cm.isConnected()) {
-                return engine.progress();
+                return engine.skipIdlePass() ? 0 : engine.progress();
             }
             return engine.flushAfterFailure();
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    public void watchIdleIn(QuietSet set) {
+        engine.connection().watchIdleIn(set);
     }
 
     /** The connection, for tests that look at its system calls. */

@@ -76,6 +76,14 @@ final class TcpProgress {
         return work;
     }
 
+    /**
+     * Whether this call can skip the connection: it idles in its CQ's {@link QuietSet}, which saw nothing
+     * for it, and has nothing to send nor anything received to finish.
+     */
+    boolean skipIdlePass() {
+        return tx.idle() && rx.waitsOnlyForSocket() && conn.skipIdlePass();
+    }
+
     private int progressTx() {
         try {
             return tx.progress();

@@ -145,6 +145,11 @@ final class TcpRecvMachine {
         return rxState == RX_WAIT_BUF;
     }
 
+    /** Nothing to do until the socket has more: no buffered bytes, no receive or free entry awaited. */
+    boolean waitsOnlyForSocket() {
+        return (rxState == RX_HDR || rxState == RX_PAYLOAD || rxState == RX_DISCARD) && !conn.hasStaged();
+    }
+
     /**
      * Stop reading: a message waits for a receive that is not posted and the prefetch buffer is full, or a
      * remote write's CQ data waits for room in the receive CQ.

@@ -215,6 +215,11 @@ final class TcpTxQueue {
         return (prioHead != null || txHead != null) && txCur == null;
     }
 
+    /** Nothing queued and nothing half written: a progress call would have nothing to send. */
+    boolean idle() {
+        return txCur == null && prioHead == null && txHead == null;
+    }
+
     // =================================================================== waiting for the peer
 
     /** The oldest sent operation waiting for an ACK, unlinked; null when none waits (a protocol error). */
