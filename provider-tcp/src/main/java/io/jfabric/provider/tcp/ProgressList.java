@@ -41,7 +41,7 @@ final class ProgressList {
         }
     }
 
-    /** The queue closed: its idle-connection set goes (connections in it are read directly again). */
+    /** The queue closed (after the endpoints bound to it): its idle-connection set goes too. */
     synchronized void close() {
         closed = true;
         QuietSet q = quiet;

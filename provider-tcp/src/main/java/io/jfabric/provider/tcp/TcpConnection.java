@@ -341,7 +341,9 @@ final class TcpConnection {
     int fillStage() throws IOException {
         if (open && skipStageRead) {
             skipStageRead = false;
-            return 0;
+            if (!woke) {
+                return 0;
+            }
         }
         if (open && !readable && !probeReadable()) {
             return 0; // nothing arrived: leave the buffer as it is

@@ -29,7 +29,9 @@ final class TcpCq extends UtilCompletionQueue {
     }
 
     static TcpCq open(TcpDomain domain, CqAttr attr) {
-        return new TcpCq(domain, attr, new ProgressList(true));
+        // under auto progress the fabric's thread drives every connection through its own list, which asks no
+        // CQ's set, so only a manually progressed CQ watches its idle connections
+        return new TcpCq(domain, attr, new ProgressList(domain.manualProgress()));
     }
 
     @Override
