@@ -35,6 +35,8 @@ final class ConnData {
      */
     int connectFailure;
     boolean queuedForDeferred;
+    /** The peer's pid when its rendezvous data can be copied straight from its memory (RxmSameHost), else 0. */
+    int sameHostPid;
     /** AV version last searched for this peer's fi_addr (FI_SOURCE for peers that connected first). */
     long avVersionSeen = -1;
 

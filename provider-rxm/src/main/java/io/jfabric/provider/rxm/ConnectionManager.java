@@ -39,6 +39,8 @@ public final class ConnectionManager<E> {
     private final long eagerLimit;
     private final long rxSize;
     private byte[] localAddr;
+    /** What this endpoint appends to its connect and accept data, or null (RxmSameHost). */
+    private CmData.SameHost sameHost;
 
     private final List<RxmConnection<E>> byPeer = new ArrayList<>();
     private final List<RxmConnection<E>> loopbacks = new ArrayList<>();
@@ -67,6 +69,15 @@ public final class ConnectionManager<E> {
 
     public PeerTable peers() {
         return peers;
+    }
+
+    /** Announce {@code local} to every peer from now on (null: announce nothing, as libfabric). */
+    public void announceSameHost(CmData.SameHost local) {
+        this.sameHost = local;
+    }
+
+    private byte[] withAnnouncement(byte[] data) {
+        return sameHost == null ? data : sameHost.appendTo(data);
     }
 
     public void setLocalAddr(byte[] addr) {
@@ -120,8 +131,8 @@ public final class ConnectionManager<E> {
             default:
                 break;
         }
-        byte[] data = CmData.Connect.local(Sockaddr.port(localAddr), eagerLimit, rxSize,
-                CmData.connId(pid, c.peer.index)).encode();
+        byte[] data = withAnnouncement(CmData.Connect.local(Sockaddr.port(localAddr), eagerLimit, rxSize,
+                CmData.connId(pid, c.peer.index)).encode());
         try {
             c.ep = core.connect(c, c.peer.addr, data);
         } catch (FabricException e) {
@@ -185,8 +196,9 @@ public final class ConnectionManager<E> {
         }
         c.remotePid = reqPid;
         c.remoteIndex = CmData.peerIndex(req.clientConnId());
-        byte[] accept = new CmData.Accept(CmData.connId(pid, peer.index), rxSize, CmData.FLOW_CTRL_PEER_OFF)
-                .encode();
+        c.peerSameHost = CmData.SameHost.decode(cmData);
+        byte[] accept = withAnnouncement(new CmData.Accept(CmData.connId(pid, peer.index), rxSize,
+                CmData.FLOW_CTRL_PEER_OFF).encode());
         try {
             c.ep = core.accept(c, connreq, accept);
         } catch (FabricException e) {
@@ -217,6 +229,7 @@ public final class ConnectionManager<E> {
             }
             c.remoteIndex = CmData.peerIndex(acc.serverConnId());
             c.remotePid = CmData.peerPid(acc.serverConnId());
+            c.peerSameHost = CmData.SameHost.decode(cmData);
         } else if (c.state != ConnState.ACCEPTING) {
             return;
         }
@@ -299,6 +312,7 @@ public final class ConnectionManager<E> {
         c.state = ConnState.IDLE;
         c.remoteIndex = -1;
         c.remotePid = 0;
+        c.peerSameHost = null;
     }
 
     /** A jfabric.Connection event for the connection to {@code peer} (its listening address). */

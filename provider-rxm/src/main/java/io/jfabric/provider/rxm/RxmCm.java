@@ -34,6 +34,9 @@ final class RxmCm implements ConnectionListener<Endpoint> {
         this.s = s;
         manager = new ConnectionManager<>(peers, new CoreCmAdapter(s), this, s.localAddr, PID, s.eagerLimit,
                 s.params.msgRxSize());
+        if (s.sameHost != null) {
+            manager.announceSameHost(s.sameHost.announcement());
+        }
     }
 
     // ---- lookup
@@ -129,6 +132,7 @@ final class RxmCm implements ConnectionListener<Endpoint> {
         cd.waiting = false;
         cd.everConnected = true;
         cd.connectFailure = 0;
+        cd.sameHostPid = s.sameHost == null ? 0 : s.sameHost.verify(c.peerSameHost());
         s.recv.markGone(srcOf(c), false); // a peer that comes back is no longer gone
         if (!cd.deferred.isEmpty()) {
             scheduleDeferred(c, cd);
@@ -140,6 +144,7 @@ final class RxmCm implements ConnectionListener<Endpoint> {
     public void closed(RxmConnection<Endpoint> c, int errno) {
         ConnData cd = data(c);
         cd.generation++;
+        cd.sameHostPid = 0;
         cd.postedTagged = 0;
         cd.postedUntagged = 0;
         cd.heldTagged = 0;

@@ -17,6 +17,8 @@ public final class RxmConnection<E> {
     int remoteIndex = -1;
     /** The peer's pid from its conn id; 0 until known. */
     long remotePid;
+    /** The peer's same-host announcement from its connect or accept data; null if it made none (libfabric). */
+    io.jfabric.provider.rxm.wire.CmData.SameHost peerSameHost;
     /** Per-connection data-path state owned by the endpoint. */
     public Object attachment;
 
@@ -43,6 +45,10 @@ public final class RxmConnection<E> {
 
     public long remotePid() {
         return remotePid;
+    }
+
+    public io.jfabric.provider.rxm.wire.CmData.SameHost peerSameHost() {
+        return peerSameHost;
     }
 
     public boolean isLoopback() {

@@ -316,6 +316,7 @@ final class RxmEndpoint extends UtilEndpoint {
         }
         RxmShared.closeQuietly(s.coreCq);
         RxmShared.closeQuietly(s.coreEq);
+        RxmShared.closeQuietly(s.sameHost);
         s.pools.closeRegistrations();
         s.pools.freeSlabs(srx);
         if (s.av != null) {
@@ -350,7 +351,7 @@ final class RxmEndpoint extends UtilEndpoint {
         synchronized (lock) {
             return "RxmEndpoint[" + Sockaddr.straddr(s.localAddr) + ", dyn_rbuf="
                     + s.dynRbuf + ", eager=" + s.eagerLimit + ", sar=" + s.selector.sarLimit() + ", rndv="
-                    + (s.rndvWrite ? "write" : "read") + ", " + s.pools + ", " + s.recv + "\n  deferred conns "
+                    + (s.rndvWrite ? "write" : "read") + (s.sameHost == null ? "" : ", " + s.sameHost) + ", " + s.pools + ", " + s.recv + "\n  deferred conns "
                     + s.cm.deferredConnections() + "\n" + s.cm + "]";
         }
     }

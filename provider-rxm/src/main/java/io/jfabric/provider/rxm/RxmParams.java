@@ -66,13 +66,24 @@ public record RxmParams(long bufferSize, long eagerLimitParam, long sarLimitPara
                     + "the core offers it (verbs); libfabric's default for verbs is 0. Not with enable_dyn_rbuf over "
                     + "a tagged core.");
 
+    public static final ProviderParameter SAME_HOST_COPY = p("same_host_copy", "bool", "1",
+            "jfabric only: over a TCP core, a read rendezvous from a jfabric peer in another process of this host "
+                    + "and user is copied straight out of the sender's memory with process_vm_readv (one copy) "
+                    + "instead of read through the core's sockets. Peers prove they can be reached that way when "
+                    + "they connect; libfabric peers never take part.");
+
     public static final List<ProviderParameter> ALL = List.of(BUFFER_SIZE, EAGER_LIMIT, SAR_LIMIT, TX_SIZE, RX_SIZE,
             MSG_TX_SIZE, MSG_RX_SIZE, CM_PROGRESS_INTERVAL, CQ_EQ_FAIRNESS, COMP_PER_PROGRESS, USE_RNDV_WRITE,
-            ENABLE_DYN_RBUF, ENABLE_DIRECT_SEND, DATA_AUTO_PROGRESS, UNEXPECTED_LIMIT, USE_SRX);
+            ENABLE_DYN_RBUF, ENABLE_DIRECT_SEND, DATA_AUTO_PROGRESS, UNEXPECTED_LIMIT, USE_SRX, SAME_HOST_COPY);
 
     /** FI_OFI_RXM_USE_SRX: a core shared receive context per endpoint ({@link CoreSrx}), read when one opens. */
     static boolean useSrx() {
         return bool(USE_SRX);
+    }
+
+    /** FI_OFI_RXM_SAME_HOST_COPY ({@link RxmSameHost}), read when an endpoint opens. */
+    static boolean sameHostCopy() {
+        return bool(SAME_HOST_COPY);
     }
 
     private static ProviderParameter p(String name, String type, String def, String help) {

@@ -47,10 +47,16 @@ final class RxmRendezvous {
         RxmPacket.write(tb.hdr, RxmPacket.CTRL_RNDV_REQ, c.remoteIndex(), op.index, op.op, op.pktFlags, op.length,
                 op.data, op.tag);
         MemorySegment h = tb.payload;
+        // to a peer that may copy from this process, the addresses are always the buffers' own (RxmSameHost)
+        boolean offer = cd.sameHostPid != 0 && !s.rndvWrite && allNative(op);
         for (int i = 0; i < op.iovCount; i++) {
-            RndvHeader.setIov(h, i, s.coreVirtAddr ? op.iov[i].address() : 0, op.iov[i].byteSize(), op.mrs[i].key());
+            RndvHeader.setIov(h, i, s.coreVirtAddr || offer ? op.iov[i].address() : 0, op.iov[i].byteSize(),
+                    op.mrs[i].key());
         }
         RndvHeader.setCount(h, op.iovCount);
+        if (offer) {
+            RxmPacket.setCtrlData(tb.hdr, RxmSameHost.NATIVE_BUFFERS);
+        }
         tb.pending = tb.rndvPkt;
         tb.conn = c;
         tb.cd = cd;
@@ -69,6 +75,15 @@ final class RxmRendezvous {
         op.state = s.rndvWrite ? TxOp.WAIT_WR_DATA : TxOp.WAIT_RD_DONE;
         cd.link(op);
         return 0;
+    }
+
+    private static boolean allNative(TxOp op) {
+        for (int i = 0; i < op.iovCount; i++) {
+            if (!op.iov[i].isNative()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** rndv_rd_done: the receiver has read the op's buffers. */
@@ -176,6 +191,11 @@ final class RxmRendezvous {
         }
         t.nextActive = cd.activeRecv;
         cd.activeRecv = t;
+        if (offered(t) && s.sameHost.copy(cd.sameHostPid, rx.rndvHeader(), t.iov, t.count, readTarget(t))) {
+            t.readOffset = readTarget(t);
+            finishRecv(t);
+            return;
+        }
         issueReads(t);
         if (t.error != 0 && t.pendingReads == 0) {
             finishRecv(t);
@@ -184,6 +204,11 @@ final class RxmRendezvous {
         } else if (t.pendingReads == 0) {
             finishRecv(t);
         }
+    }
+
+    /** Whether {@code t}'s request came from a same-host peer with its buffers' own addresses (RxmSameHost). */
+    private static boolean offered(RecvEntry t) {
+        return t.cd.sameHostPid != 0 && RxmPacket.ctrlData(t.rndvReq.mem) == RxmSameHost.NATIVE_BUFFERS;
     }
 
     /** A deferred receive's next try: false while reads are left and the core still says EAGAIN. */
@@ -205,6 +230,8 @@ final class RxmRendezvous {
         MemorySegment h = t.rndvReq.rndvHeader();
         int remoteCount = RndvHeader.count(h);
         long target = readTarget(t);
+        // a core that addresses registrations by offset reads each offered buffer from its start
+        boolean offsets = !s.coreVirtAddr && offered(t);
         while (t.readOffset < target) {
             long off = t.readOffset;
             remote.seekRemote(h, remoteCount, off);
@@ -218,7 +245,8 @@ final class RxmRendezvous {
             long lskip = local.skip;
             long n = Math.min(Math.min(RndvHeader.len(h, ri) - remote.skip, t.iov[li].byteSize() - lskip), target - off);
             MemorySegment dst = lskip == 0 && n == t.iov[li].byteSize() ? t.iov[li] : t.iov[li].asSlice(lskip, n);
-            int rc = core.read(dst, t.desc[li], 0, RndvHeader.addr(h, ri) + remote.skip, RndvHeader.key(h, ri), t);
+            long base = offsets ? 0 : RndvHeader.addr(h, ri);
+            int rc = core.read(dst, t.desc[li], 0, base + remote.skip, RndvHeader.key(h, ri), t);
             if (rc == -Errno.EAGAIN) {
                 return;
             }

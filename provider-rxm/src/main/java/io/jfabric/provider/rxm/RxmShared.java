@@ -87,6 +87,8 @@ final class RxmShared {
     final RxmEager eager;
     final RxmSar sar;
     final RxmRendezvous rndv;
+    /** Rendezvous data copied straight from jfabric peers on this host; null where that does not apply. */
+    final RxmSameHost sameHost;
     final RxmAtomic atomic;
     final RxmProgress progress;
 
@@ -156,6 +158,7 @@ final class RxmShared {
         localAddr = pep.getName();
         coreWaits = new ProgressHook[] {hookOf(cq), hookOf(eq)};
 
+        sameHost = RxmSameHost.open(coreBuffers);
         pools = new RxmPools(this);
         cm = new RxmCm(this);
         rxBuffers = new RxmRxBuffers(this);

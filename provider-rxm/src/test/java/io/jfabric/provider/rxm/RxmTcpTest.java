@@ -320,4 +320,69 @@ class RxmTcpTest {
             System.clearProperty("jfabric.ofi_rxm.use_rndv_write");
         }
     }
+
+    /** Sends {@code src} from {@code from} to {@code to} as one tagged message into {@code dst}; data checked. */
+    private static void rendezvous(RxmNode from, long toAddr, RxmNode to, long fromAddr, MemorySegment src,
+                                   MemorySegment[] dst) {
+        Object r = new Object();
+        Object s = new Object();
+        if (dst.length == 1) {
+            assertEquals(0, to.ep.trecv(dst[0], null, fromAddr, 11, 0, r));
+        } else {
+            assertEquals(0, to.ep.trecvv(dst, null, dst.length, fromAddr, 11, 0, r));
+        }
+        assertEquals(0, RxmNode.retry(() -> from.ep.tsend(src, null, toAddr, 11, s), 10_000, from, to));
+        assertTrue(RxmNode.await(() -> to.completionFor(r) != null && from.completionFor(s) != null, 20_000, from, to),
+                () -> from + "\n" + to + from.errors + to.errors);
+        assertEquals(src.byteSize(), to.completionFor(r).len);
+        long off = 0;
+        for (MemorySegment d : dst) {
+            assertEquals(-1, src.asSlice(off, d.byteSize()).mismatch(d), "data at " + off);
+            off += d.byteSize();
+        }
+    }
+
+    @Test
+    void rendezvousBetweenJfabricEndpointsOfThisHostIsCopiedStraightFromTheSender() {
+        long size = (1 << 20) + 13;
+        MemorySegment src = RxmNode.pattern(arena, size, 21);
+        MemorySegment[] dst = {arena.allocate(4096, 64), arena.allocate(size - 4096, 64)};
+        rendezvous(a, aToB, b, bToA, src, dst);
+        assertTrue(b.ep.toString().contains("same-host copy (copies 1, fallbacks 0)"), b.ep.toString());
+        // and the other way on the same connection
+        MemorySegment back = RxmNode.pattern(arena, size, 22);
+        rendezvous(b, bToA, a, aToB, back, new MemorySegment[] {arena.allocate(size, 64)});
+        assertTrue(a.ep.toString().contains("same-host copy (copies 1, fallbacks 0)"), a.ep.toString());
+    }
+
+    @Test
+    void heapBuffersTakeTheCoreReadOnEitherSide() {
+        long size = 300_000;
+        // a heap send buffer has no stable address: the request does not offer it, and the core reads it
+        MemorySegment heapSrc = MemorySegment.ofArray(new byte[(int) size]);
+        heapSrc.copyFrom(RxmNode.pattern(arena, size, 23));
+        rendezvous(a, aToB, b, bToA, heapSrc, new MemorySegment[] {arena.allocate(size, 64)});
+        assertTrue(b.ep.toString().contains("same-host copy (copies 0, fallbacks 0)"), b.ep.toString());
+        // a heap receive buffer: offered, refused by the receiver, read through the core
+        MemorySegment src = RxmNode.pattern(arena, size, 24);
+        rendezvous(a, aToB, b, bToA, src, new MemorySegment[] {MemorySegment.ofArray(new byte[(int) size])});
+        assertTrue(b.ep.toString().contains("same-host copy (copies 0, fallbacks 1)"), b.ep.toString());
+    }
+
+    @Test
+    void sameHostCopyOffReadsEveryRendezvousThroughTheCore() {
+        System.setProperty("jfabric.ofi_rxm.same_host_copy", "0");
+        try (RxmNode c1 = new RxmNode(); RxmNode c2 = new RxmNode()) {
+            long to2 = c1.insert(c2.name());
+            long to1 = c2.insert(c1.name());
+            for (long size : new long[] {131073, 1 << 20, 3L << 20}) {
+                MemorySegment src = RxmNode.pattern(arena, size, (int) size);
+                rendezvous(c1, to2, c2, to1, src, new MemorySegment[] {arena.allocate(size / 3, 64),
+                        arena.allocate(size - size / 3, 64)});
+            }
+            assertFalse(c2.ep.toString().contains("same-host copy"), c2.ep.toString());
+        } finally {
+            System.clearProperty("jfabric.ofi_rxm.same_host_copy");
+        }
+    }
 }

@@ -2,7 +2,7 @@ package io.jfabric.provider.shm;
 
 import io.jfabric.provider.shm.wire.RegionLayout;
 
-import io.jfabric.provider.shm.ffi.Cma;
+import io.jfabric.util.Cma;
 import io.jfabric.provider.shm.ffi.Pidfd;
 
 import java.lang.foreign.Arena;

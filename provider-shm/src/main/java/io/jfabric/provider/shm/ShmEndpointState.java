@@ -1,6 +1,6 @@
 package io.jfabric.provider.shm;
 
-import io.jfabric.provider.shm.ffi.Cma;
+import io.jfabric.util.Cma;
 import io.jfabric.provider.shm.ffi.Futex;
 import io.jfabric.provider.shm.wire.Wire;
 import io.jfabric.util.EndpointBindings;

@@ -1,7 +1,7 @@
 package io.jfabric.provider.shm;
 
 import io.jfabric.Errno;
-import io.jfabric.provider.shm.ffi.Cma;
+import io.jfabric.util.Cma;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,6 +1,5 @@
 package io.jfabric.provider.shm;
 
-import io.jfabric.provider.shm.ffi.Cma;
 import io.jfabric.Errno;
 import io.jfabric.provider.shm.ffi.Futex;
 import org.junit.jupiter.api.Test;
@@ -19,37 +18,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class NativeCallsTest {
-
-    @Test
-    void cmaCopiesWithinThisProcess() {
-        assertTrue(Cma.linked(), Cma.unavailableReason());
-        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
-            MemorySegment src = a.allocate(1 << 20, 64);
-            MemorySegment dst = a.allocate(1 << 20, 64);
-            for (long i = 0; i < src.byteSize(); i += 8) {
-                src.set(ValueLayout.JAVA_LONG, i, i * 31);
-            }
-            int pid = (int) ProcessHandle.current().pid();
-            assertEquals(0, cma.readFully(pid, dst.address(), src.address(), src.byteSize()));
-            assertEquals(-1, src.mismatch(dst));
-            dst.fill((byte) 0);
-            assertEquals(0, cma.writeFully(pid, src.address(), dst.address(), 4096));
-            assertEquals(-1, src.asSlice(0, 4096).mismatch(dst.asSlice(0, 4096)));
-            assertEquals(0, cma.probe(pid, src.address(), src.asSlice(0, 64)));
-        }
-    }
-
-    @Test
-    void cmaReportsErrnoForBadPidAndBadAddress() throws Exception {
-        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
-            MemorySegment dst = a.allocate(64);
-            int dead = (int) ShmRegionTest.deadPid();
-            assertEquals(-Errno.ESRCH, cma.read(dead, dst.address(), dst.address(), 64));
-            int self = (int) ProcessHandle.current().pid();
-            assertEquals(-Errno.EFAULT, cma.read(self, dst.address(), 8, 64));
-            assertEquals(-Errno.EFAULT, cma.probe(self, 8, dst));
-        }
-    }
 
     @Test
     void futexTimesOutAndRefusesAChangedWord() {

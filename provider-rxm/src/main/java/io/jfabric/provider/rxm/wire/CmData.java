@@ -135,6 +135,46 @@ public final class CmData {
         }
     }
 
+    /**
+     * jfabric's same-host announcement, appended to the connect and accept data at byte 24 (libfabric's union
+     * is 24 bytes; libfabric reads only its own fields, so peers of either kind accept it). It names this
+     * process and an 8-byte token in its memory: a peer that can read the token with process_vm_readv and finds
+     * the value is on this host, as this user, and may copy rendezvous data straight out of this process.
+     * {@code pid} is this process's id as its own kernel namespace sees it; the token check is what proves the
+     * peer sees the same one.
+     *
+     * <pre>
+     *  24 u64 magic "JFRXMSH1"   32 u32 pid   36 u32 0   40 u64 token address   48 u64 token value
+     * </pre>
+     */
+    public record SameHost(long pid, long tokenAddress, long token) {
+        public static final int OFFSET = 24;
+        public static final int SIZE = 32;
+        static final long MAGIC = 0x4A46_5258_4D53_4831L;
+
+        /** {@code base} (connect or accept data) padded to 24 bytes, then this announcement. */
+        public byte[] appendTo(byte[] base) {
+            ByteBuffer b = ByteBuffer.allocate(OFFSET + SIZE).order(ByteOrder.nativeOrder());
+            b.put(base, 0, Math.min(base.length, OFFSET)).position(OFFSET);
+            b.putLong(MAGIC).putInt((int) pid).putInt(0).putLong(tokenAddress).putLong(token);
+            return b.array();
+        }
+
+        /** The announcement in connect or accept data, or null where there is none (a libfabric peer). */
+        public static SameHost decode(byte[] data) {
+            if (data == null || data.length < OFFSET + SIZE) {
+                return null;
+            }
+            ByteBuffer b = ByteBuffer.wrap(data, OFFSET, SIZE).order(ByteOrder.nativeOrder());
+            if (b.getLong() != MAGIC) {
+                return null;
+            }
+            long pid = b.getInt() & 0xFFFF_FFFFL;
+            b.getInt();
+            return new SameHost(pid, b.getLong(), b.getLong());
+        }
+    }
+
     /** The reject part. */
     public record Reject(int version, int reason) {
         public static Reject of(int reason) {

@@ -75,4 +75,25 @@ class CmDataTest {
         assertEquals(0xFFFF_FFF0L, CmData.peerPid(id));
         assertEquals(-1, CmData.peerIndex(id));
     }
+
+    @Test
+    void sameHostAnnouncementRidesAfterTheConnectDataAndLibfabricDataHasNone() {
+        CmData.SameHost sh = new CmData.SameHost(0xFFFF_FFF0L, 0x7f00_1234_5678L, 0x1122_3344_5566_7788L);
+        byte[] connect = sh.appendTo(CAPTURED_CONNECT);
+        assertEquals(CmData.SameHost.OFFSET + CmData.SameHost.SIZE, connect.length);
+        // libfabric reads only its 24 bytes: they are unchanged
+        assertEquals(CmData.Connect.decode(CAPTURED_CONNECT), CmData.Connect.decode(connect));
+        assertEquals(sh, CmData.SameHost.decode(connect));
+        // an accept (16 bytes here) is padded to libfabric's 24-byte union first
+        byte[] accept = sh.appendTo(new CmData.Accept(CmData.connId(7, 3), 4096, CmData.FLOW_CTRL_PEER_OFF).encode());
+        assertEquals(CmData.connId(7, 3), CmData.Accept.decode(accept).serverConnId());
+        assertEquals(sh, CmData.SameHost.decode(accept));
+
+        assertNull(CmData.SameHost.decode(CAPTURED_CONNECT), "libfabric's 24 bytes announce nothing");
+        assertNull(CmData.SameHost.decode(null));
+        byte[] wrongMagic = connect.clone();
+        wrongMagic[CmData.SameHost.OFFSET] ^= 1;
+        assertNull(CmData.SameHost.decode(wrongMagic));
+        assertNull(CmData.SameHost.decode(java.util.Arrays.copyOf(connect, connect.length - 1)));
+    }
 }

@@ -1,4 +1,4 @@
-package io.jfabric.provider.shm.ffi;
+package io.jfabric.util;
 
 import io.jfabric.Errno;
 
@@ -15,8 +15,8 @@ import java.lang.invoke.VarHandle;
 /**
  * Cross-memory attach: {@code process_vm_readv(2)} and {@code process_vm_writev(2)} through FFM.
  *
- * <p>Mirrors the single-copy "iov" protocol of libfabric's shm provider, which moves large
- * payloads directly between two processes' address spaces. The kernel allows it only when the
+ * <p>Moves large payloads directly between two processes' address spaces in one copy: shm's CMA
+ * protocol (libfabric's shm "iov" protocol) and rxm's same-host rendezvous use it. The kernel allows it only when the
  * caller may ptrace the target (same user, and no Yama or container restriction), which is why
  * {@link #probe} exists.
  *

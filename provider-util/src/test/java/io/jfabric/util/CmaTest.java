@@ -1,0 +1,57 @@
+package io.jfabric.util;
+
+import io.jfabric.Errno;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class CmaTest {
+
+    @Test
+    void copiesWithinThisProcess() {
+        assertTrue(Cma.linked(), Cma.unavailableReason());
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            MemorySegment src = a.allocate(1 << 20, 64);
+            MemorySegment dst = a.allocate(1 << 20, 64);
+            for (long i = 0; i < src.byteSize(); i += 8) {
+                src.set(ValueLayout.JAVA_LONG, i, i * 31);
+            }
+            int pid = (int) ProcessHandle.current().pid();
+            assertEquals(0, cma.readFully(pid, dst.address(), src.address(), src.byteSize()));
+            assertEquals(-1, src.mismatch(dst));
+            dst.fill((byte) 0);
+            assertEquals(0, cma.writeFully(pid, src.address(), dst.address(), 4096));
+            assertEquals(-1, src.asSlice(0, 4096).mismatch(dst.asSlice(0, 4096)));
+            assertEquals(0, cma.probe(pid, src.address(), src.asSlice(0, 64)));
+        }
+    }
+
+    @Test
+    void reportsErrnoForBadPidBadAddressAndOtherBytes() throws Exception {
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            MemorySegment dst = a.allocate(64);
+            Process p = new ProcessBuilder("true").start();
+            int dead = (int) p.pid();
+            p.waitFor();
+            assertFalse(Files.exists(Path.of("/proc", Integer.toString(dead))), "pid " + dead + " was reused");
+            assertEquals(-Errno.ESRCH, cma.read(dead, dst.address(), dst.address(), 64));
+            int self = (int) ProcessHandle.current().pid();
+            assertEquals(-Errno.EFAULT, cma.read(self, dst.address(), 8, 64));
+            assertEquals(-Errno.EFAULT, cma.probe(self, 8, dst));
+            MemorySegment other = a.allocate(64);
+            other.fill((byte) 7);
+            assertEquals(-Errno.EIO, cma.probe(self, other.address(), dst));
+        }
+    }
+}
