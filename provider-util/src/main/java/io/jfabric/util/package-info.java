@@ -1,7 +1,7 @@
 /**
  * Shared provider machinery, jfabric's {@code prov/util}: every Java provider (tcp, shm, ofi_rxm, verbs)
  * is built from these pieces instead of writing its own. The libfabric provider uses what fits a bridge
- * (parameters, logging) and leaves queues and matching to native libfabric.
+ * (parameters, logging, the dead-owner sweep) and leaves queues and matching to native libfabric.
  *
  * <h2>The pieces and who uses them</h2>
  * <ul>
@@ -27,6 +27,8 @@
  * <li>{@link io.jfabric.util.Sockaddr}: the one sockaddr_in/in6 type; {@link io.jfabric.util.FabricLog}:
  * the one logging scheme ({@code System.Logger} named {@code jfabric.<provider>}, level from
  * FI_LOG_LEVEL); {@link io.jfabric.util.ProviderParams}: FI_&lt;PROV&gt;_&lt;NAME&gt; parameters.</li>
+ * <li>{@link io.jfabric.util.DeadOwnerFiles}: the start-up sweep of shared-memory files that killed processes
+ * left behind (jfabric's shm regions, native libfabric shm's), each provider answering only whose file is dead.</li>
  * <li>{@link io.jfabric.util.UtilFabricObject}: reference counts, so closing a parent that still has
  * children fails with EBUSY.</li>
  * </ul>

@@ -1,12 +1,12 @@
 package io.jfabric.provider.libfabric;
 
+import io.jfabric.util.DeadOwnerFiles;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.regex.Matcher;
@@ -48,36 +48,15 @@ final class ShmLeftovers {
 
     /** @return how many leftovers were removed from {@code dir} */
     static int sweep(Path dir) {
-        int uid;
-        try {
-            uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-        int removed = 0;
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path p : entries) {
-                Matcher m = NAME.matcher(p.getFileName().toString());
-                try {
-                    if (m.matches() && Long.parseLong(m.group(2)) == uid && isLeftover(p, Long.parseLong(m.group(1)), uid)) {
-                        Files.deleteIfExists(p);
-                        removed++;
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // gone meanwhile, or not ours to read: leave it
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return removed;
-        }
-        return removed;
+        return DeadOwnerFiles.sweep(dir, "*", ShmLeftovers::isLeftover);
     }
 
-    private static boolean isLeftover(Path p, long namedPid, int uid) throws IOException {
-        if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
-                || (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) != uid) {
+    private static boolean isLeftover(Path p, int uid) throws IOException {
+        Matcher m = NAME.matcher(p.getFileName().toString());
+        if (!m.matches() || Long.parseLong(m.group(2)) != uid) {
             return false;
         }
+        long namedPid = Long.parseLong(m.group(1));
         ByteBuffer head = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
             while (head.hasRemaining() && ch.read(head) > 0) {

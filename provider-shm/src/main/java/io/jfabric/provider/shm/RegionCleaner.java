@@ -1,14 +1,12 @@
 package io.jfabric.provider.shm;
 
 import io.jfabric.provider.shm.wire.RegionLayout;
+import io.jfabric.util.DeadOwnerFiles;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
@@ -28,6 +26,19 @@ public final class RegionCleaner {
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(RegionCleaner::unlinkAll, "jfabric-shm-cleanup"));
     }
+
+    /** Our own regions are alive by definition (and their header may not be written yet). */
+    private static final DeadOwnerFiles.OwnerCheck STALE = new DeadOwnerFiles.OwnerCheck() {
+        @Override
+        public boolean ownerGone(Path p, int uid) throws IOException {
+            return !LIVE.contains(p) && isStale(p);
+        }
+
+        @Override
+        public void removed(Path p) {
+            LOG.log(System.Logger.Level.INFO, "removed stale shm region {0}", p);
+        }
+    };
 
     private RegionCleaner() {
     }
@@ -55,34 +66,7 @@ public final class RegionCleaner {
      * @return how many regions were removed
      */
     public static int sweepStale(Path directory) {
-        int removed = 0;
-        int myUid;
-        try {
-            myUid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(directory, ShmRegion.PREFIX + "*")) {
-            for (Path p : dir) {
-                try {
-                    if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
-                            || (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) != myUid
-                            || LIVE.contains(p)) {
-                        continue;
-                    }
-                    if (isStale(p)) {
-                        Files.deleteIfExists(p);
-                        removed++;
-                        LOG.log(System.Logger.Level.INFO, "removed stale shm region {0}", p);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    LOG.log(System.Logger.Level.DEBUG, "could not inspect shm region {0}: {1}", p, e);
-                }
-            }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "could not list {0}: {1}", directory, e);
-        }
-        return removed;
+        return DeadOwnerFiles.sweep(directory, ShmRegion.PREFIX + "*", STALE);
     }
 
     /** Whether the owner of the region file {@code p} is gone. */

@@ -68,12 +68,17 @@ final class ProgressList {
         return items.length;
     }
 
-    int progressData() {
-        Progressable[] a = items;
+    /** Wakes the idle connections that got something, so that the loop over {@code items} reads them too. */
+    private void pollQuiet() {
         QuietSet q = quiet;
         if (q != null) {
             q.poll();
         }
+    }
+
+    int progressData() {
+        Progressable[] a = items;
+        pollQuiet();
         int work = 0;
         for (Progressable p : a) {
             work += p.progressData();
@@ -83,10 +88,7 @@ final class ProgressList {
 
     int progressAll() {
         Progressable[] a = items;
-        QuietSet q = quiet;
-        if (q != null) {
-            q.poll();
-        }
+        pollQuiet();
         int work = 0;
         for (Progressable p : a) {
             work += p.progressControl();
