@@ -7,8 +7,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.jfabric.CqEntry;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -78,5 +87,46 @@ class RxmSameHostTest {
         assertFalse(sameHost.copy(self, h, new MemorySegment[] {arena.allocate(20_000)}, 1, 20_000),
                 "more than the sender offers");
         assertTrue(sameHost.toString().contains("copies 1, fallbacks 3"), sameHost.toString());
+    }
+
+    /** A sender in another process; with the copy off there, nothing is announced and the core carries it all. */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void anotherProcessOfThisHostIsCopiedFromOnlyWhenBothSidesTakePart(boolean senderTakesPart) throws Exception {
+        int count = 3;
+        int size = (1 << 20) + 5;
+        try (RxmNode rx = new RxmNode(); Arena shared = Arena.ofShared()) {
+            MemorySegment[] bufs = new MemorySegment[count];
+            for (int i = 0; i < count; i++) {
+                bufs[i] = shared.allocate(size, 64);
+                assertEquals(0, rx.ep.trecv(bufs[i], null, -1L, 0, -1L, bufs[i]));
+            }
+            Path log = Files.createTempFile("rxm-same-host-sender", ".log");
+            Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                    "--enable-native-access=ALL-UNNAMED", "-Djfabric.ofi_rxm.same_host_copy=" + (senderTakesPart ? 1 : 0),
+                    "-cp", System.getProperty("java.class.path"), RxmSenderMain.class.getName(),
+                    HexFormat.of().formatHex(rx.name()), "0", String.valueOf(count), String.valueOf(size))
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
+                assertTrue(RxmNode.await(() -> rx.completions.size() + rx.errors.size() >= count, 60_000, rx),
+                        () -> "received " + rx.completions.size() + "/" + count + " " + rx);
+                assertTrue(rx.errors.isEmpty(), rx.errors.toString());
+                for (CqEntry c : rx.completions) {
+                    MemorySegment b = (MemorySegment) c.context;
+                    int seq = b.get(ValueLayout.JAVA_INT, 4);
+                    assertEquals(size, c.len);
+                    MemorySegment expected = shared.allocate(size);
+                    RxmSenderMain.fill(expected, seq);
+                    assertEquals(-1, expected.asSlice(8).mismatch(b.asSlice(8)), "message " + seq);
+                }
+                String copies = senderTakesPart ? "copies " + count + ", fallbacks 0" : "copies 0, fallbacks 0";
+                assertTrue(rx.ep.toString().contains("same-host copy (" + copies + ")"), rx.ep.toString());
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "sender did not exit");
+                assertEquals(0, p.exitValue(), Files.readString(log));
+            } finally {
+                p.destroyForcibly();
+                Files.deleteIfExists(log);
+            }
+        }
     }
 }

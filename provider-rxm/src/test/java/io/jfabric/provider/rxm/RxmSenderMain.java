@@ -21,6 +21,7 @@ public final class RxmSenderMain {
             MemorySegment[] bufs = new MemorySegment[count];
             for (int i = 0; i < count; i++) {
                 bufs[i] = arena.allocate(size);
+                fill(bufs[i], i);
                 bufs[i].set(ValueLayout.JAVA_INT, 0, id);
                 bufs[i].set(ValueLayout.JAVA_INT, 4, i);
                 MemorySegment b = bufs[i];
@@ -38,5 +39,12 @@ public final class RxmSenderMain {
             System.out.println("SENT");
         }
         System.exit(0);
+    }
+
+    /** Bytes from 8 on: a pattern of the message's sequence number, for receivers that check every byte. */
+    static void fill(MemorySegment b, int seq) {
+        for (long k = 8; k < b.byteSize(); k++) {
+            b.set(ValueLayout.JAVA_BYTE, k, (byte) (k * 7 + seq));
+        }
     }
 }
