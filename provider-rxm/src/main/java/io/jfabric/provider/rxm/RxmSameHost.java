@@ -4,11 +4,9 @@ import io.jfabric.provider.rxm.wire.CmData;
 import io.jfabric.provider.rxm.wire.RndvHeader;
 import io.jfabric.util.Cma;
 import io.jfabric.util.FabricLog;
+import io.jfabric.util.SameHostToken;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.security.SecureRandom;
 
 /**
  * Rendezvous between two jfabric processes on one host, over a TCP core: the receiver copies the sender's
@@ -34,16 +32,6 @@ final class RxmSameHost implements AutoCloseable {
     /** ctrl_data of a rendezvous request whose advertised addresses are native memory of the sender. */
     static final long NATIVE_BUFFERS = 0x4A46_4E41_5449_5645L;
 
-    /** This process's token, shared by its endpoints: random, so no other process holds it at that address. */
-    private static final class Token {
-        static final MemorySegment SEGMENT = Arena.global().allocate(8, 8);
-        static final long VALUE = new SecureRandom().nextLong() | 1;
-
-        static {
-            SEGMENT.set(ValueLayout.JAVA_LONG, 0, VALUE);
-        }
-    }
-
     private final Cma cma = new Cma();
     private final IovCursor local = new IovCursor();
     private final IovCursor remote = new IovCursor();
@@ -67,25 +55,20 @@ final class RxmSameHost implements AutoCloseable {
 
     /** What this endpoint announces to its peers. */
     CmData.SameHost announcement() {
-        return new CmData.SameHost(ProcessHandle.current().pid(), Token.SEGMENT.address(), Token.VALUE);
+        return new CmData.SameHost(SameHostToken.pid(), SameHostToken.address(), SameHostToken.value());
     }
 
     /** The pid to copy from for a peer that announced {@code peer}, or 0 when its token cannot be read back. */
     int verify(CmData.SameHost peer) {
-        if (peer == null || peer.pid() <= 0 || peer.pid() > Integer.MAX_VALUE) {
+        if (peer == null) {
             return 0;
         }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment expected = a.allocate(8, 8);
-            expected.set(ValueLayout.JAVA_LONG, 0, peer.token());
-            int rc = cma.probe((int) peer.pid(), peer.tokenAddress(), expected);
-            if (rc != 0) {
-                LOG.log(System.Logger.Level.DEBUG, "peer pid {0} is not reachable by process_vm_readv ({1}); "
-                        + "its rendezvous data comes through the core", peer.pid(), io.jfabric.Errno.name(-rc));
-                return 0;
-            }
-            return (int) peer.pid();
+        int pid = SameHostToken.verify(cma, peer.pid(), peer.tokenAddress(), peer.token());
+        if (pid == 0) {
+            LOG.log(System.Logger.Level.DEBUG, "peer pid {0} is not reachable by process_vm_readv; its rendezvous "
+                    + "data comes through the core", peer.pid());
         }
+        return pid;
     }
 
     /**

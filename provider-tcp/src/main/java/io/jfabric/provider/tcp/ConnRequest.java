@@ -21,6 +21,11 @@ final class ConnRequest {
     private final ByteBuffer hdr = ByteBuffer.allocateDirect(CmMessage.HEADER_SIZE);
     /** The whole header, independent of the buffer's position. */
     private final MemorySegment hdrSeg = MemorySegment.ofBuffer(hdr);
+
+    /** The connreq's header, once read: the peer's same-host announcement is there (TcpSameHost). */
+    MemorySegment header() {
+        return hdrSeg;
+    }
     private ByteBuffer data;
     private final long createdNanos = System.nanoTime();
     WireOrder order = WireOrder.HOST;

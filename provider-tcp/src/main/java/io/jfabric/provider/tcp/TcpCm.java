@@ -112,7 +112,7 @@ final class TcpCm {
                 throw new FabricException(Errno.EINVAL, "no destination: pass an address or set info.destAddr");
             }
             InetSocketAddress target = Sockaddr.toInet(dest);
-            cmOut = message(CmMessage.TYPE_CONNREQ, data);
+            cmOut = message(CmMessage.TYPE_CONNREQ, data, conn.sameHost != null);
             SocketChannel ch = SocketChannel.open(target.getAddress() instanceof Inet6Address
                     ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             try {
@@ -154,7 +154,7 @@ final class TcpCm {
     void accept(byte[] data) {
         checkCanAccept();
         ConnRequest r = request;
-        ByteBuffer resp = message(CmMessage.TYPE_CONNRESP, data);
+        ByteBuffer resp = message(CmMessage.TYPE_CONNRESP, data, conn.sameHost != null);
         SocketChannel ch = r.ch;
         try {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, TcpParams.NODELAY.get());
@@ -172,11 +172,14 @@ final class TcpCm {
             throw new FabricException(Errno.ECONNABORTED, "accept failed: " + e.getMessage());
         }
         request = null;
-        establish(r.order, null);
+        establish(r.order, null, r.header());
     }
 
-    private void establish(WireOrder order, byte[] peerData) {
+    private void establish(WireOrder order, byte[] peerData, MemorySegment peerCmHeader) {
         conn.establish(order);
+        if (conn.sameHost != null && conn.sameHost.verify(peerCmHeader)) {
+            engine.sayReadsPeer();
+        }
         try {
             local = (InetSocketAddress) conn.channel().getLocalAddress();
         } catch (IOException ignored) {
@@ -250,7 +253,7 @@ final class TcpCm {
                 return 1;
             }
             cmOut = null;
-            establish(CmMessage.peerOrder(hdr), data);
+            establish(CmMessage.peerOrder(hdr), data, hdr);
             return 1;
         } catch (IOException e) {
             connectFailed(connectErrno(e), "connect failed: " + e.getMessage(), null);
@@ -352,6 +355,11 @@ final class TcpCm {
 
     /** A connreq, connresp or nack with {@code data}, in a fresh buffer. Control path. */
     static ByteBuffer message(int type, byte[] data) {
+        return message(type, data, false);
+    }
+
+    /** A CM message, with this process's same-host announcement when {@code announce} (TcpSameHost). */
+    static ByteBuffer message(int type, byte[] data, boolean announce) {
         int len = data == null ? 0 : data.length;
         if (len > CmMessage.MAX_DATA_SIZE) {
             throw new FabricException(Errno.EINVAL, "CM data is " + len + " bytes; tcp carries at most "
@@ -362,6 +370,9 @@ final class TcpCm {
         int n = CmMessage.encode(seg, type, len == 0 ? null : MemorySegment.ofArray(data), len);
         if (n < 0) {
             throw new FabricException(Errno.EINVAL, "cannot encode CM message");
+        }
+        if (announce) {
+            TcpSameHost.announce(seg);
         }
         b.limit(n);
         return b;

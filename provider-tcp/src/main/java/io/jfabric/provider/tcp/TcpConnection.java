@@ -95,6 +95,9 @@ final class TcpConnection {
      */
     private boolean skipStageRead;
 
+    /** Large messages copied straight between jfabric processes of this host; null when off. */
+    final TcpSameHost sameHost = TcpSameHost.open();
+
     TcpConnection(int prefetch) {
         // plain direct buffers: no memory session, so NIO adds no per-call bookkeeping (or garbage)
         this.stage = ByteBuffer.allocateDirect(Math.max(prefetch, 1024));
@@ -600,6 +603,9 @@ final class TcpConnection {
     }
 
     private void closeChannel() {
+        if (sameHost != null) {
+            sameHost.close();
+        }
         pollFirst = false;
         quiet = false;
         callsTried = true;
@@ -637,6 +643,7 @@ final class TcpConnection {
 
     /** Short state dump for test failure messages. */
     String describe() {
-        return "open=" + open + ", order=" + order + ", staged=" + stage.remaining();
+        return "open=" + open + ", order=" + order + ", staged=" + stage.remaining()
+                + (sameHost == null ? "" : ", " + sameHost);
     }
 }

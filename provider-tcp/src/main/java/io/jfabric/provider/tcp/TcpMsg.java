@@ -45,12 +45,20 @@ final class TcpMsg {
         if (tagged) {
             wflags |= DataHeader.FLAG_TAGGED;
         }
-        if (!inject && (flags & ACK_FLAGS) != 0) {
-            wflags |= DataHeader.FLAG_DELIVERY_COMPLETE;
+        TcpConnection conn = engine.connection();
+        if (!inject && conn.sameHost != null && conn.sameHost.carries(op, total)) {
+            // the peer copies the message out of our memory, and its ACK completes the send
             e.needAck = true;
+            int hl = DataHeader.encodeSameHostMsg(e.hdr, conn.order(), wflags, op.data, op.tag, op.iov, op.count);
+            e.attachPayload(op.iov, 0, hl, 0);
+        } else {
+            if (!inject && (flags & ACK_FLAGS) != 0) {
+                wflags |= DataHeader.FLAG_DELIVERY_COMPLETE;
+                e.needAck = true;
+            }
+            int hl = DataHeader.encodeMsg(e.hdr, conn.order(), wflags, op.data, op.tag, total);
+            e.attachPayload(op.iov, op.count, hl, total);
         }
-        int hl = DataHeader.encodeMsg(e.hdr, engine.connection().order(), wflags, op.data, op.tag, total);
-        e.attachPayload(op.iov, op.count, hl, total);
         e.kind = TxEntry.KIND_SEND;
         e.context = op.context;
         e.cqFlags = tagged ? TcpCompletions.TSEND_FLAGS : TcpCompletions.SEND_FLAGS;

@@ -1,5 +1,7 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.provider.tcp.wire.DataHeader;
+
 import io.jfabric.Errno;
 import io.jfabric.provider.tcp.wire.WireStatus;
 import io.jfabric.util.jfr.PeerFailureEvent;
@@ -97,6 +99,21 @@ final class TcpProgress {
      * Queues a filled entry and writes as much as the socket takes now; with FI_MORE ({@code more}) the entry
      * waits for the next post without it, or the next progress call, so a burst leaves in one write.
      */
+    /** Tells the peer this side can copy from its memory (TcpSameHost): one READY frame ahead of any data. */
+    void sayReadsPeer() {
+        TxEntry e = tx.takeInternal();
+        if (e == null) {
+            return; // a fresh connection has its whole reserve; without it the peer just keeps to the socket
+        }
+        int hl = DataHeader.encodeSameHostReady(e.hdr, conn.order());
+        e.kind = TxEntry.KIND_INTERNAL;
+        e.hdrView.clear().limit(hl);
+        e.bufs[0] = e.hdrView;
+        e.bufCount = 1;
+        e.remaining = hl;
+        tx.enqueueInternal(e);
+    }
+
     void submit(TxEntry e, boolean more) {
         tx.enqueue(e);
         if (!more) {

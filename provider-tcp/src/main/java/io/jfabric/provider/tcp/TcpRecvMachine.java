@@ -64,6 +64,8 @@ final class TcpRecvMachine {
     private long curData;
     private boolean rxTagged;
     private long rxTag;
+    /** The message being received stays in the sender's memory (TcpSameHost). */
+    private boolean rxSameHost;
     /** The remote write being received holds a receive-CQ slot for its CQ data. */
     private boolean dataSlotHeld;
     /** A remote write with CQ data waits for room in the receive CQ: stop reading until the application reads. */
@@ -222,6 +224,7 @@ final class TcpRecvMachine {
             case DataHeader.OP_WRITE -> onWrite(h, o, payload);
             case DataHeader.OP_READ_REQ -> onReadRequest(h, o);
             case DataHeader.OP_READ_RSP -> onReadResponse(payload);
+            case DataHeader.OP_SAME_HOST_READY -> onSameHostReady();
             default -> {
                 engine.protocolError(WireStatus.UNKNOWN_OP);
                 yield false;
@@ -254,11 +257,30 @@ final class TcpRecvMachine {
         }
         rxTag = DataHeader.tag(h, o);
         rxLen = payload;
+        if (DataHeader.isSameHost(h, o)) {
+            if (conn.sameHost == null || !conn.sameHost.readsPeer()) {
+                engine.protocolError(Errno.EPROTO, "peer sent a same-host message, but this side cannot read its memory");
+                return false;
+            }
+            rxSameHost = true;
+            rxLen = DataHeader.sameHostLength(h, o);
+        }
         rxState = RX_WAIT_BUF;
         RxEntry e = posted.match(rxTagged, rxTag);
         if (e != null) {
             startMsg(e);
         }
+        return true;
+    }
+
+    /** The peer can copy from our memory: large sends to it may go by copy from now on. */
+    private boolean onSameHostReady() {
+        if (conn.sameHost == null) {
+            engine.protocolError(Errno.EPROTO, "peer sent a same-host READY frame, which this side never offered");
+            return false;
+        }
+        conn.sameHost.peerReady();
+        resetRx();
         return true;
     }
 
@@ -328,6 +350,10 @@ final class TcpRecvMachine {
     private void startMsg(RxEntry e) {
         curRx = e;
         e.rxTag = rxTag;
+        if (rxSameHost) {
+            copySameHost(e);
+            return;
+        }
         long left = rxLen;
         int n = 0;
         for (int i = 0; i < e.iovCount && left > 0; i++) {
@@ -342,6 +368,21 @@ final class TcpRecvMachine {
         rxIdx = 0;
         rxLeft = rxLen - left;
         discardLeft = left;
+        rxState = RX_PAYLOAD;
+    }
+
+    /** The whole message (or what fits) straight from the sender's memory; no payload follows on the socket. */
+    private void copySameHost(RxEntry e) {
+        int rc = conn.sameHost.copy(rxHdr, conn.order(), e.iov, e.iovCount, Math.min(rxLen, e.capacity));
+        if (rc != 0) {
+            engine.protocolError(-rc, "copying a " + rxLen + " B message out of the peer's memory failed: "
+                    + Errno.name(-rc));
+            return;
+        }
+        rxBufCount = 0;
+        rxIdx = 0;
+        rxLeft = 0;
+        discardLeft = 0;
         rxState = RX_PAYLOAD;
     }
 
@@ -444,6 +485,7 @@ final class TcpRecvMachine {
         curData = 0;
         rxTagged = false;
         rxTag = 0;
+        rxSameHost = false;
         rxHdrView.clear().limit(DataHeader.BASE_SIZE);
         rxState = RX_HDR;
     }

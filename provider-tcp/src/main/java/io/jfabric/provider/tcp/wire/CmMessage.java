@@ -15,7 +15,11 @@ import java.nio.ByteOrder;
  *  4 u32 seg_no    8 u64 conn_id   16 u64 msg_id   (all 0)
  * 24 u64 conn_data (1 in the sender's host order: the endianness probe)
  * </pre>
- * Differences from libfabric: a CM data length above 256 is rejected ({@link WireStatus#CM_DATA_TOO_LARGE})
+ * jfabric endpoints announce themselves to each other in the three fields libfabric leaves 0 and never reads
+ * ({@link #announceSameHost}): seg_no holds the pid, conn_id a token and msg_id {@code "JF"} in its top 16 bits
+ * over the token's address (see {@code io.jfabric.util.SameHostToken}).
+ *
+ * <p>Differences from libfabric: a CM data length above 256 is rejected ({@link WireStatus#CM_DATA_TOO_LARGE})
  * where libfabric silently truncates, and a probe that is neither 1 nor byte-swapped 1 is rejected where
  * libfabric assumes "swap". All methods work on caller-owned segments and allocate nothing.
  */
@@ -32,8 +36,16 @@ public final class CmMessage {
     private static final long OFF_VERSION = 0;
     private static final long OFF_TYPE = 1;
     private static final long OFF_SEG_SIZE = 2;
+    private static final long OFF_SEG_NO = 4;
+    private static final long OFF_CONN_ID = 8;
+    private static final long OFF_MSG_ID = 16;
     private static final long OFF_CONN_DATA = 24;
+    /** "JF" in the top 16 bits of msg_id; user-space addresses leave them 0. */
+    private static final long SAME_HOST_MAGIC = 0x4A46L << 48;
+    private static final long ADDRESS_MASK = (1L << 48) - 1;
 
+    private static final ValueLayout.OfInt U32_HOST =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.nativeOrder());
     private static final ValueLayout.OfShort U16_BE =
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong U64_HOST =
@@ -96,6 +108,27 @@ public final class CmMessage {
             return WireStatus.BAD_ENDIAN_PROBE;
         }
         return dataLength;
+    }
+
+    /** Adds this process's same-host announcement to an encoded message (fields libfabric leaves 0). */
+    public static void announceSameHost(MemorySegment dst, long pid, long tokenAddress, long token) {
+        dst.set(U32_HOST, OFF_SEG_NO, (int) pid);
+        dst.set(U64_HOST, OFF_CONN_ID, token);
+        dst.set(U64_HOST, OFF_MSG_ID, SAME_HOST_MAGIC | (tokenAddress & ADDRESS_MASK));
+    }
+
+    /** The announced pid, or 0 when the sender announced nothing (libfabric) or its address does not fit. */
+    public static long sameHostPid(MemorySegment src) {
+        long m = src.get(U64_HOST, OFF_MSG_ID);
+        return (m & ~ADDRESS_MASK) == SAME_HOST_MAGIC ? Integer.toUnsignedLong(src.get(U32_HOST, OFF_SEG_NO)) : 0;
+    }
+
+    public static long sameHostTokenAddress(MemorySegment src) {
+        return src.get(U64_HOST, OFF_MSG_ID) & ADDRESS_MASK;
+    }
+
+    public static long sameHostToken(MemorySegment src) {
+        return src.get(U64_HOST, OFF_CONN_ID);
     }
 
     /** The message type byte. */

@@ -17,6 +17,12 @@ import java.lang.foreign.ValueLayout;
  * Multi-byte fields use the connection's {@link WireOrder}; {@code seg} arguments are caller-owned
  * (native, preallocated) and nothing here allocates.
  *
+ * <p>jfabric's same-host path (between jfabric peers that proved it when connecting, provider-tcp's
+ * {@code TcpSameHost}) adds two things libfabric never sends: {@link #FLAG_SAME_HOST} on an op_msg, whose header
+ * then ends with {@code rma_iov_cnt} (1..4) {addr, len, key 0} entries naming the sender's buffers and whose frame
+ * has no payload (the receiver copies the message out of the sender's memory and ACKs it); and the bare 16-byte
+ * {@link #OP_SAME_HOST_READY} frame, by which a side tells its peer that it can read the peer's memory.
+ *
  * <p>Differences from libfabric, which checks only {@code hdr_size <= 120} and the op range: the decoder also
  * rejects a version other than 3, an {@code hdr_size} inconsistent with op/flags/rma_iov_cnt, a size below
  * hdr_size, a payload above the caller's limit, a malformed ACK and (for writes) iov lengths that do not add up
@@ -36,12 +42,17 @@ public final class DataHeader {
     public static final int OP_READ_RSP = 3;
     public static final int OP_WRITE = 4;
 
+    /** jfabric only: "I can copy from your memory" (TcpSameHost). */
+    public static final int OP_SAME_HOST_READY = 0x4A;
+
     /** {@code base_hdr.op_data} of an ACK. */
     public static final int OP_DATA_ACK = 2;
 
     public static final int FLAG_REMOTE_CQ_DATA = 1;
     public static final int FLAG_DELIVERY_COMPLETE = 1 << 2;
     public static final int FLAG_COMMIT_COMPLETE = 1 << 3;
+    /** jfabric only: the message is in the sender's memory, named by the header's iovs (TcpSameHost). */
+    public static final int FLAG_SAME_HOST = 1 << 6;
     public static final int FLAG_TAGGED = 1 << 7;
 
     private static final long OFF_VERSION = 0;
@@ -76,6 +87,40 @@ public final class DataHeader {
         }
         putBase(h, o, OP_MSG, flags, 0, 0, hdr, hdr + payloadLength);
         return hdr;
+    }
+
+    /**
+     * Writes a same-host op_msg header: the message stays in {@code iov} (native memory), which the header names;
+     * the frame carries no payload and asks for an ACK, sent once the receiver has copied it.
+     *
+     * @return the header length
+     */
+    public static int encodeSameHostMsg(MemorySegment h, WireOrder o, int flags, long cqData, long tag,
+                                        MemorySegment[] iov, int count) {
+        flags |= FLAG_SAME_HOST | FLAG_DELIVERY_COMPLETE;
+        int hdr = BASE_SIZE;
+        if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
+            WireOrder.setU64(h, o, hdr, cqData);
+            hdr += 8;
+        }
+        if ((flags & FLAG_TAGGED) != 0) {
+            WireOrder.setU64(h, o, hdr, tag);
+            hdr += 8;
+        }
+        for (int i = 0; i < count; i++) {
+            WireOrder.setU64(h, o, hdr, iov[i].address());
+            WireOrder.setU64(h, o, hdr + 8, iov[i].byteSize());
+            WireOrder.setU64(h, o, hdr + 16, 0L);
+            hdr += RMA_IOV_SIZE;
+        }
+        putBase(h, o, OP_MSG, flags, 0, count, hdr, hdr);
+        return hdr;
+    }
+
+    /** Writes the bare {@link #OP_SAME_HOST_READY} frame. */
+    public static int encodeSameHostReady(MemorySegment h, WireOrder o) {
+        putBase(h, o, OP_SAME_HOST_READY, 0, 0, 0, BASE_SIZE, BASE_SIZE);
+        return BASE_SIZE;
     }
 
     /** Writes the 16-byte ACK that answers a DELIVERY/COMMIT_COMPLETE frame. */
@@ -154,6 +199,10 @@ public final class DataHeader {
             return WireStatus.BAD_VERSION;
         }
         int op = op(h);
+        if (op == OP_SAME_HOST_READY) {
+            return hdrSize(h) == BASE_SIZE && size(h, o) == BASE_SIZE && opData(h) == 0 ? BASE_SIZE
+                    : WireStatus.BAD_HDR_SIZE;
+        }
         if (op > OP_WRITE) {
             return WireStatus.UNKNOWN_OP;
         }
@@ -178,8 +227,20 @@ public final class DataHeader {
         int flags = flags(h, o);
         int expected;
         switch (op) {
-            case OP_MSG -> expected = BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0)
-                    + ((flags & FLAG_TAGGED) != 0 ? 8 : 0);
+            case OP_MSG -> {
+                expected = BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0)
+                        + ((flags & FLAG_TAGGED) != 0 ? 8 : 0);
+                if ((flags & FLAG_SAME_HOST) != 0) {
+                    int cnt = rmaIovCount(h);
+                    if (cnt < 1 || cnt > IOV_LIMIT) {
+                        return WireStatus.BAD_RMA_IOV_COUNT;
+                    }
+                    if (size != expected + RMA_IOV_SIZE * cnt) {
+                        return WireStatus.UNEXPECTED_PAYLOAD;
+                    }
+                    expected += RMA_IOV_SIZE * cnt;
+                }
+            }
             case OP_WRITE, OP_READ_REQ -> {
                 int cnt = rmaIovCount(h);
                 if (cnt > IOV_LIMIT) {
@@ -214,6 +275,17 @@ public final class DataHeader {
      */
     public static int decodeExtensions(MemorySegment h, WireOrder o, long maxPayload) {
         int op = op(h);
+        if (isSameHost(h, o)) {
+            long total = 0;
+            for (int i = 0; i < rmaIovCount(h); i++) {
+                long len = sameHostLen(h, o, i);
+                if (Long.compareUnsigned(len, maxPayload) > 0) {
+                    return WireStatus.OVERSIZED;
+                }
+                total += len;
+            }
+            return Long.compareUnsigned(total, maxPayload) > 0 ? WireStatus.OVERSIZED : WireStatus.OK;
+        }
         if ((op != OP_WRITE && op != OP_READ_REQ) || opData(h) == OP_DATA_ACK) {
             return WireStatus.OK;
         }
@@ -299,6 +371,33 @@ public final class DataHeader {
             return 0L;
         }
         return WireOrder.getU64(h, o, BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0));
+    }
+
+    /** A same-host op_msg (FLAG_SAME_HOST): the message is named by iovs, not carried. */
+    public static boolean isSameHost(MemorySegment h, WireOrder o) {
+        return op(h) == OP_MSG && opData(h) == 0 && (flags(h, o) & FLAG_SAME_HOST) != 0;
+    }
+
+    private static long sameHostIovOffset(MemorySegment h, WireOrder o) {
+        int flags = flags(h, o);
+        return BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0) + ((flags & FLAG_TAGGED) != 0 ? 8 : 0);
+    }
+
+    public static long sameHostAddr(MemorySegment h, WireOrder o, int i) {
+        return WireOrder.getU64(h, o, sameHostIovOffset(h, o) + (long) i * RMA_IOV_SIZE);
+    }
+
+    public static long sameHostLen(MemorySegment h, WireOrder o, int i) {
+        return WireOrder.getU64(h, o, sameHostIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 8);
+    }
+
+    /** The whole length of a same-host message (validated not to overflow by {@link #decodeExtensions}). */
+    public static long sameHostLength(MemorySegment h, WireOrder o) {
+        long total = 0;
+        for (int i = 0; i < rmaIovCount(h); i++) {
+            total += sameHostLen(h, o, i);
+        }
+        return total;
     }
 
     /** Offset of the first rma iov: after cq_data on a write that carries it. */

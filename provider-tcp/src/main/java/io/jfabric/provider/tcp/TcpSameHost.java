@@ -1,0 +1,178 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.Errno;
+import io.jfabric.provider.tcp.wire.CmMessage;
+import io.jfabric.provider.tcp.wire.DataHeader;
+import io.jfabric.provider.tcp.wire.WireOrder;
+import io.jfabric.util.Cma;
+import io.jfabric.util.FabricLog;
+import io.jfabric.util.OpRequest;
+import io.jfabric.util.SameHostToken;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One connection's same-host path: between two jfabric endpoints in processes of one host and user, a large message
+ * stays in the sender's memory and the receiver copies it out with process_vm_readv, one copy where the socket
+ * costs two (into the kernel and out) plus the loopback stack; then it ACKs, and the send completes on the ACK.
+ * <ul>
+ * <li>both CM messages carry the sender's pid and token ({@link CmMessage#announceSameHost}); once connected,
+ *     each side reads its peer's token back ({@link SameHostToken#verify}) and, if it can, tells the peer with one
+ *     {@link DataHeader#OP_SAME_HOST_READY} frame, since reading is a right of the reader that only it can test
+ *     (ptrace policy need not be symmetric);</li>
+ * <li>a side that heard READY sends each message of at least {@code same_host_min} bytes from native buffers as a
+ *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers; everything else goes through the socket.</li>
+ * </ul>
+ * libfabric peers announce nothing, so they never receive either frame, and a jfabric endpoint refuses both from a
+ * peer it has not verified. Used under the endpoint's lock.
+ */
+final class TcpSameHost {
+    private static final System.Logger LOG = FabricLog.logger(TcpParams.PROV);
+    /** Heap receive buffers are filled through this much native memory at a time. */
+    private static final int SCRATCH = 64 * 1024;
+
+    private final long minSize;
+    private Cma cma;
+    private Arena scratchArena;
+    private MemorySegment scratch;
+    /** The peer's pid when this side can read its memory, else 0. */
+    private int peerPid;
+    /** The peer said it can read ours: large sends may go by copy. */
+    private boolean peerReads;
+    /** Messages received by copy: for diagnostics and tests. */
+    private long copied;
+
+    private TcpSameHost(long minSize) {
+        this.minSize = Math.max(1, minSize);
+    }
+
+    /** Null when the path is off or process_vm_readv is missing. */
+    static TcpSameHost open() {
+        return TcpParams.SAME_HOST_COPY.get() && Cma.linked() ? new TcpSameHost(TcpParams.SAME_HOST_MIN.get()) : null;
+    }
+
+    /** Adds this process's announcement to an encoded CM message. */
+    static void announce(MemorySegment cmMessage) {
+        CmMessage.announceSameHost(cmMessage, SameHostToken.pid(), SameHostToken.address(), SameHostToken.value());
+    }
+
+    /** Tests the peer's announcement in its CM header; true when this side can read the peer (then say READY). */
+    boolean verify(MemorySegment peerCmHeader) {
+        long pid = CmMessage.sameHostPid(peerCmHeader);
+        if (pid == 0) {
+            return false;
+        }
+        if (cma == null) {
+            cma = new Cma();
+        }
+        peerPid = SameHostToken.verify(cma, pid, CmMessage.sameHostTokenAddress(peerCmHeader),
+                CmMessage.sameHostToken(peerCmHeader));
+        if (peerPid == 0) {
+            LOG.log(System.Logger.Level.DEBUG, "peer pid {0} announced itself but its token does not read back;"
+                    + " messages from it come through the socket", pid);
+        }
+        return peerPid != 0;
+    }
+
+    /** Whether the peer may send same-host frames (we verified it). */
+    boolean readsPeer() {
+        return peerPid != 0;
+    }
+
+    /** The peer's READY frame. */
+    void peerReady() {
+        peerReads = true;
+    }
+
+    /** Whether this send goes by copy: the peer reads us, it is large enough, and its buffers are native. */
+    boolean carries(OpRequest op, long total) {
+        if (!peerReads || total < minSize || op.count > DataHeader.IOV_LIMIT) {
+            return false;
+        }
+        for (int i = 0; i < op.count; i++) {
+            if (!op.iov[i].isNative()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Copies the first {@code n} bytes of the same-host message {@code h} names into {@code dst}.
+     *
+     * @return 0, or a negative errno (the peer gone, or a range it does not map)
+     */
+    int copy(MemorySegment h, WireOrder o, MemorySegment[] dst, int dstCount, long n) {
+        int remoteCount = DataHeader.rmaIovCount(h);
+        int ri = 0;
+        long rskip = 0;
+        long done = 0;
+        for (int li = 0; li < dstCount && done < n; li++) {
+            MemorySegment d = dst[li];
+            long lskip = 0;
+            while (lskip < d.byteSize() && done < n) {
+                while (ri < remoteCount && rskip == DataHeader.sameHostLen(h, o, ri)) {
+                    ri++;
+                    rskip = 0;
+                }
+                if (ri >= remoteCount) {
+                    return -Errno.EIO;
+                }
+                long k = Math.min(Math.min(d.byteSize() - lskip, DataHeader.sameHostLen(h, o, ri) - rskip), n - done);
+                int rc = read(DataHeader.sameHostAddr(h, o, ri) + rskip, d, lskip, k);
+                if (rc != 0) {
+                    return rc;
+                }
+                lskip += k;
+                rskip += k;
+                done += k;
+            }
+        }
+        if (done != n) {
+            return -Errno.EIO;
+        }
+        copied++;
+        return 0;
+    }
+
+    private int read(long remote, MemorySegment d, long offset, long k) {
+        if (d.isNative()) {
+            return cma.readFully(peerPid, d.address() + offset, remote, k);
+        }
+        if (scratch == null) {
+            scratchArena = Arena.ofShared();
+            scratch = scratchArena.allocate(SCRATCH, 64);
+        }
+        for (long done = 0; done < k; ) {
+            long c = Math.min(SCRATCH, k - done);
+            int rc = cma.readFully(peerPid, scratch.address(), remote + done, c);
+            if (rc != 0) {
+                return rc;
+            }
+            MemorySegment.copy(scratch, 0, d, offset + done, c);
+            done += c;
+        }
+        return 0;
+    }
+
+    /** The connection is gone: release the native memory. */
+    void close() {
+        if (cma != null) {
+            cma.close();
+            cma = null;
+        }
+        if (scratchArena != null) {
+            scratchArena.close();
+            scratchArena = null;
+            scratch = null;
+        }
+        peerPid = 0;
+        peerReads = false;
+    }
+
+    @Override
+    public String toString() {
+        return "same-host copy (reads peer " + (peerPid != 0) + ", peer reads " + peerReads + ", copied " + copied + ")";
+    }
+}

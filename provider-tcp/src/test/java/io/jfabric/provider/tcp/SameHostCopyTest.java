@@ -1,0 +1,129 @@
+package io.jfabric.provider.tcp;
+
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Errno;
+import io.jfabric.Progress;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The same-host path between two jfabric tcp endpoints (here in one process, whose token each reads back): large
+ * messages from native buffers are copied by the receiver and ACKed; everything else keeps to the socket.
+ */
+@Timeout(60)
+class SameHostCopyTest {
+    private static final String OFF = "jfabric.tcp.same_host_copy";
+    private final Arena arena = Arena.ofShared();
+    private Loopback pair;
+
+    @AfterEach
+    void tearDown() {
+        System.clearProperty(OFF);
+        if (pair != null) {
+            pair.close();
+        }
+        arena.close();
+    }
+
+    private MemorySegment pattern(long size, int seed) {
+        MemorySegment s = arena.allocate(size, 64);
+        for (long i = 0; i < size; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + seed));
+        }
+        return s;
+    }
+
+    private static String state(Loopback.Side side) {
+        return ((TcpEndpoint) side.ep).describe();
+    }
+
+    private static long writes(Loopback.Side side) {
+        return ((TcpEndpoint) side.ep).connection().socketWrites();
+    }
+
+    /** Sends {@code tx} client to server into {@code rx} (one or more buffers) and checks every byte. */
+    private void roundTrip(MemorySegment tx, MemorySegment... rx) {
+        if (rx.length == 1) {
+            assertEquals(0, pair.server.ep.recv(rx[0], null, 0, "rx"));
+        } else {
+            assertEquals(0, pair.server.ep.recvv(rx, null, rx.length, 0, "rx"));
+        }
+        assertEquals(0, pair.client.ep.send(tx, null, 0, "tx"));
+        CqEntry got = pair.server.waitCq(10_000);
+        assertEquals(tx.byteSize(), got.len);
+        assertEquals("tx", pair.client.waitCq(10_000).context);
+        long off = 0;
+        for (MemorySegment r : rx) {
+            assertEquals(-1, tx.asSlice(off, r.byteSize()).mismatch(r), "byte at " + off);
+            off += r.byteSize();
+        }
+    }
+
+    @Test
+    void largeMessagesAreCopiedStraightFromTheSenderAndSmallOnesTakeTheSocket() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        MemorySegment big = pattern((1 << 20) + 3, 1);
+        // the READY frames cross first; until the client hears it, a send keeps to the socket
+        roundTrip(pattern(100, 9), arena.allocate(100));
+        long before = writes(pair.client);
+        roundTrip(big, arena.allocate(5000), arena.allocate(big.byteSize() - 5000));
+        assertTrue(state(pair.server).contains("copied 1)"), state(pair.server));
+        assertTrue(writes(pair.client) - before <= 2, "a copied message is one header on the socket: "
+                + (writes(pair.client) - before) + " writes");
+        roundTrip(pattern(65535, 2), arena.allocate(65535));
+        assertTrue(state(pair.server).contains("copied 1)"), "below same_host_min: " + state(pair.server));
+        // a heap receive buffer is filled through native scratch memory
+        MemorySegment heap = MemorySegment.ofArray(new byte[(int) big.byteSize()]);
+        roundTrip(big, heap);
+        assertTrue(state(pair.server).contains("copied 2)"), state(pair.server));
+        // and the other way
+        MemorySegment back = pattern(300_000, 3);
+        MemorySegment into = arena.allocate(back.byteSize());
+        assertEquals(0, pair.client.ep.recv(into, null, 0, "back"));
+        assertEquals(0, pair.server.ep.send(back, null, 0, "sent back"));
+        assertEquals("back", pair.client.waitCq(10_000).context);
+        pair.server.waitCq(10_000);
+        assertEquals(-1, back.mismatch(into));
+        assertTrue(state(pair.client).contains("copied 1)"), state(pair.client));
+    }
+
+    @Test
+    void aShortReceiveGetsEtruncAndTheConnectionGoesOn() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64));
+        MemorySegment big = pattern(200_000, 4);
+        MemorySegment small = arena.allocate(70_000);
+        assertEquals(0, pair.server.ep.recv(small, null, 0, "small"));
+        assertEquals(0, pair.client.ep.send(big, null, 0, "t1"));
+        CqErrEntry err = pair.server.waitCqError(10_000);
+        assertEquals(Errno.ETRUNC, err.err);
+        assertEquals(70_000, err.len);
+        assertEquals(130_000, err.olen);
+        assertEquals(-1, small.mismatch(big.asSlice(0, 70_000)));
+        pair.client.waitCq(10_000);
+        roundTrip(big, arena.allocate(big.byteSize()));
+        assertTrue(state(pair.server).contains("copied 2)"), state(pair.server));
+    }
+
+    @Test
+    void withTheCopyOffEveryMessageTakesTheSocket() {
+        System.setProperty(OFF, "false");
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        System.clearProperty(OFF);
+        MemorySegment big = pattern(1 << 20, 5);
+        roundTrip(pattern(64, 0), arena.allocate(64));
+        roundTrip(big, arena.allocate(big.byteSize()));
+        roundTrip(big, arena.allocate(big.byteSize()));
+        assertFalse(state(pair.server).contains("same-host"), state(pair.server));
+    }
+}
