@@ -40,6 +40,25 @@ class CmMessageTest {
     }
 
     @Test
+    void sameHostAnnouncementUsesOnlyFieldsLibfabricLeavesZero() {
+        MemorySegment captured = bytes("0301000000000000 0000000000000000 0000000000000000 0100000000000000");
+        assertEquals(0, CmMessage.sameHostPid(captured), "libfabric announces nothing");
+        MemorySegment dst = arena.allocate(CmMessage.MAX_SIZE);
+        int n = CmMessage.encode(dst, CmMessage.TYPE_CONNRESP, null, 0);
+        CmMessage.announceSameHost(dst, 4242, 0x7fff_1234_5670L, 0x0123_4567_89ab_cdefL);
+        assertEquals(0, CmMessage.decodeHeader(dst, CmMessage.TYPE_CONNRESP), "still a valid CM message");
+        assertEquals(CmMessage.TYPE_CONNRESP, CmMessage.type(dst));
+        assertTrue(CmMessage.peerSameEndianness(dst));
+        assertEquals(4242, CmMessage.sameHostPid(dst));
+        assertEquals(0x7fff_1234_5670L, CmMessage.sameHostTokenAddress(dst));
+        assertEquals(0x0123_4567_89ab_cdefL, CmMessage.sameHostToken(dst));
+        // the version, type, length and probe bytes are the captured ones
+        assertEquals("03010000", HexFormat.of().formatHex(dst.asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE)));
+        assertEquals("0100000000000000", HexFormat.of().formatHex(dst.asSlice(24, 8).toArray(ValueLayout.JAVA_BYTE)));
+        assertEquals(32, n);
+    }
+
+    @Test
     void dataRoundTripsUpTo256BytesWithNetworkOrderLength() {
         MemorySegment data = arena.allocate(256);
         for (int i = 0; i < 256; i++) {

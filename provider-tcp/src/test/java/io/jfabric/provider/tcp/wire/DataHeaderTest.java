@@ -197,6 +197,43 @@ class DataHeaderTest {
     }
 
     @Test
+    void sameHostMessageNamesItsBuffersAndCarriesNoPayload() {
+        MemorySegment a = arena.allocate(100);
+        MemorySegment b = arena.allocate(50);
+        int flags = DataHeader.FLAG_REMOTE_CQ_DATA | DataHeader.FLAG_TAGGED;
+        int hl = DataHeader.encodeSameHostMsg(h, host, flags, 7, 9, new MemorySegment[] {a, b}, 2);
+        assertEquals(16 + 8 + 8 + 2 * 24, hl);
+        assertEquals(hl, DataHeader.decodeBase(h, host, MAX));
+        assertEquals(WireStatus.OK, DataHeader.decodeExtensions(h, host, MAX));
+        assertTrue(DataHeader.isSameHost(h, host));
+        assertTrue(DataHeader.wantsAck(h, host), "the send completes on the receiver's ACK");
+        assertEquals(0, DataHeader.payloadLength(h, host));
+        assertEquals(150, DataHeader.sameHostLength(h, host));
+        assertEquals(b.address(), DataHeader.sameHostAddr(h, host, 1));
+        assertEquals(7, DataHeader.cqData(h, host));
+        assertEquals(9, DataHeader.tag(h, host));
+        assertEquals(WireStatus.OVERSIZED, DataHeader.decodeExtensions(h, host, 149));
+
+        h.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, hl + 5L); // a payload after it
+        assertEquals(WireStatus.UNEXPECTED_PAYLOAD, DataHeader.decodeBase(h, host, MAX));
+        DataHeader.encodeSameHostMsg(h, host, 0, 0, 0, new MemorySegment[] {a}, 1);
+        h.set(ValueLayout.JAVA_BYTE, 5, (byte) 0); // no buffers named
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.decodeBase(h, host, MAX));
+        h.set(ValueLayout.JAVA_BYTE, 5, (byte) 5);
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.decodeBase(h, host, MAX));
+    }
+
+    @Test
+    void sameHostReadyIsABareBaseHeader() {
+        assertEquals(16, DataHeader.encodeSameHostReady(h, host));
+        assertEquals(16, DataHeader.decodeBase(h, host, MAX));
+        assertEquals(DataHeader.OP_SAME_HOST_READY, DataHeader.op(h));
+        assertFalse(DataHeader.wantsAck(h, host));
+        h.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, 17L);
+        assertEquals(WireStatus.BAD_HDR_SIZE, DataHeader.decodeBase(h, host, MAX));
+    }
+
+    @Test
     void readRequestLongerThanTheLimitIsOversized() {
         DataHeader.encodeRma(h, host, DataHeader.OP_READ_REQ, 0, 0, 2, 0);
         DataHeader.putRmaIov(h, host, 0, 0, MAX, 1);
