@@ -105,12 +105,7 @@ final class TcpProgress {
         if (e == null) {
             return; // a fresh connection has its whole reserve; without it the peer just keeps to the socket
         }
-        int hl = DataHeader.encodeSameHostReady(e.hdr, conn.order());
-        e.kind = TxEntry.KIND_INTERNAL;
-        e.hdrView.clear().limit(hl);
-        e.bufs[0] = e.hdrView;
-        e.bufCount = 1;
-        e.remaining = hl;
+        e.headerOnly(DataHeader.encodeSameHostReady(e.hdr, conn.order()));
         tx.enqueueInternal(e);
     }
 

@@ -437,12 +437,7 @@ final class TcpRecvMachine {
         if (curAck != null && DataHeader.wantsAck(rxHdr, order)) {
             TxEntry ack = curAck;
             curAck = null;
-            int hl = DataHeader.encodeAck(ack.hdr, order);
-            ack.kind = TxEntry.KIND_INTERNAL;
-            ack.hdrView.clear().limit(hl);
-            ack.bufs[0] = ack.hdrView;
-            ack.bufCount = 1;
-            ack.remaining = hl;
+            ack.headerOnly(DataHeader.encodeAck(ack.hdr, order));
             tx.enqueueInternal(ack);
         }
         int kind = rxKind;

@@ -88,6 +88,15 @@ final class TxEntry {
         remaining = hl + total;
     }
 
+    /** Makes this a provider frame of {@code hl} header bytes already encoded in {@link #hdr} (ACK, READY). */
+    void headerOnly(int hl) {
+        kind = KIND_INTERNAL;
+        hdrView.clear().limit(hl);
+        bufs[0] = hdrView;
+        bufCount = 1;
+        remaining = hl;
+    }
+
     void reset() {
         next = null;
         batched = null;

@@ -1,16 +1,9 @@
 package io.jfabric.provider.tcp;
 
-import io.jfabric.util.Sockaddr;
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.jfabric.BindFlags;
 import io.jfabric.CqEntry;
-import io.jfabric.EqEntry;
-import io.jfabric.EqEvent;
-import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
-import io.jfabric.PassiveEndpoint;
-import io.jfabric.Progress;
 import io.jfabric.provider.tcp.wire.CmMessage;
 import io.jfabric.provider.tcp.wire.DataHeader;
 import io.jfabric.provider.tcp.wire.WireOrder;
@@ -20,8 +13,6 @@ import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -37,29 +28,15 @@ class ByteOrderTest {
     @Test
     void bigEndianPeerIsServedInNetworkOrder() throws Exception {
         Assumptions.assumeTrue(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN, "needs a little-endian host");
-        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
-        Loopback.Side server = Loopback.open(info);
-        PassiveEndpoint pep = server.fabric.openPassiveEndpoint(info);
         try (Arena arena = Arena.ofConfined()) {
-            pep.bind(server.eq);
-            pep.listen();
-            InetSocketAddress addr = Sockaddr.toInet(pep.getName());
-            try (Socket s = new Socket("127.0.0.1", addr.getPort())) {
-                s.setSoTimeout(10_000);
-                OutputStream out = s.getOutputStream();
-                InputStream in = s.getInputStream();
-                MemorySegment req = arena.allocate(CmMessage.HEADER_SIZE);
-                CmMessage.encode(req, CmMessage.TYPE_CONNREQ, null, 0);
-                req.set(ValueLayout.JAVA_LONG_UNALIGNED, 24, Long.reverseBytes(1L)); // a big-endian host's "1"
-                out.write(req.toArray(ValueLayout.JAVA_BYTE));
-
-                EqEntry e = server.waitEq(EqEvent.CONNREQ, 10_000);
-                server.ep = server.domain.openEndpoint(e.info);
-                server.ep.bind(server.eq);
-                server.ep.bind(server.cq, BindFlags.TRANSMIT | BindFlags.RECV);
-                server.ep.accept(null);
-                server.waitEq(EqEvent.CONNECTED, 10_000);
-                assertEquals(0, CmMessage.decodeHeader(MemorySegment.ofArray(in.readNBytes(32)), CmMessage.TYPE_CONNRESP));
+            MemorySegment req = arena.allocate(CmMessage.HEADER_SIZE);
+            CmMessage.encode(req, CmMessage.TYPE_CONNREQ, null, 0);
+            req.set(ValueLayout.JAVA_LONG_UNALIGNED, 24, Long.reverseBytes(1L)); // a big-endian host's "1"
+            try (RawPeer peer = new RawPeer(req)) {
+                Loopback.Side server = peer.server;
+                OutputStream out = peer.out;
+                InputStream in = peer.in;
+                assertEquals(0, CmMessage.decodeHeader(peer.connresp, CmMessage.TYPE_CONNRESP));
 
                 // a big-endian message with remote CQ data that asks for an ACK
                 MemorySegment frame = arena.allocate(24 + 5);
@@ -91,13 +68,6 @@ class ByteOrderTest {
                 assertEquals(3, DataHeader.payloadLength(got, WireOrder.NETWORK));
                 assertEquals(3, got.get(ValueLayout.JAVA_BYTE, 26));
             }
-        } finally {
-            if (server.ep != null) {
-                server.ep.close();
-            }
-            pep.close();
-            Loopback.closeSide(server);
-            server.fabric.close();
         }
     }
 }

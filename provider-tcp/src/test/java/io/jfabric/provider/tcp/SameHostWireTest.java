@@ -1,18 +1,11 @@
 package io.jfabric.provider.tcp;
 
-import io.jfabric.BindFlags;
 import io.jfabric.CqErrEntry;
-import io.jfabric.EqEntry;
-import io.jfabric.EqEvent;
 import io.jfabric.Errno;
-import io.jfabric.FabricInfo;
-import io.jfabric.PassiveEndpoint;
-import io.jfabric.Progress;
 import io.jfabric.provider.tcp.wire.CmMessage;
 import io.jfabric.provider.tcp.wire.DataHeader;
 import io.jfabric.provider.tcp.wire.WireOrder;
 import io.jfabric.util.SameHostToken;
-import io.jfabric.util.Sockaddr;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,8 +14,6 @@ import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,45 +28,23 @@ class SameHostWireTest {
     private static final WireOrder HOST = WireOrder.HOST;
 
     /** A raw peer connects (announcing itself or not), the endpoint accepts; the frame is then sent. */
-    private static void withRawPeer(boolean announce, RawPeer body) throws Exception {
-        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
-        Loopback.Side server = Loopback.open(info);
-        PassiveEndpoint pep = server.fabric.openPassiveEndpoint(info);
+    private static void withRawPeer(boolean announce, Body body) throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            pep.bind(server.eq);
-            pep.listen();
-            InetSocketAddress addr = Sockaddr.toInet(pep.getName());
-            try (Socket s = new Socket("127.0.0.1", addr.getPort())) {
-                s.setSoTimeout(10_000);
-                MemorySegment req = arena.allocate(CmMessage.HEADER_SIZE);
-                CmMessage.encode(req, CmMessage.TYPE_CONNREQ, null, 0);
-                if (announce) {
-                    // this very process: its token reads back, so the endpoint trusts the raw peer
-                    CmMessage.announceSameHost(req, SameHostToken.pid(), SameHostToken.address(), SameHostToken.value());
-                }
-                s.getOutputStream().write(req.toArray(ValueLayout.JAVA_BYTE));
-                EqEntry e = server.waitEq(EqEvent.CONNREQ, 10_000);
-                server.ep = server.domain.openEndpoint(e.info);
-                server.ep.bind(server.eq);
-                server.ep.bind(server.cq, BindFlags.TRANSMIT | BindFlags.RECV);
-                server.ep.accept(null);
-                server.waitEq(EqEvent.CONNECTED, 10_000);
-                MemorySegment resp = MemorySegment.ofArray(s.getInputStream().readNBytes(CmMessage.HEADER_SIZE));
-                assertEquals(0, CmMessage.decodeHeader(resp, CmMessage.TYPE_CONNRESP));
-                assertEquals(SameHostToken.pid(), CmMessage.sameHostPid(resp), "the endpoint announces itself");
-                body.run(server, s.getOutputStream(), s.getInputStream(), arena);
+            MemorySegment req = arena.allocate(CmMessage.HEADER_SIZE);
+            CmMessage.encode(req, CmMessage.TYPE_CONNREQ, null, 0);
+            if (announce) {
+                // this very process: its token reads back, so the endpoint trusts the raw peer
+                CmMessage.announceSameHost(req, SameHostToken.pid(), SameHostToken.address(), SameHostToken.value());
             }
-        } finally {
-            if (server.ep != null) {
-                server.ep.close();
+            try (RawPeer peer = new RawPeer(req)) {
+                assertEquals(0, CmMessage.decodeHeader(peer.connresp, CmMessage.TYPE_CONNRESP));
+                assertEquals(SameHostToken.pid(), CmMessage.sameHostPid(peer.connresp), "the endpoint announces itself");
+                body.run(peer.server, peer.out, peer.in, arena);
             }
-            pep.close();
-            Loopback.closeSide(server);
-            server.fabric.close();
         }
     }
 
-    interface RawPeer {
+    interface Body {
         void run(Loopback.Side server, OutputStream out, InputStream in, Arena arena) throws Exception;
     }
 

@@ -76,6 +76,13 @@ public final class DataHeader {
      * @return the header length
      */
     public static int encodeMsg(MemorySegment h, WireOrder o, int flags, long cqData, long tag, long payloadLength) {
+        int hdr = putMsgExtensions(h, o, flags, cqData, tag);
+        putBase(h, o, OP_MSG, flags, 0, 0, hdr, hdr + payloadLength);
+        return hdr;
+    }
+
+    /** Writes an op_msg's cq_data and tag where its flags ask for them; returns where the header goes on. */
+    private static int putMsgExtensions(MemorySegment h, WireOrder o, int flags, long cqData, long tag) {
         int hdr = BASE_SIZE;
         if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
             WireOrder.setU64(h, o, hdr, cqData);
@@ -85,7 +92,6 @@ public final class DataHeader {
             WireOrder.setU64(h, o, hdr, tag);
             hdr += 8;
         }
-        putBase(h, o, OP_MSG, flags, 0, 0, hdr, hdr + payloadLength);
         return hdr;
     }
 
@@ -98,15 +104,7 @@ public final class DataHeader {
     public static int encodeSameHostMsg(MemorySegment h, WireOrder o, int flags, long cqData, long tag,
                                         MemorySegment[] iov, int count) {
         flags |= FLAG_SAME_HOST | FLAG_DELIVERY_COMPLETE;
-        int hdr = BASE_SIZE;
-        if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
-            WireOrder.setU64(h, o, hdr, cqData);
-            hdr += 8;
-        }
-        if ((flags & FLAG_TAGGED) != 0) {
-            WireOrder.setU64(h, o, hdr, tag);
-            hdr += 8;
-        }
+        int hdr = putMsgExtensions(h, o, flags, cqData, tag);
         for (int i = 0; i < count; i++) {
             WireOrder.setU64(h, o, hdr, iov[i].address());
             WireOrder.setU64(h, o, hdr + 8, iov[i].byteSize());
