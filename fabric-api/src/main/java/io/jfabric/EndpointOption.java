@@ -17,7 +17,14 @@ public enum EndpointOption {
     /** {@code FI_OPT_TX_SIZE}: transmit operations that may be outstanding. */
     TX_SIZE(6, "FI_OPT_TX_SIZE"),
     /** {@code FI_OPT_RX_SIZE}: receives that may be posted. */
-    RX_SIZE(7, "FI_OPT_RX_SIZE");
+    RX_SIZE(7, "FI_OPT_RX_SIZE"),
+    /**
+     * jfabric only, no libfabric counterpart: 1 when a send posted after another with no progress call between
+     * them may wait for the next progress call, so that a burst leaves together (jfabric's tcp under manual
+     * progress); 0 when every send is written when posted. A layer that posts its own protocol messages from
+     * inside its progress (tcp;ofi_rxm over its core) sets 0.
+     */
+    COALESCE_SENDS(0x4A460001, "FI_OPT_JF_COALESCE_SENDS");
 
     private final int value;
     private final String cName;

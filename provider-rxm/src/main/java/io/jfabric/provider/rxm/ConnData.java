@@ -37,6 +37,11 @@ final class ConnData {
     boolean queuedForDeferred;
     /** The peer's pid when its rendezvous data can be copied straight from its memory (RxmSameHost), else 0. */
     int sameHostPid;
+    /**
+     * The core took FI_OPT_JF_COALESCE_SENDS (jfabric's tcp): rxm then chooses which of its sends may wait for
+     * the next progress call (the application's eager sends, as FI_MORE), and its own protocol messages never do.
+     */
+    boolean coreHoldsBursts;
     /** AV version last searched for this peer's fi_addr (FI_SOURCE for peers that connected first). */
     long avVersionSeen = -1;
 

@@ -3,6 +3,7 @@ package io.jfabric.provider.rxm;
 import io.jfabric.BindFlags;
 import io.jfabric.Caps;
 import io.jfabric.Endpoint;
+import io.jfabric.EndpointOption;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.util.Sockaddr;
@@ -73,12 +74,27 @@ final class CoreCmAdapter implements CoreCm<Endpoint> {
                 s.rxBuffers.srx.bind(core);
             }
             core.enable();
+            RxmCm.data(conn).coreHoldsBursts = takeOverCoalescing(core) && s.coalesceSends;
             s.rxBuffers.prepost(conn, core);
         } catch (RuntimeException e) {
             closeQuietly(core);
             throw e;
         }
         return core;
+    }
+
+    /**
+     * A core that would hold a send for its next progress call on its own (jfabric's tcp) must not hold rxm's
+     * protocol messages, which rxm posts from inside its progress and a peer may wait on after this side's
+     * application has stopped reading; true when the core holds nothing unless rxm asks (FI_MORE).
+     */
+    private static boolean takeOverCoalescing(Endpoint core) {
+        try {
+            core.setOpt(EndpointOption.COALESCE_SENDS, 0);
+            return true;
+        } catch (FabricException e) {
+            return false; // the core writes every send when posted (or has no such choice)
+        }
     }
 
     @Override

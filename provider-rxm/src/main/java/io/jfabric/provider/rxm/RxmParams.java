@@ -72,9 +72,15 @@ public record RxmParams(long bufferSize, long eagerLimitParam, long sarLimitPara
                     + "instead of read through the core's sockets. Peers prove they can be reached that way when "
                     + "they connect; libfabric peers never take part.");
 
+    public static final ProviderParameter COALESCE_SENDS = p("coalesce_sends", "bool", "1",
+            "jfabric only: over a TCP core, an eager send posted after another with no progress call between them "
+                    + "goes to the core with FI_MORE, so a burst leaves in one write at the next progress call while "
+                    + "its first send leaves at once; rxm's own protocol messages are always written at once.");
+
     public static final List<ProviderParameter> ALL = List.of(BUFFER_SIZE, EAGER_LIMIT, SAR_LIMIT, TX_SIZE, RX_SIZE,
             MSG_TX_SIZE, MSG_RX_SIZE, CM_PROGRESS_INTERVAL, CQ_EQ_FAIRNESS, COMP_PER_PROGRESS, USE_RNDV_WRITE,
-            ENABLE_DYN_RBUF, ENABLE_DIRECT_SEND, DATA_AUTO_PROGRESS, UNEXPECTED_LIMIT, USE_SRX, SAME_HOST_COPY);
+            ENABLE_DYN_RBUF, ENABLE_DIRECT_SEND, DATA_AUTO_PROGRESS, UNEXPECTED_LIMIT, USE_SRX, SAME_HOST_COPY,
+            COALESCE_SENDS);
 
     /** FI_OFI_RXM_USE_SRX: a core shared receive context per endpoint ({@link CoreSrx}), read when one opens. */
     static boolean useSrx() {
@@ -84,6 +90,11 @@ public record RxmParams(long bufferSize, long eagerLimitParam, long sarLimitPara
     /** FI_OFI_RXM_SAME_HOST_COPY ({@link RxmSameHost}), read when an endpoint opens. */
     static boolean sameHostCopy() {
         return bool(SAME_HOST_COPY);
+    }
+
+    /** FI_OFI_RXM_COALESCE_SENDS, read when an endpoint opens. */
+    static boolean coalesceSends() {
+        return bool(COALESCE_SENDS);
     }
 
     private static ProviderParameter p(String name, String type, String def, String help) {

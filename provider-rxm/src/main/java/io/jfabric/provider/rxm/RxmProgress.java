@@ -33,6 +33,8 @@ final class RxmProgress {
     private final EqErrEntry eqErr = new EqErrEntry();
     private long lastCmPoll;
     private boolean inProgress;
+    /** An application send went to a core since the last run (see {@link #burstContinues}). */
+    private boolean postedSinceRun;
     /**
      * Remote CQ data read from the core while the receive CQ was full, in arrival order; the core CQ is not
      * read again until they are delivered, so the core (and through it TCP) pushes back on the writer.
@@ -64,6 +66,7 @@ final class RxmProgress {
             return;
         }
         inProgress = true;
+        postedSinceRun = false;
         try {
             drainCoreCq(s.params.cqEqFairness());
             long now = System.nanoTime();
@@ -80,6 +83,16 @@ final class RxmProgress {
         } finally {
             inProgress = false;
         }
+    }
+
+    /**
+     * Called for each eager application send: true when another went to a core since the last run, so this
+     * one may wait with it for the next run (the burst's first send leaves at once).
+     */
+    boolean burstContinues() {
+        boolean b = postedSinceRun;
+        postedSinceRun = true;
+        return b;
     }
 
     // ---- core CQ

@@ -89,6 +89,8 @@ final class RxmShared {
     final RxmRendezvous rndv;
     /** Rendezvous data copied straight from jfabric peers on this host; null where that does not apply. */
     final RxmSameHost sameHost;
+    /** FI_OFI_RXM_COALESCE_SENDS as this endpoint opened. */
+    final boolean coalesceSends = RxmParams.coalesceSends();
     final RxmAtomic atomic;
     final RxmProgress progress;
 

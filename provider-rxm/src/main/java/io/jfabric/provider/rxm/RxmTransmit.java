@@ -134,8 +134,8 @@ final class RxmTransmit {
         op.cd = cd;
         op.generation = cd.generation;
         int rc = switch (proto) {
-            case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject, more(r));
-            case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject, more(r));
+            case ProtocolSelector.RAW_TAGGED -> s.eager.sendRawTagged(op, c.ep(), inject, more(r, cd));
+            case ProtocolSelector.EAGER -> s.eager.send(op, c, cd, inject, more(r, cd));
             case ProtocolSelector.SAR -> s.sar.send(beginTransfer(op), c, cd);
             default -> s.rndv.send(beginTransfer(op), c, cd);
         };
@@ -147,10 +147,12 @@ final class RxmTransmit {
 
     /**
      * FI_MORE of an eager send goes on to the core with its packet: the core can hold it back until the burst's
-     * last post (tcp writes the burst in one system call).
+     * last post (tcp writes the burst in one system call). Over a core that leaves the choice to rxm
+     * ({@link ConnData#coreHoldsBursts}) a send that follows another with no progress run between them goes with
+     * FI_MORE too, so the burst waits for the next run.
      */
-    private static boolean more(OpRequest r) {
-        return (r.flags & OpFlags.MORE) != 0;
+    private boolean more(OpRequest r, ConnData cd) {
+        return (r.flags & OpFlags.MORE) != 0 || cd.coreHoldsBursts && s.progress.burstContinues();
     }
 
     /**

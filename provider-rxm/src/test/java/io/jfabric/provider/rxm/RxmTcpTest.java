@@ -385,4 +385,58 @@ class RxmTcpTest {
             System.clearProperty("jfabric.ofi_rxm.same_host_copy");
         }
     }
+
+    @Test
+    void aBurstOfEagerSendsLeavesTogetherAtTheNextProgressCall() {
+        assertEquals(2, burstWrites(a, aToB, b, bToA, 32), "the burst's first send when posted, the rest together");
+    }
+
+    @Test
+    void coalescingOffWritesEverySendWhenPosted() {
+        System.setProperty("jfabric.ofi_rxm.coalesce_sends", "0");
+        try (RxmNode c1 = new RxmNode(); RxmNode c2 = new RxmNode()) {
+            assertEquals(31, burstWrites(c1, c1.insert(c2.name()), c2, c2.insert(c1.name()), 32));
+        } finally {
+            System.clearProperty("jfabric.ofi_rxm.coalesce_sends");
+        }
+    }
+
+    /**
+     * Injects {@code burst} tagged 64 B messages from {@code from} (the first on its own, then the rest with no
+     * progress call between them), checks every one arrives whole; returns the core writes the rest took
+     * until and including the next progress call.
+     */
+    private long burstWrites(RxmNode from, long toAddr, RxmNode to, long fromAddr, int burst) {
+        MemorySegment[] dst = new MemorySegment[burst];
+        for (int i = 0; i < burst; i++) {
+            dst[i] = arena.allocate(64);
+            assertEquals(0, to.ep.trecv(dst[i], null, fromAddr, i, 0, dst[i]));
+        }
+        // the first message on its own: the connection is up and its handshake written
+        MemorySegment first = RxmNode.pattern(arena, 64, 0);
+        assertEquals(0, RxmNode.retry(() -> from.ep.tinject(first, toAddr, 0), 10_000, from, to));
+        assertTrue(RxmNode.await(() -> to.completions.size() == 1, 20_000, from, to), () -> "first message: " + to);
+        from.poll();
+        long before = coreWrites(from);
+        for (int i = 1; i < burst; i++) {
+            assertEquals(0, from.ep.tinject(RxmNode.pattern(arena, 64, i), toAddr, i), "inject " + i);
+        }
+        from.poll();
+        long writes = coreWrites(from) - before;
+        assertTrue(RxmNode.await(() -> to.completions.size() == burst, 20_000, from, to), () -> "received: " + to);
+        for (CqEntry e : to.completions) {
+            int i = (int) e.tag;
+            assertEquals(-1, RxmNode.firstMismatch(RxmNode.pattern(arena, 64, i), dst[i]), "message " + i);
+        }
+        return writes;
+    }
+
+    /** Socket writes of the node's only core connection, as tcp's state dump gives them. */
+    private static long coreWrites(RxmNode n) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("writes (\\d+)").matcher(n.ep.toString());
+        assertTrue(m.find(), "no core connection in " + n.ep);
+        long w = Long.parseLong(m.group(1));
+        assertFalse(m.find(), "one core connection expected: " + n.ep);
+        return w;
+    }
 }

@@ -643,7 +643,7 @@ final class TcpConnection {
 
     /** Short state dump for test failure messages. */
     String describe() {
-        return "open=" + open + ", order=" + order + ", staged=" + stage.remaining()
+        return "open=" + open + ", order=" + order + ", staged=" + stage.remaining() + ", writes " + socketWrites
                 + (sameHost == null ? "" : ", " + sameHost);
     }
 }

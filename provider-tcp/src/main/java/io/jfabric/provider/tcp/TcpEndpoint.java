@@ -73,7 +73,8 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
         this.rxOpFlags = info.rxAttr == null ? 0 : info.rxAttr.opFlags;
         TcpCompletions completions = new TcpCompletions(bindings);
         this.engine = new TcpProgress(completions, new TcpRmaTarget(domain.mrs), txSize, rxSize,
-                (int) TcpParams.PREFETCH.get(), max, taggedCap);
+                (int) TcpParams.PREFETCH.get(), max, taggedCap,
+                domain.manualProgress() ? domain.tcpFabric().holds : null);
         this.cm = new TcpCm(this, info, context, domain.tcpFabric(), engine, bindings);
         completions.reportEndTo(cm);
         TcpTxPath txPath = new TcpTxPath(cm, engine, bindings, max);
@@ -274,13 +275,22 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
             case CM_DATA_SIZE -> CmMessage.MAX_DATA_SIZE;
             case TX_SIZE -> info.txAttr == null ? 0 : info.txAttr.size;
             case RX_SIZE -> info.rxAttr == null ? 0 : info.rxAttr.size;
+            case COALESCE_SENDS -> engine.coalescesSends() ? 1 : 0;
             default -> throw new FabricException(Errno.ENOPROTOOPT, option.cName() + " is not supported by tcp");
         };
     }
 
     @Override
     public void setOpt(EndpointOption option, long value) {
-        throw new FabricException(Errno.ENOPROTOOPT, option.cName() + " cannot be set on tcp");
+        if (option != EndpointOption.COALESCE_SENDS) {
+            throw new FabricException(Errno.ENOPROTOOPT, option.cName() + " cannot be set on tcp");
+        }
+        lock.lock();
+        try {
+            engine.coalesceSends(value != 0);
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
@@ -314,7 +324,7 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
         }
         try {
             if (cm.isConnected()) {
-                return engine.skipIdlePass() ? 0 : engine.progress();
+                return engine.pass();
             }
             return engine.flushAfterFailure();
         } finally {

@@ -36,6 +36,8 @@ final class TcpFabric implements Fabric {
     private final boolean manualControl;
     private final AtomicInteger children = new AtomicInteger();
     final ProgressList everything = new ProgressList();
+    /** Sends held for the next progress call, against readers asleep in {@link #waitForIo}. */
+    final SendHolds holds = new SendHolds();
     private AutoProgress auto;
     private volatile boolean closed;
     /** Held by the thread using the selector (a waiter in select, or a flush). */
@@ -113,6 +115,10 @@ final class TcpFabric implements Fabric {
     /** Sleeps until a registered socket is ready, {@link #wakeup()} is called, or the time passes. */
     void waitForIo(long nanos) {
         long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
+        if (!holds.sleeping()) {
+            holds.awake();
+            return; // a connection holds a send for the next progress call: the caller's next pass writes it
+        }
         selecting.lock();
         try {
             interestChanges = 0;
@@ -121,6 +127,7 @@ final class TcpFabric implements Fabric {
             // a closed selector or channel: the caller re-checks its state
         } finally {
             selecting.unlock();
+            holds.awake();
         }
     }
 

@@ -32,6 +32,11 @@ final class TcpParams {
     static final ProviderParams.BoolParam GATHER_WRITE = PARAMS.bool("gather_write", true,
             "send a frame's header and payload in one gathering write (as libfabric's sendmsg); off: one write"
                     + " per buffer");
+    static final ProviderParams.BoolParam COALESCE_SENDS = PARAMS.bool("coalesce_sends", true,
+            "jfabric only: under manual progress, a send of up to 9000 bytes posted after another with no progress"
+                    + " call (CQ, counter or EQ read) between them is written at the next progress call, so a burst"
+                    + " leaves in one write while its first send leaves at once; off: every send is written when"
+                    + " posted, as libfabric's tcp does");
     static final ProviderParams.LongParam TX_SIZE = PARAMS.size("tx_size", 256,
             "default transmit queue depth per endpoint");
     static final ProviderParams.LongParam RX_SIZE = PARAMS.size("rx_size", 256,

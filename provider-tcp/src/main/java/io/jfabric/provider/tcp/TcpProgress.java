@@ -32,10 +32,20 @@ final class TcpProgress {
     /** For the jfabric.PeerFailure event of the failure being flushed: the peer and why; null when not recorded. */
     private String failedPeer;
     private String failReason;
+    /** Where this connection announces held sends; null under auto progress (FI_MORE then holds unannounced). */
+    private final SendHolds holds;
+    /** Small sends of a burst wait for the next pass (the coalesce_sends parameter, FI_OPT_JF_COALESCE_SENDS). */
+    private boolean coalesce;
+    /** A frame was written by a post since the last progress pass: the next small post may wait for the pass. */
+    private boolean wroteSincePass;
+    /** Frames are held, announced in {@link #holds}. */
+    private boolean holding;
 
     TcpProgress(ConnectionListener listener, TcpRmaTarget rmaTarget, int txSize, int rxSize, int prefetch,
-                long maxPayload, boolean acceptsTagged) {
+                long maxPayload, boolean acceptsTagged, SendHolds holds) {
         this.listener = listener;
+        this.holds = holds;
+        this.coalesce = holds != null && TcpParams.COALESCE_SENDS.get();
         this.conn = new TcpConnection(prefetch);
         this.tx = new TcpTxQueue(conn, listener, viewCache, txSize);
         this.posted = new TcpRecvQueue(viewCache, rxSize);
@@ -61,6 +71,7 @@ final class TcpProgress {
             return 0;
         }
         int work = progressTx();
+        releaseHold(); // written, or queued behind a full socket, which the selector now watches
         if (conn.isOpen()) {
             try {
                 work += rx.progress();
@@ -82,7 +93,7 @@ final class TcpProgress {
      * Whether this call can skip the connection: it idles in its CQ's {@link QuietSet}, which saw nothing
      * for it, and has nothing to send nor anything received to finish.
      */
-    boolean skipIdlePass() {
+    private boolean skipIdlePass() {
         return tx.idle() && rx.waitsOnlyForSocket() && conn.skipIdlePass();
     }
 
@@ -95,10 +106,6 @@ final class TcpProgress {
         }
     }
 
-    /**
-     * Queues a filled entry and writes as much as the socket takes now; with FI_MORE ({@code more}) the entry
-     * waits for the next post without it, or the next progress call, so a burst leaves in one write.
-     */
     /** Tells the peer this side can copy from its memory (TcpSameHost): one READY frame ahead of any data. */
     void sayReadsPeer() {
         TxEntry e = tx.takeInternal();
@@ -109,11 +116,61 @@ final class TcpProgress {
         tx.enqueueInternal(e);
     }
 
+    /**
+     * Queues a filled entry and writes as much as the socket takes now. With FI_MORE ({@code more}) the entry
+     * waits for the next post without it, or the next progress call, so a burst leaves in one write. Without it,
+     * a small frame posted after another with no progress call between them waits too ({@link #coalesce}): the
+     * first frame of a burst leaves at once, the rest together at the next progress call, which under manual
+     * progress is the application's next CQ, counter or EQ read. Either waits only when {@link SendHolds} finds
+     * no reader asleep that the frame would be stranded behind; otherwise it is written now.
+     */
     void submit(TxEntry e, boolean more) {
         tx.enqueue(e);
-        if (!more) {
-            progressTx();
+        boolean wait = more || coalesce && wroteSincePass && e.remaining <= conn.batchCapacity();
+        if (wait && (holds == null || hold())) {
+            return;
         }
+        progressTx();
+        wroteSincePass = true;
+    }
+
+    boolean coalescesSends() {
+        return coalesce;
+    }
+
+    /** FI_OPT_JF_COALESCE_SENDS; turning it off writes what waits. */
+    void coalesceSends(boolean on) {
+        coalesce = on && holds != null;
+        if (!on && holding) {
+            progressTx();
+            releaseHold();
+        }
+    }
+
+    private boolean hold() {
+        if (!holding) {
+            if (!holds.tryHold()) {
+                return false;
+            }
+            holding = true;
+        }
+        return true;
+    }
+
+    private void releaseHold() {
+        if (holding) {
+            holding = false;
+            holds.released();
+        }
+    }
+
+    /** One progress pass of a queue read: what a held send waits for (see {@link #submit}). */
+    int pass() {
+        wroteSincePass = false;
+        if (skipIdlePass()) {
+            return 0;
+        }
+        return progress();
     }
 
     void postRecv(RxEntry e) {
@@ -167,6 +224,7 @@ final class TcpProgress {
             failReason = reason;
         }
         conn.end();
+        releaseHold();
         // the EQ learns why first; the posted operations fail at the next progress call, so an application
         // polling CQ then EQ sees SHUTDOWN before (or with) the flushed completions, not after them
         pendingFlushErr = errno == 0 ? Errno.ECONNRESET : errno;
@@ -202,6 +260,7 @@ final class TcpProgress {
         if (conn.isOpen()) {
             progressTx();
         }
+        releaseHold();
         if (conn.end()) {
             flush(Errno.ECANCELED);
         }
