@@ -56,7 +56,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *   bench/netty [--rounds 5] [--echo 5000] [--unary 2000] [--stream 1000] [--transports local,shm,tcp;ofi_rxm,loopback]
- *               [--direct-executor]
+ *               [--direct-executor] [--stream-kib 64]
  * </pre>
  */
 public final class NettyBench {
@@ -71,7 +71,8 @@ public final class NettyBench {
     private static final int ECHO_BYTES = 64;
     /** gRPC calls run on the event loops (directExecutor) rather than hop to gRPC's default thread pool. */
     private static boolean directExecutor;
-    private static final int STREAM_CHUNK = 64 * 1024;
+    /** Bytes of each server-streamed message ({@code --stream-kib}). */
+    private static int streamChunk = 64 * 1024;
 
     private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
         @Override
@@ -115,9 +116,10 @@ public final class NettyBench {
                 case "--stream" -> streamed = Integer.parseInt(args[++i]);
                 case "--transports" -> wanted = List.of(args[++i].split(","));
                 case "--direct-executor" -> directExecutor = true;
+                case "--stream-kib" -> streamChunk = Integer.parseInt(args[++i]) * 1024;
                 case "-h", "--help" -> {
                     System.out.println("bench/netty [--rounds N] [--echo N] [--unary N] [--stream N] "
-                            + "[--transports local,shm,tcp;ofi_rxm,loopback] [--direct-executor]");
+                            + "[--transports local,shm,tcp;ofi_rxm,loopback] [--direct-executor] [--stream-kib 64]");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help lists them)");
@@ -151,7 +153,7 @@ public final class NettyBench {
         }
         System.out.printf("# %d interleaved rounds; per round: %d echoes of %d B, %d gRPC unary calls of %d B, "
                 + "%d streamed messages of %d KiB%n", rounds, echoes, ECHO_BYTES, unaries, ECHO_BYTES, streamed,
-                STREAM_CHUNK / 1024);
+                streamChunk / 1024);
         Sample[][] samples = new Sample[transports.size()][rounds];
         for (int r = 0; r < rounds; r++) {
             for (int t = 0; t < transports.size(); t++) {
@@ -254,9 +256,9 @@ public final class NettyBench {
         return samples[rounds / 2] / 1000.0;
     }
 
-    /** gRPC: median unary round trip (us) of 64 bytes, and server-streaming throughput (MB/s) of 64 KiB messages. */
+    /** gRPC: median unary round trip (us) of 64 bytes, and server-streaming throughput (MB/s) of streamChunk-byte messages. */
     private static double[] grpc(Transport t, int calls, int streamed) throws Exception {
-        byte[] chunk = new byte[STREAM_CHUNK];
+        byte[] chunk = new byte[streamChunk];
         ServerServiceDefinition svc = ServerServiceDefinition.builder("bench")
                 .addMethod(UNARY, ServerCalls.asyncUnaryCall((req, out) -> {
                     out.onNext(req);
@@ -275,7 +277,8 @@ public final class NettyBench {
         }
         Server server = sb.build().start();
         NettyChannelBuilder cb = NettyChannelBuilder.forAddress(server.getListenSockets().getFirst())
-                .channelType(t.client, t.addressType).eventLoopGroup(t.group).usePlaintext();
+                .channelType(t.client, t.addressType).eventLoopGroup(t.group).usePlaintext()
+                .maxInboundMessageSize(Math.max(4 << 20, streamChunk + 1024));
         if (directExecutor) {
             cb.directExecutor();
         }
