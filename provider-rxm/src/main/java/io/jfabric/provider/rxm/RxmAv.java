@@ -28,6 +28,7 @@ final class RxmAv implements AddressVector {
     private int boundEndpoints;
     private boolean closed;
     private volatile long version;
+    private volatile int removals;
 
     RxmAv(RxmDomain domain, AvAttr attr) {
         this.domain = domain;
@@ -47,6 +48,11 @@ final class RxmAv implements AddressVector {
     /** Changes on every insert and remove. */
     long version() {
         return version;
+    }
+
+    /** Changes on every remove: endpoints then drop the removed fi_addrs and their connections. */
+    int removals() {
+        return removals;
     }
 
     /** The address of {@code fiAddr}, or null if it was never inserted or has been removed. */
@@ -129,6 +135,7 @@ final class RxmAv implements AddressVector {
                 addrs.set((int) f, null);
             }
             version++;
+            removals++;
         }
         return 0;
     }

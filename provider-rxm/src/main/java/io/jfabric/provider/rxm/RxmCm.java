@@ -27,6 +27,8 @@ final class RxmCm implements ConnectionListener<Endpoint> {
     final ConnectionManager<Endpoint> manager;
     @SuppressWarnings("unchecked")
     private RxmConnection<Endpoint>[] byFiAddr = new RxmConnection[0];
+    /** {@link RxmAv#removals()} when the removed fi_addrs were last dropped. */
+    private int removalsSeen;
     /** Connections with deferred work, in the order they got it. */
     private final List<RxmConnection<Endpoint>> deferredConns = new ArrayList<>();
 
@@ -43,6 +45,7 @@ final class RxmCm implements ConnectionListener<Endpoint> {
 
     /** The connection to {@code fiAddr}, made IDLE on first use; null for an address not in the AV. */
     RxmConnection<Endpoint> connFor(long fiAddr) {
+        dropRemovedIfAny();
         if (fiAddr >= 0 && fiAddr < byFiAddr.length) {
             RxmConnection<Endpoint> c = byFiAddr[(int) fiAddr];
             if (c != null) {
@@ -60,6 +63,53 @@ final class RxmCm implements ConnectionListener<Endpoint> {
         }
         byFiAddr[(int) fiAddr] = c;
         return c;
+    }
+
+    /** One compare unless the application removed addresses since the last look. */
+    void dropRemovedIfAny() {
+        if (s.av != null && s.av.removals() != removalsSeen) {
+            dropRemoved();
+        }
+    }
+
+    /**
+     * fi_av_remove: forgets the fi_addrs the application removed, so that an operation naming one fails with
+     * EINVAL and what arrives from the peer reports the fi_addr still naming it, or none. The connection stays:
+     * libfabric's rxm closes it (rxm_av_remove_handler), which loses what the peer has in flight to this side;
+     * here a reinserted peer goes on over it (docs/differences.md).
+     */
+    private void dropRemoved() {
+        RxmAv av = s.av;
+        removalsSeen = av.removals();
+        List<RxmConnection<Endpoint>> named = manager.open();
+        for (int i = 0; i < byFiAddr.length; i++) {
+            RxmConnection<Endpoint> c = byFiAddr[i];
+            if (c != null && av.addr(i) == null) {
+                byFiAddr[i] = null;
+                named.add(c);
+            }
+        }
+        for (RxmConnection<Endpoint> c : named) {
+            long fi = c.peer().fiAddr();
+            if (fi != Fabrics.ADDR_NOTAVAIL && av.addr(fi) == null) {
+                long still = stillNamed(c);
+                if (still >= 0) {
+                    peers.bind(c.peer().addr(), still);
+                } else {
+                    peers.unbind(c.peer());
+                }
+            }
+        }
+    }
+
+    /** An fi_addr still naming {@code c}'s peer, or -1. */
+    private long stillNamed(RxmConnection<Endpoint> c) {
+        for (int i = 0; i < byFiAddr.length; i++) {
+            if (byFiAddr[i] == c) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     static ConnData data(RxmConnection<Endpoint> c) {

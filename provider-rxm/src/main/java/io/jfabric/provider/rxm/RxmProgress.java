@@ -68,6 +68,7 @@ final class RxmProgress {
         inProgress = true;
         postedSinceRun = false;
         try {
+            s.cm.dropRemovedIfAny();
             drainCoreCq(s.params.cqEqFairness());
             long now = System.nanoTime();
             if (s.cm.manager.settingUp() > 0 || now - lastCmPoll >= s.cmIntervalNanos) {

@@ -439,4 +439,45 @@ class RxmTcpTest {
         assertFalse(m.find(), "one core connection expected: " + n.ep);
         return w;
     }
+
+    @Test
+    void aRemovedFiAddrIsRefusedAndAReinsertedPeerGoesOnOverItsConnection() {
+        MemorySegment src = RxmNode.pattern(arena, 64, 5);
+        MemorySegment[] dst = {arena.allocate(64), arena.allocate(64), arena.allocate(64)};
+        assertEquals(0, b.ep.trecv(dst[0], null, bToA, 0, 0, dst[0]));
+        assertEquals(0, RxmNode.retry(() -> a.ep.tinject(src, aToB, 0), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.completions.size() == 1, 20_000, a, b), () -> "first message: " + b);
+        String before = a.ep.toString();
+
+        // b sends while a removes it: its message still arrives, from no fi_addr a knows
+        assertEquals(0, a.ep.trecv(dst[1], null, io.jfabric.Fabrics.ADDR_UNSPEC, 1, 0, dst[1]));
+        assertEquals(0, a.av.remove(new long[] {aToB}, 0));
+        assertEquals(-io.jfabric.Errno.EINVAL, a.ep.tinject(src, aToB, 1), "a removed fi_addr is refused");
+        assertEquals(0, RxmNode.retry(() -> b.ep.tinject(src, bToA, 1), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> a.completions.size() == 1, 20_000, a, b), () -> "b's message: " + a);
+        assertEquals(io.jfabric.Fabrics.ADDR_NOTAVAIL, a.completions.get(0).srcAddr, "b is no longer in a's AV");
+
+        long again = a.insert(b.name());
+        assertNotEquals(aToB, again, "inserted again: a new fi_addr");
+        assertEquals(0, b.ep.trecv(dst[2], null, bToA, 2, 0, dst[2]));
+        assertEquals(0, RxmNode.retry(() -> a.ep.tinject(src, again, 2), 10_000, a, b));
+        assertTrue(RxmNode.await(() -> b.completions.size() == 2, 20_000, a, b), () -> "after reinsertion: " + b);
+        assertEquals(coreConnections(before), coreConnections(a.ep.toString()), "the same connection: " + a.ep);
+        for (CqEntry e : b.completions) {
+            assertEquals(-1, RxmNode.firstMismatch(src, dst[(int) e.tag]), "message " + e.tag);
+            assertEquals(bToA, e.srcAddr, "FI_SOURCE names a at b");
+        }
+        assertEquals(-1, RxmNode.firstMismatch(src, dst[1]), "b's message");
+        assertTrue(a.errors.isEmpty() && b.errors.isEmpty(), "no error completions: " + a.errors + b.errors);
+    }
+
+    /** The core endpoints in an rxm endpoint's state dump (their peers' ports name them). */
+    private static java.util.List<String> coreConnections(String dump) {
+        java.util.List<String> found = new java.util.ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("core TcpEndpoint\\[state=\\d+, peer=([^,]+)").matcher(dump);
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        return found;
+    }
 }
