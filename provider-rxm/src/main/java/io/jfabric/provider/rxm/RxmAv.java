@@ -50,7 +50,7 @@ final class RxmAv implements AddressVector {
         return version;
     }
 
-    /** Changes on every remove: endpoints then drop the removed fi_addrs and their connections. */
+    /** Changes on every remove: endpoints then forget the removed fi_addrs (RxmCm.dropRemovedIfAny). */
     int removals() {
         return removals;
     }

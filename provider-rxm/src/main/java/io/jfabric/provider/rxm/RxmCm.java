@@ -81,15 +81,16 @@ final class RxmCm implements ConnectionListener<Endpoint> {
     private void dropRemoved() {
         RxmAv av = s.av;
         removalsSeen = av.removals();
-        List<RxmConnection<Endpoint>> named = manager.open();
+        // the connections whose peer may have been called by a removed fi_addr: open ones, and those cached for one
+        List<RxmConnection<Endpoint>> affected = manager.open();
         for (int i = 0; i < byFiAddr.length; i++) {
             RxmConnection<Endpoint> c = byFiAddr[i];
             if (c != null && av.addr(i) == null) {
                 byFiAddr[i] = null;
-                named.add(c);
+                affected.add(c);
             }
         }
-        for (RxmConnection<Endpoint> c : named) {
+        for (RxmConnection<Endpoint> c : affected) {
             long fi = c.peer().fiAddr();
             if (fi != Fabrics.ADDR_NOTAVAIL && av.addr(fi) == null) {
                 long still = stillNamed(c);
