@@ -26,12 +26,9 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.InterfaceAddress;
-import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -275,34 +272,22 @@ public final class TcpProvider implements FabricProvider {
         return c;
     }
 
-    /** One template per local interface address, loopback included. */
+    /** One template per address of {@link LocalAddresses}, in its order. */
     static List<FabricInfo> templates() throws SocketException {
         List<FabricInfo> out = new ArrayList<>();
-        for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-            if (!nif.isUp()) {
-                continue;
-            }
-            for (InterfaceAddress ia : nif.getInterfaceAddresses()) {
-                InetAddress a = ia.getAddress();
-                if (a == null) {
-                    continue;
-                }
-                out.add(template(nif.getName(), a, ia.getNetworkPrefixLength()));
-            }
+        for (LocalAddresses a : LocalAddresses.list()) {
+            out.add(template(a));
         }
-        // loopback last, as libfabric lists it
-        out.sort((x, y) -> Boolean.compare(Sockaddr.toInet(x.srcAddr).getAddress().isLoopbackAddress(),
-                Sockaddr.toInet(y.srcAddr).getAddress().isLoopbackAddress()));
         return out;
     }
 
-    private static FabricInfo template(String ifName, InetAddress a, int prefix) {
+    private static FabricInfo template(LocalAddresses local) {
         FabricInfo i = new FabricInfo();
-        i.caps = CAPS;
+        InetAddress a = local.address();
+        // libfabric offers its loopback entries for local communication only: hints asking FI_REMOTE_COMM skip them
+        long comm = local.loopback() ? Caps.LOCAL_COMM : Caps.LOCAL_COMM | Caps.REMOTE_COMM;
+        i.caps = CAPS & ~(Caps.LOCAL_COMM | Caps.REMOTE_COMM) | comm;
         i.mode = 0;
-        if (a instanceof Inet6Address v6 && v6.getScopeId() == 0 && v6.isLinkLocalAddress()) {
-            a = v6;
-        }
         i.addrFormat = Sockaddr.formatOf(a);
         i.srcAddr = Sockaddr.of(new InetSocketAddress(a, 0));
         i.txAttr.caps = TX_CAPS;
@@ -327,7 +312,7 @@ public final class TcpProvider implements FabricProvider {
         i.epAttr.maxOrderWawSize = i.epAttr.maxMsgSize;
         i.epAttr.txCtxCnt = 1;
         i.epAttr.rxCtxCnt = 1;
-        i.domainAttr.name = ifName;
+        i.domainAttr.name = local.ifName();
         i.domainAttr.threading = Threading.SAFE;
         i.domainAttr.controlProgress = Progress.MANUAL;
         i.domainAttr.dataProgress = Progress.MANUAL;
@@ -344,24 +329,12 @@ public final class TcpProvider implements FabricProvider {
         i.domainAttr.mrIovLimit = MrMap.IOV_LIMIT;
         // registered data moves through NIO buffers, which heap memory backs as well
         i.domainAttr.mrHeapSegments = true;
-        i.domainAttr.caps = Caps.LOCAL_COMM | Caps.REMOTE_COMM;
-        i.fabricAttr.name = network(a, prefix);
+        i.domainAttr.caps = comm;
+        i.fabricAttr.name = local.fabricName();
         i.fabricAttr.provName = TcpParams.PROV;
         i.fabricAttr.provVersion = VERSION;
         i.fabricAttr.apiVersion = Fabrics.API_VERSION;
         return i;
-    }
-
-    private static String network(InetAddress a, int prefix) {
-        byte[] b = a.getAddress();
-        for (int bit = prefix; bit < b.length * 8; bit++) {
-            b[bit >> 3] &= (byte) ~(0x80 >>> (bit & 7));
-        }
-        try {
-            return InetAddress.getByAddress(b).getHostAddress().replaceAll("%.*$", "") + "/" + prefix;
-        } catch (UnknownHostException e) {
-            return a.getHostAddress() + "/" + prefix;
-        }
     }
 
     @Override
