@@ -73,8 +73,12 @@ public final class RxmProvider implements UtilityProvider {
     @Override
     public FabricInfo coreHints(FabricInfo userHints) {
         FabricInfo h = FabricInfo.hints();
-        h.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.RECV | Caps.READ | Caps.WRITE | Caps.REMOTE_READ
-                | Caps.REMOTE_WRITE;
+        // hints without caps ask the core for none, as libfabric's rxm does, so the core answers with all of its
+        // own, among them its reach (FI_LOCAL_COMM alone on loopback), which layer() passes on
+        if (userHints != null && userHints.caps != 0) {
+            h.caps = Caps.MSG | Caps.RMA | Caps.SEND | Caps.RECV | Caps.READ | Caps.WRITE | Caps.REMOTE_READ
+                    | Caps.REMOTE_WRITE;
+        }
         h.epAttr.type = EndpointType.MSG;
         // rxm registers its own bounce buffers when the core needs FI_MR_LOCAL and passes the application's
         // registrations through for RMA, so it takes every mode a core may ask for (rxm_info_to_core)
@@ -130,14 +134,17 @@ public final class RxmProvider implements UtilityProvider {
     /** rxm_info_to_rxm: the RDM info over one core info. */
     static FabricInfo template(FabricInfo core) {
         FabricInfo t = new FabricInfo();
-        t.caps = CAPS;
+        long comm = Caps.LOCAL_COMM | Caps.REMOTE_COMM;
+        // rxm_info_to_rxm's ofi_pick_core_flags: the core's reach is rxm's, where the core reports one
+        t.caps = (core.caps & comm) == 0 ? CAPS : CAPS & ~comm | core.caps & comm;
         t.mode = 0;
         t.addrFormat = core.addrFormat == null ? AddressFormat.UNSPEC : core.addrFormat;
         t.srcAddr = core.srcAddr == null ? null : core.srcAddr.clone();
         t.destAddr = core.destAddr == null ? null : core.destAddr.clone();
         t.nicName = core.nicName;
+        // the reach is the info's and the domain's, not a direction's (libfabric's rxm_tx_attr/rxm_rx_attr)
         t.txAttr.caps = CAPS & ~(Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.DIRECTED_RECV
-                | Caps.MULTI_RECV | Caps.SOURCE);
+                | Caps.MULTI_RECV | Caps.SOURCE | comm);
         t.txAttr.msgOrder = MsgOrder.SAS | MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAR
                 | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAR | MsgOrder.SAW;
         t.txAttr.compOrder = MsgOrder.NONE;
@@ -149,7 +156,7 @@ public final class RxmProvider implements UtilityProvider {
         t.txAttr.size = RxmParams.defaults().txSize();
         t.txAttr.iovLimit = 4;
         t.txAttr.rmaIovLimit = 4;
-        t.rxAttr.caps = CAPS & ~(Caps.SEND | Caps.READ | Caps.WRITE);
+        t.rxAttr.caps = CAPS & ~(Caps.SEND | Caps.READ | Caps.WRITE | comm);
         t.rxAttr.msgOrder = t.txAttr.msgOrder;
         t.rxAttr.compOrder = MsgOrder.NONE;
         t.rxAttr.opFlags = RX_OP_FLAGS;
