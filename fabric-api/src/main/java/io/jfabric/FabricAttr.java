@@ -2,7 +2,7 @@ package io.jfabric;
 
 /** Mirrors {@code struct fi_fabric_attr}. Fields are public and mutable, as in C; null/0 means unspecified. */
 public final class FabricAttr {
-    /** Fabric name, e.g. the IP subnet for tcp ("127.0.0.0/8"). */
+    /** Fabric name, e.g. the IP network for tcp ("192.0.2.0/24", "fd00::/64", loopback "127.0.0.1/32"). */
     public String name;
     /** Provider name; layered infos read "core;utility" (e.g. "tcp;ofi_rxm"). */
     public String provName;

@@ -88,7 +88,7 @@ public final class FabricInfo {
      * them ({@code fi_sockaddr_in://127.0.0.1:4711}) and the caps. {@link InfoPrinter#toString(FabricInfo)}
      * gives fi_tostr's full block.
      *
-     * @return e.g. {@code fi_info[provider: tcp, fabric: 127.0.0.0/8, ..., src_addr:
+     * @return e.g. {@code fi_info[provider: tcp, fabric: 127.0.0.1/32, ..., src_addr:
      *     fi_sockaddr_in://127.0.0.1:4711, ...]}
      */
     @Override

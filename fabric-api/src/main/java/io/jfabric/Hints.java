@@ -77,7 +77,7 @@ public final class Hints {
     /**
      * {@code hints->fabric_attr->name}.
      *
-     * @param name the fabric name (for tcp, the subnet, e.g. "127.0.0.0/8")
+     * @param name the fabric name (for tcp, the network as fi_info prints it, e.g. "192.0.2.0/24" or "127.0.0.1/32")
      * @return this builder
      */
     public Hints fabric(String name) {

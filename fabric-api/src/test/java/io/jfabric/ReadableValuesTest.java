@@ -31,7 +31,7 @@ class ReadableValuesTest {
     static FabricInfo tcpInfo() {
         FabricInfo info = FabricInfo.hints();
         info.fabricAttr.provName = "tcp";
-        info.fabricAttr.name = "127.0.0.0/8";
+        info.fabricAttr.name = "127.0.0.1/32";
         info.domainAttr.name = "lo";
         info.epAttr.type = EndpointType.MSG;
         info.epAttr.protocol = Protocol.SOCK_TCP;
@@ -44,7 +44,7 @@ class ReadableValuesTest {
         FabricInfo info = tcpInfo();
         info.addrFormat = AddressFormat.SOCKADDR_IN;
         info.srcAddr = sockaddrIn(127, 0, 0, 1, 4711);
-        assertEquals("fi_info[provider: tcp, fabric: 127.0.0.0/8, domain: lo, type: FI_EP_MSG, protocol: "
+        assertEquals("fi_info[provider: tcp, fabric: 127.0.0.1/32, domain: lo, type: FI_EP_MSG, protocol: "
                 + "FI_PROTO_SOCK_TCP, src_addr: fi_sockaddr_in://127.0.0.1:4711, dest_addr: (null), "
                 + "caps: [ FI_MSG, FI_RMA ]]", info.toString());
     }
