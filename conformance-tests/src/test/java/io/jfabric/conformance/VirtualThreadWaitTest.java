@@ -4,6 +4,9 @@ import io.jfabric.Caps;
 import io.jfabric.CqEntry;
 import io.jfabric.Errno;
 import io.jfabric.Threading;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Issue 21: blocking waits park virtual threads instead of pinning their carriers. Ten thousand virtual threads
  * each post their own tagged receive on one endpoint and block in fi_cq_sread on its (FI_THREAD_SAFE) CQ; the
  * peer then sends the ten thousand tags. Every receive completes, the virtual-thread scheduler never adds a
- * carrier thread beyond its parallelism, and JFR records no pinned virtual thread.
+ * carrier thread beyond its parallelism, and JFR records no pin of these threads or of any thread in jfabric's code
+ * (the JDK's own NIO sub-poller, itself a virtual thread, is not this case's to judge).
  */
 @Timeout(180)
 class VirtualThreadWaitTest {
@@ -62,6 +66,9 @@ class VirtualThreadWaitTest {
         try (Arena arena = Arena.ofShared(); RecordingStream jfr = new RecordingStream()) {
             jfr.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO);
             jfr.onEvent("jdk.VirtualThreadPinned", e -> {
+                if (!inThisCase(e)) {
+                    return; // the JDK's own NIO sub-poller is a virtual thread that may pin itself in its poll loop
+                }
                 pinned.incrementAndGet();
                 firstPin.compareAndSet(null, String.valueOf(e.getStackTrace()));
             });
@@ -136,6 +143,17 @@ class VirtualThreadWaitTest {
             Thread.sleep(200); // let the stream deliver what was recorded
             assertEquals(0, pinned.get(), "jdk.VirtualThreadPinned events; the first at " + firstPin.get());
         }
+    }
+
+    /** A pin of one of this case's receiving threads, or one with jfabric code on its stack. */
+    private static boolean inThisCase(RecordedEvent e) {
+        RecordedThread t = e.getThread();
+        if (t != null && t.getJavaName() != null && t.getJavaName().startsWith("vt-recv-")) {
+            return true;
+        }
+        RecordedStackTrace s = e.getStackTrace();
+        return s == null || s.getFrames().stream()
+                .anyMatch(f -> f.getMethod().getType().getName().startsWith("io.jfabric"));
     }
 
     /** Live carrier threads of the virtual-thread scheduler. */
