@@ -15,9 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** tcp's address list: libfabric's order and fabric names (docs/differences.md, Discovery). */
-class LocalAddressesTest {
-    private static LocalAddresses at(String ip, int prefix, long speed) throws Exception {
-        return new LocalAddresses("eth9", InetAddress.getByName(ip), prefix, speed, false);
+class LocalAddressTest {
+    private static LocalAddress at(String ip, int prefix, long speed) throws Exception {
+        return new LocalAddress("eth9", InetAddress.getByName(ip), prefix, speed, false);
     }
 
     @Test
@@ -29,47 +29,47 @@ class LocalAddressesTest {
         assertEquals("192.0.2.0/24", at("192.0.2.2", 24, 0).fabricName());
         assertEquals("10.2.0.0/15", at("10.3.255.3", 15, 0).fabricName());
         assertEquals("127.0.0.1/32",
-                new LocalAddresses("lo", LocalAddresses.LOOPBACK_V4, 32, 0, true).fabricName());
-        assertEquals("::1/128", new LocalAddresses("lo", LocalAddresses.LOOPBACK_V6, 128, 0, true).fabricName());
+                new LocalAddress("lo", LocalAddress.LOOPBACK_V4, 32, 0, true).fabricName());
+        assertEquals("::1/128", new LocalAddress("lo", LocalAddress.LOOPBACK_V6, 128, 0, true).fabricName());
     }
 
     @Test
     void fasterLinksFirstThenIpv4ThenHigherAddresses() throws Exception {
-        LocalAddresses unknownSpeed = at("198.18.0.1", 24, 0xFFFFFFFFL);
-        LocalAddresses fast6 = at("fd01::9", 64, 100_000);
-        LocalAddresses v4high = at("192.0.2.2", 24, 0);
-        LocalAddresses v4low = at("10.0.0.1", 8, 0);
-        LocalAddresses linkLocal = at("fe80::1", 64, 0);
-        LocalAddresses v6 = at("fd00::2", 64, 0);
-        List<LocalAddresses> l = new ArrayList<>(List.of(v6, v4low, linkLocal, v4high, fast6, unknownSpeed));
-        l.sort(LocalAddresses.LIBFABRIC_ORDER);
+        LocalAddress unknownSpeed = at("198.18.0.1", 24, 0xFFFFFFFFL);
+        LocalAddress fast6 = at("fd01::9", 64, 100_000);
+        LocalAddress v4high = at("192.0.2.2", 24, 0);
+        LocalAddress v4low = at("10.0.0.1", 8, 0);
+        LocalAddress linkLocal = at("fe80::1", 64, 0);
+        LocalAddress v6 = at("fd00::2", 64, 0);
+        List<LocalAddress> l = new ArrayList<>(List.of(v6, v4low, linkLocal, v4high, fast6, unknownSpeed));
+        l.sort(LocalAddress.LIBFABRIC_ORDER);
         assertEquals(List.of(unknownSpeed, fast6, v4high, v4low, linkLocal, v6), l);
     }
 
     @Test
     void anUnknownSpeedSortsAsLibfabricReadsIt() {
-        assertEquals(0, LocalAddresses.linkSpeed("no-such-interface-here"));
+        assertEquals(0, LocalAddress.linkSpeed("no-such-interface-here"));
         // lo reports no speed at all (EINVAL): 0, behind every interface that reports one
-        assertEquals(0, LocalAddresses.linkSpeed("lo"));
+        assertEquals(0, LocalAddress.linkSpeed("lo"));
     }
 
     @Test
     void loopbackComesLastAsLibfabricsTwoEntriesForLocalCommunicationOnly() throws Exception {
-        List<LocalAddresses> l = LocalAddresses.list();
+        List<LocalAddress> l = LocalAddress.list();
         int firstLoopback = 0;
         while (firstLoopback < l.size() && !l.get(firstLoopback).loopback()) {
             assertFalse(l.get(firstLoopback).address().isLoopbackAddress(), l.toString());
             firstLoopback++;
         }
-        List<String> tail = l.subList(firstLoopback, l.size()).stream().map(LocalAddresses::fabricName).toList();
+        List<String> tail = l.subList(firstLoopback, l.size()).stream().map(LocalAddress::fabricName).toList();
         assertTrue(tail.equals(List.of("127.0.0.1/32", "::1/128")) || tail.equals(List.of("127.0.0.1/32")),
                 tail.toString());
-        List<LocalAddresses> head = new ArrayList<>(l.subList(0, firstLoopback));
-        head.sort(LocalAddresses.LIBFABRIC_ORDER);
+        List<LocalAddress> head = new ArrayList<>(l.subList(0, firstLoopback));
+        head.sort(LocalAddress.LIBFABRIC_ORDER);
         assertEquals(head, l.subList(0, firstLoopback), "the interfaces' addresses are in libfabric's order");
 
         List<FabricInfo> infos = new TcpProvider().getInfo(Fabrics.API_VERSION, null, null, 0, null);
-        assertEquals(l.stream().map(LocalAddresses::fabricName).toList(),
+        assertEquals(l.stream().map(LocalAddress::fabricName).toList(),
                 infos.stream().map(i -> i.fabricAttr.name).toList());
         for (FabricInfo i : infos) {
             boolean lo = Sockaddr.toInet(i.srcAddr).getAddress().isLoopbackAddress();

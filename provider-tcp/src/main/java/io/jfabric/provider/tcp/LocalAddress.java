@@ -18,8 +18,8 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The addresses tcp offers an info for, in the order and with the fabric names libfabric 1.17's
- * {@code ofi_get_list_of_addr} gives them, so that the first info and the names fi_info prints are the same
+ * One address tcp offers an info for. {@link #list} gives them in the order and with the fabric names libfabric
+ * 1.17's {@code ofi_get_list_of_addr} gives them, so that the first info and the names fi_info prints are the same
  * in both: the up interfaces' addresses, fastest link first, IPv4 before IPv6, and loopback last as exactly
  * {@code 127.0.0.1/32} and {@code ::1/128}, for local communication only. A fabric is named by its network in
  * inet_ntop's text ({@code fd00::/64}, not Java's {@code fd00:0:0:0:0:0:0:0/64}), so hints copied from
@@ -27,19 +27,19 @@ import java.util.List;
  * found earlier, so there its order is getifaddrs' reversed; here it is by address, highest first, which is
  * the same on the hosts tested (docs/differences.md).
  */
-record LocalAddresses(String ifName, InetAddress address, int prefix, long speed, boolean loopback) {
+record LocalAddress(String ifName, InetAddress address, int prefix, long speed, boolean loopback) {
     static final InetAddress LOOPBACK_V4 = literal(new byte[]{127, 0, 0, 1});
     static final InetAddress LOOPBACK_V6 = literal(new byte[]{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
 
     /** libfabric's ofi_compare_addr_entry: link speed (descending), family (IPv4 first), then address. */
-    static final Comparator<LocalAddresses> LIBFABRIC_ORDER = Comparator
-            .comparingLong(LocalAddresses::speed).reversed()
+    static final Comparator<LocalAddress> LIBFABRIC_ORDER = Comparator
+            .comparingLong(LocalAddress::speed).reversed()
             .thenComparing(a -> !(a.address instanceof Inet4Address))
             .thenComparing((a, b) -> Arrays.compareUnsigned(b.address.getAddress(), a.address.getAddress()));
 
     /** The list libfabric's tcp would build on this host now. */
-    static List<LocalAddresses> list() throws SocketException {
-        List<LocalAddresses> out = new ArrayList<>();
+    static List<LocalAddress> list() throws SocketException {
+        List<LocalAddress> out = new ArrayList<>();
         String loopbackName = "lo";
         boolean v6Loopback = false;
         for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
@@ -56,16 +56,16 @@ record LocalAddresses(String ifName, InetAddress address, int prefix, long speed
             long speed = linkSpeed(nif.getName());
             for (InterfaceAddress ia : nif.getInterfaceAddresses()) {
                 if (ia.getAddress() != null) {
-                    out.add(new LocalAddresses(nif.getName(), ia.getAddress(), ia.getNetworkPrefixLength(), speed,
+                    out.add(new LocalAddress(nif.getName(), ia.getAddress(), ia.getNetworkPrefixLength(), speed,
                             false));
                 }
             }
         }
         out.sort(LIBFABRIC_ORDER);
-        out.add(new LocalAddresses(loopbackName, LOOPBACK_V4, 32, 0, true));
+        out.add(new LocalAddress(loopbackName, LOOPBACK_V4, 32, 0, true));
         // libfabric lists ::1 even where IPv6 is off; an info nothing can bind to is left out here
         if (v6Loopback) {
-            out.add(new LocalAddresses(loopbackName, LOOPBACK_V6, 128, 0, true));
+            out.add(new LocalAddress(loopbackName, LOOPBACK_V6, 128, 0, true));
         }
         return out;
     }
