@@ -122,6 +122,32 @@ class FiInfoParityTest {
         }
     }
 
+    /**
+     * jfabric's tcp and tcp;ofi_rxm promise the message orders libfabric's do, 1.17's RMA and atomic forms
+     * included, so hints written for libfabric's (FI_ORDER_RMA_RAW, say) find them; rxm orders what its core
+     * orders, as libfabric's rxm_info_to_rxm takes them.
+     */
+    @Test
+    void javaTcpAndRxmPromiseFiInfosMessageOrders() throws Exception {
+        boolean fiInfo = Files.isExecutable(Path.of("/usr/bin/fi_info")) || Files.isExecutable(Path.of("/usr/local/bin/fi_info"));
+        assumeTrue(fiInfo, "fi_info is not installed (apt-get install libfabric-bin)");
+        assumeTrue(System.getenv("FI_PROVIDER") == null, "FI_PROVIDER is set; it filters both sides differently");
+        for (String[] pt : new String[][] {{"tcp", "FI_EP_MSG"}, {"tcp;ofi_rxm", "FI_EP_RDM"}}) {
+            List<String> expected = msgOrders(fiInfo("-v", "-p", pt[0], "-t", pt[1]));
+            InfoCommandTest.Run r = InfoCommandTest.run("info", "-v", "-p", pt[0], "-t", pt[1]);
+            assertEquals(0, r.rc(), r.err());
+            List<String> actual = msgOrders(r.out());
+            assertTrue(!expected.isEmpty() && expected.getFirst().contains("FI_ORDER_RMA_RAW"), pt[0] + ": " + expected);
+            assertEquals(expected.getFirst(), actual.getFirst(), pt[0] + " tx_attr msg_order");
+            assertEquals(expected.get(1), actual.get(1), pt[0] + " rx_attr msg_order");
+        }
+    }
+
+    /** The msg_order lines of a verbose listing, in order (tx then rx of each info). */
+    private static List<String> msgOrders(String verbose) {
+        return verbose.lines().map(String::trim).filter(l -> l.startsWith("msg_order:")).toList();
+    }
+
     /** "fabric domain" of each info of a short listing. */
     private static List<String> fabricsAndDomains(String listing) {
         List<String> out = new ArrayList<>();

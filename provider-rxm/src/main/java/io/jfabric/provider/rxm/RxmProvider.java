@@ -17,6 +17,7 @@ import io.jfabric.Threading;
 import io.jfabric.spi.ProviderParameter;
 import io.jfabric.spi.UtilityProvider;
 import io.jfabric.provider.rxm.wire.RxmPacket;
+import io.jfabric.util.ConnectionOrder;
 
 import java.util.List;
 
@@ -145,8 +146,8 @@ public final class RxmProvider implements UtilityProvider {
         // the reach is the info's and the domain's, not a direction's (libfabric's rxm_tx_attr/rxm_rx_attr)
         t.txAttr.caps = CAPS & ~(Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.DIRECTED_RECV
                 | Caps.MULTI_RECV | Caps.SOURCE | comm);
-        t.txAttr.msgOrder = MsgOrder.SAS | MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAR
-                | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAR | MsgOrder.SAW;
+        // rxm_info_to_rxm: a peer's operations share one core connection, so rxm orders what its core orders
+        t.txAttr.msgOrder = core.txAttr == null ? ConnectionOrder.MSG_ORDER : core.txAttr.msgOrder;
         t.txAttr.compOrder = MsgOrder.NONE;
         t.txAttr.opFlags = TX_OP_FLAGS;
         long coreInject = core.txAttr == null ? 128 : core.txAttr.injectSize;
@@ -157,7 +158,7 @@ public final class RxmProvider implements UtilityProvider {
         t.txAttr.iovLimit = 4;
         t.txAttr.rmaIovLimit = 4;
         t.rxAttr.caps = CAPS & ~(Caps.SEND | Caps.READ | Caps.WRITE | comm);
-        t.rxAttr.msgOrder = t.txAttr.msgOrder;
+        t.rxAttr.msgOrder = core.rxAttr == null ? t.txAttr.msgOrder : core.rxAttr.msgOrder;
         t.rxAttr.compOrder = MsgOrder.NONE;
         t.rxAttr.opFlags = RX_OP_FLAGS;
         t.rxAttr.size = RxmParams.defaults().rxSize();

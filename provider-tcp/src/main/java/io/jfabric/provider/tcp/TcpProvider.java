@@ -1,5 +1,6 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.util.ConnectionOrder;
 import io.jfabric.util.MrMap;
 import io.jfabric.util.Sockaddr;
 import io.jfabric.AddressFormat;
@@ -58,8 +59,6 @@ public final class TcpProvider implements FabricProvider {
     static final long TX_OP_FLAGS = OpFlags.INJECT | OpFlags.COMPLETION | TX_LEVELS;
     /** rx_attr.op_flags: FI_COMPLETION (no multi-receive on a connected endpoint). */
     static final long RX_OP_FLAGS = OpFlags.COMPLETION;
-    static final long ORDER = MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAW | MsgOrder.WAS
-            | MsgOrder.SAW | MsgOrder.SAS;
 
     public TcpProvider() {
     }
@@ -272,16 +271,16 @@ public final class TcpProvider implements FabricProvider {
         return c;
     }
 
-    /** One template per address of {@link LocalAddresses}, in its order. */
+    /** One template per address of {@link LocalAddress#list}, in its order. */
     static List<FabricInfo> templates() throws SocketException {
         List<FabricInfo> out = new ArrayList<>();
-        for (LocalAddresses a : LocalAddresses.list()) {
+        for (LocalAddress a : LocalAddress.list()) {
             out.add(template(a));
         }
         return out;
     }
 
-    private static FabricInfo template(LocalAddresses local) {
+    private static FabricInfo template(LocalAddress local) {
         FabricInfo i = new FabricInfo();
         InetAddress a = local.address();
         // libfabric offers its loopback entries for local communication only: hints asking FI_REMOTE_COMM skip them
@@ -292,7 +291,7 @@ public final class TcpProvider implements FabricProvider {
         i.srcAddr = Sockaddr.of(new InetSocketAddress(a, 0));
         i.txAttr.caps = TX_CAPS;
         i.txAttr.opFlags = TX_OP_FLAGS;
-        i.txAttr.msgOrder = ORDER;
+        i.txAttr.msgOrder = ConnectionOrder.MSG_ORDER;
         i.txAttr.compOrder = MsgOrder.NONE;
         i.txAttr.injectSize = TcpParams.INJECT_SIZE;
         i.txAttr.size = TcpParams.TX_SIZE.get();
@@ -300,7 +299,7 @@ public final class TcpProvider implements FabricProvider {
         i.txAttr.rmaIovLimit = TcpParams.IOV_LIMIT;
         i.rxAttr.caps = RX_CAPS;
         i.rxAttr.opFlags = RX_OP_FLAGS;
-        i.rxAttr.msgOrder = ORDER;
+        i.rxAttr.msgOrder = ConnectionOrder.MSG_ORDER;
         i.rxAttr.compOrder = MsgOrder.NONE;
         i.rxAttr.size = TcpParams.RX_SIZE.get();
         i.rxAttr.iovLimit = TcpParams.IOV_LIMIT;

@@ -7,12 +7,12 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.Mode;
 import io.jfabric.MrMode;
-import io.jfabric.MsgOrder;
 import io.jfabric.OpFlags;
 import io.jfabric.Progress;
 import io.jfabric.Protocol;
 import io.jfabric.ResourceMgmt;
 import io.jfabric.Threading;
+import io.jfabric.util.ConnectionOrder;
 import io.jfabric.util.Sockaddr;
 
 import java.net.InetAddress;
@@ -105,7 +105,7 @@ final class VerbsInfos {
                 : AddressFormat.SOCKADDR_IN6;
         i.nicName = d.name();
         i.providerData = d;
-        long order = MsgOrder.RAR | MsgOrder.RAW | MsgOrder.RAS | MsgOrder.WAW | MsgOrder.WAS | MsgOrder.SAW | MsgOrder.SAS;
+        long order = ConnectionOrder.MSG_ORDER;
         int txQueue = Math.min(VerbsParams.TX_SIZE.get(), d.maxQpWr());
         int rxQueue = Math.min(VerbsParams.RX_SIZE.get(), d.maxQpWr());
         int txIov = Math.min(VerbsParams.TX_IOV_LIMIT.get(), d.maxSge());
