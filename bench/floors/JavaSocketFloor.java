@@ -12,26 +12,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The busy-polling loopback socket floor of floors.c ({@code floors sock 64 N}) written in Java: the same
+ * The busy-polling loopback socket floor of floors.c ({@code floors sock <size> N}) written in Java: the same
  * recv(MSG_DONTWAIT)/write loop, made through FFM downcalls of syscall(2) on the socket's descriptor as
  * jfabric's tcp makes them (x86-64 Linux only). Its distance from the C floor is what the JVM and FFM cost
- * per message; its distance from jfabric's tcp is what jfabric's own code costs. A diagnostic, not part of
- * bench/compare:
+ * per message; its distance from jfabric's tcp is what jfabric's own code costs. bench/tcp-ladder's "ffm" rung:
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
- *      bench/floors/JavaSocketFloor.java 300000
+ *      bench/floors/JavaSocketFloor.java &lt;iterations&gt; [size, default 64]
  * </pre>
  *
- * It starts its echo side as a second JVM and prints the one-way time of 64 B messages, in fi_pingpong's units,
- * after an untimed pass of the same length.
+ * It starts its echo side as a second JVM and prints the one-way time of {@code size}-byte messages, in
+ * fi_pingpong's units, after an untimed pass of the same length.
  */
 public class JavaSocketFloor {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final long SYS_WRITE = 1;
     private static final long SYS_RECVFROM = 45;
     private static final long MSG_DONTWAIT = 0x40;
-    private static final int SIZE = 64;
+    private static final String ECHO = "--echo";
+    private static int size = 64;
     private static final MethodHandle SYSCALL6 = LINKER.downcallHandle(
             LINKER.defaultLookup().find("syscall").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
@@ -41,8 +41,12 @@ public class JavaSocketFloor {
 
     public static void main(String[] args) throws Throwable {
         int iters = Integer.parseInt(args[0]);
-        if (args.length > 1) {
-            echo(Integer.parseInt(args[1]), iters);
+        if (args.length > 1 && !args[1].equals(ECHO)) {
+            size = Integer.parseInt(args[1]);
+        }
+        int echoAt = List.of(args).indexOf(ECHO);
+        if (echoAt > 0) {
+            echo(Integer.parseInt(args[echoAt + 1]), iters);
             return;
         }
         try (ServerSocketChannel listen = ServerSocketChannel.open()) {
@@ -53,6 +57,7 @@ public class JavaSocketFloor {
             List<String> cmd = new ArrayList<>();
             cmd.add(me.command().orElse("java"));
             cmd.addAll(List.of(me.arguments().orElse(new String[0])));
+            cmd.add(ECHO);
             cmd.add(Integer.toString(port));
             Process echo = new ProcessBuilder(cmd).inheritIO().start();
             listen.configureBlocking(false);
@@ -65,7 +70,7 @@ public class JavaSocketFloor {
             }
             try (SocketChannel ch = accepted) {
                 long fd = descriptor(ch);
-                long buf = Arena.global().allocate(SIZE).address();
+                long buf = Arena.global().allocate(size).address();
                 for (int pass = 0; pass < 2; pass++) {
                     long t0 = System.nanoTime();
                     for (int i = 0; i < iters; i++) {
@@ -85,7 +90,7 @@ public class JavaSocketFloor {
     private static void echo(int port, int iters) throws Throwable {
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             long fd = descriptor(ch);
-            long buf = Arena.global().allocate(SIZE).address();
+            long buf = Arena.global().allocate(size).address();
             for (long i = 0; i < 2L * iters; i++) {
                 receive(fd, buf);
                 send(fd, buf);
@@ -103,8 +108,8 @@ public class JavaSocketFloor {
 
     private static void receive(long fd, long buf) throws Throwable {
         long got = 0;
-        while (got < SIZE) {
-            long r = (long) SYSCALL6.invokeExact(SYS_RECVFROM, fd, buf + got, SIZE - got, MSG_DONTWAIT, 0L, 0L);
+        while (got < size) {
+            long r = (long) SYSCALL6.invokeExact(SYS_RECVFROM, fd, buf + got, size - got, MSG_DONTWAIT, 0L, 0L);
             if (r > 0) {
                 got += r;
             } else if (r == 0) {
@@ -115,8 +120,8 @@ public class JavaSocketFloor {
 
     private static void send(long fd, long buf) throws Throwable {
         long sent = 0;
-        while (sent < SIZE) {
-            long w = (long) SYSCALL6.invokeExact(SYS_WRITE, fd, buf + sent, SIZE - sent, 0L, 0L, 0L);
+        while (sent < size) {
+            long w = (long) SYSCALL6.invokeExact(SYS_WRITE, fd, buf + sent, size - sent, 0L, 0L, 0L);
             if (w > 0) {
                 sent += w;
             }
