@@ -36,14 +36,19 @@ class FiInfoParityTest {
         return out;
     }
 
-    static void assumeBridgeAndFiInfo() {
+    /** fi_info is installed and FI_PROVIDER, which would filter it and jfabric differently, is unset. */
+    static void assumeFiInfo() {
         boolean fiInfo = Files.isExecutable(Path.of("/usr/bin/fi_info")) || Files.isExecutable(Path.of("/usr/local/bin/fi_info"));
         assumeTrue(fiInfo, "fi_info is not installed (apt-get install libfabric-bin)");
+        assumeTrue(System.getenv("FI_PROVIDER") == null, "FI_PROVIDER is set; it filters both sides differently");
+    }
+
+    static void assumeBridgeAndFiInfo() {
+        assumeFiInfo();
         ProviderStatus bridge = Fabrics.providers().stream().filter(s -> s.name().equals("libfabric")).findFirst()
                 .orElse(null);
         assumeTrue(bridge != null, "provider-libfabric (the libfabric provider) is not on the class path");
         assumeTrue(bridge.available(), "the libfabric provider is unavailable: " + bridge.unavailableReason());
-        assumeTrue(System.getenv("FI_PROVIDER") == null, "FI_PROVIDER is set; it filters both sides differently");
     }
 
     @Test
@@ -97,9 +102,7 @@ class FiInfoParityTest {
      */
     @Test
     void javaTcpListsFiInfosAddressesInItsOrder() throws Exception {
-        boolean fiInfo = Files.isExecutable(Path.of("/usr/bin/fi_info")) || Files.isExecutable(Path.of("/usr/local/bin/fi_info"));
-        assumeTrue(fiInfo, "fi_info is not installed (apt-get install libfabric-bin)");
-        assumeTrue(System.getenv("FI_PROVIDER") == null, "FI_PROVIDER is set; it filters both sides differently");
+        assumeFiInfo();
         List<String> expected = fabricsAndDomains(fiInfo("-p", "tcp", "-t", "FI_EP_MSG"));
         InfoCommandTest.Run r = InfoCommandTest.run("info", "-p", "tcp", "-t", "FI_EP_MSG");
         assertEquals(0, r.rc(), r.err());
@@ -129,9 +132,7 @@ class FiInfoParityTest {
      */
     @Test
     void javaTcpAndRxmPromiseFiInfosMessageOrders() throws Exception {
-        boolean fiInfo = Files.isExecutable(Path.of("/usr/bin/fi_info")) || Files.isExecutable(Path.of("/usr/local/bin/fi_info"));
-        assumeTrue(fiInfo, "fi_info is not installed (apt-get install libfabric-bin)");
-        assumeTrue(System.getenv("FI_PROVIDER") == null, "FI_PROVIDER is set; it filters both sides differently");
+        assumeFiInfo();
         for (String[] pt : new String[][] {{"tcp", "FI_EP_MSG"}, {"tcp;ofi_rxm", "FI_EP_RDM"}}) {
             List<String> expected = msgOrders(fiInfo("-v", "-p", pt[0], "-t", pt[1]));
             InfoCommandTest.Run r = InfoCommandTest.run("info", "-v", "-p", pt[0], "-t", pt[1]);
