@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One connection's data-path system calls made on the socket's descriptor instead of through NIO:
@@ -28,8 +29,8 @@ import java.nio.channels.SocketChannel;
  * the socket's TCP state then tells an error (CLOSE) from the peer's orderly close (CLOSE_WAIT). A write that
  * fails is repeated once through the channel, which reports EAGAIN as 0 and anything else as the exception
  * NIO always gave. The iovec array, the pollfd and the tcp_info buffer are allocated once per connection.
- * The descriptor is looked up in /proc once the connection is busy (see TcpConnection); when that fails the
- * connection keeps NIO's calls.
+ * The descriptor is looked up ({@link SocketDescriptor}) once the connection is busy (see TcpConnection); when
+ * that fails the connection keeps NIO's calls.
  */
 final class SocketCalls {
     private static final int MSG_DONTWAIT = 0x40;
@@ -38,6 +39,8 @@ final class SocketCalls {
     private static final int TCP_INFO = 11;
     /** tcpi_state, the first byte of struct tcp_info: the socket was closed by an error, not by the peer's FIN. */
     private static final byte TCP_CLOSE = 7;
+
+    private static final AtomicBoolean LINKING = new AtomicBoolean();
 
     private final SocketChannel ch;
     private final int fd;
@@ -62,10 +65,31 @@ final class SocketCalls {
     /** The calls for {@code ch}, or null when its descriptor cannot be found (the caller keeps NIO's calls). */
     static SocketCalls of(SocketChannel ch, int maxIov) {
         try {
-            int fd = UserTimeout.descriptorOf(ch);
+            Native.ready(); // a failed link (no native access) leaves the connection on NIO's calls
+            int fd = SocketDescriptor.of(ch);
             return fd < 0 ? null : new SocketCalls(ch, fd, maxIov);
         } catch (IOException | RuntimeException | LinkageError e) {
             return null;
+        }
+    }
+
+    /**
+     * Links and primes the calls on a thread of their own, once per process, when the first tcp domain opens.
+     * Otherwise the first connection to prove busy would do it in the middle of its traffic: in a cold JVM the
+     * linking and the handles' customization take 50-140 ms, most of a 64 B ping-pong's first thousand round
+     * trips. A connection that needs the calls before they are ready waits for the class's initialization.
+     */
+    static void linkInBackground() {
+        if (LINKING.compareAndSet(false, true)) {
+            Thread.ofPlatform().daemon().name("jfabric-tcp-link").start(SocketCalls::link);
+        }
+    }
+
+    private static void link() {
+        try {
+            Native.ready();
+        } catch (LinkageError e) {
+            // no native calls in this process: every connection meets the same error in of() and keeps NIO's
         }
     }
 
@@ -254,6 +278,10 @@ final class SocketCalls {
             } catch (Throwable t) {
                 throw new ExceptionInInitializerError(t);
             }
+        }
+
+        /** Nothing: calling it runs the class's initialization. */
+        static void ready() {
         }
 
         static long recv(int fd, long addr, int len, int flags) throws Throwable {

@@ -44,6 +44,7 @@ final class TcpDomain extends UtilDomain<TcpFabric> {
         this.locked = !manual || t == Threading.SAFE || t == Threading.UNSPEC || t == Threading.FID;
         this.threading = t;
         this.mrs = newMrMap(8);
+        SocketCalls.linkInBackground();
     }
 
     Threading threading() {

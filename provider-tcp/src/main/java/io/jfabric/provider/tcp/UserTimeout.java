@@ -2,19 +2,13 @@ package io.jfabric.provider.tcp;
 
 import jdk.net.ExtendedSocketOptions;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * The {@code user_timeout} parameter on one data connection: how long the peer may leave sent data
@@ -22,8 +16,8 @@ import java.util.stream.Stream;
  * (TCP_KEEPIDLE/INTVL/CNT), before the kernel fails the connection with ETIMEDOUT; without it, a host that
  * vanishes mid-transfer is noticed after the kernel's retransmission limit (about 15 minutes) and an idle
  * one after two hours of keepalive. java.nio offers the keepalive options but not TCP_USER_TIMEOUT, and no
- * descriptor: the descriptor is found by the connection's ports in /proc/self/net/tcp{,6} and
- * /proc/self/fd, and the option set with setsockopt(2) through FFM. Linux only; elsewhere, or when the
+ * descriptor: the descriptor is found in /proc ({@link SocketDescriptor}) and the option set with
+ * setsockopt(2) through FFM. Linux only; elsewhere, or when the
  * lookup fails, only the keepalive part applies and a warning is logged.
  */
 final class UserTimeout {
@@ -46,7 +40,7 @@ final class UserTimeout {
             ch.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, probeSec);
             ch.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, probeSec);
             ch.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, KEEPALIVE_PROBES);
-            int fd = descriptorOf(ch);
+            int fd = SocketDescriptor.of(ch);
             if (fd < 0) {
                 LOG.log(System.Logger.Level.WARNING, "user_timeout: no descriptor found for {0}; only keepalive"
                         + " applies", ch);
@@ -63,50 +57,6 @@ final class UserTimeout {
         } catch (Throwable e) {
             LOG.log(System.Logger.Level.WARNING, "user_timeout not applied to {0}: {1}", ch, e.toString());
         }
-    }
-
-    /**
-     * The descriptor of {@code ch} in this process, or -1 when none or more than one of this process's
-     * sockets has its port pair (rows are matched on ports only, so an ambiguous match is refused: a wrong
-     * descriptor would put data on another connection).
-     */
-    static int descriptorOf(SocketChannel ch) throws IOException {
-        int local = ((InetSocketAddress) ch.getLocalAddress()).getPort();
-        int remote = ((InetSocketAddress) ch.getRemoteAddress()).getPort();
-        String suffix = String.format(":%04X", local);
-        String remoteSuffix = String.format(":%04X", remote);
-        int found = -1;
-        for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
-            for (String line : Files.readAllLines(Path.of(table))) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length > 9 && f[1].endsWith(suffix) && f[2].endsWith(remoteSuffix)) {
-                    int fd = fdOfSocket(f[9]);
-                    if (fd >= 0) {
-                        if (found >= 0 && found != fd) {
-                            return -1;
-                        }
-                        found = fd;
-                    }
-                }
-            }
-        }
-        return found;
-    }
-
-    private static int fdOfSocket(String inode) throws IOException {
-        String target = "socket:[" + inode + "]";
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            for (Path p : (Iterable<Path>) fds::iterator) {
-                try {
-                    if (target.equals(Files.readSymbolicLink(p).toString())) {
-                        return Integer.parseInt(p.getFileName().toString());
-                    }
-                } catch (IOException | NumberFormatException e) {
-                    // closed meanwhile
-                }
-            }
-        }
-        return -1;
     }
 
     /** setsockopt(2), looked up on first use so a process that never sets the parameter never links it. */
