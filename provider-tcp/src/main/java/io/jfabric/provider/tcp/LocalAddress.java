@@ -5,10 +5,13 @@ import io.jfabric.InfoPrinter;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.InterfaceAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
+import java.nio.channels.DatagramChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,12 +33,30 @@ import java.util.List;
 record LocalAddress(String ifName, InetAddress address, int prefix, long speed, boolean loopback) {
     static final InetAddress LOOPBACK_V4 = literal(new byte[]{127, 0, 0, 1});
     static final InetAddress LOOPBACK_V6 = literal(new byte[]{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+    /** Any port will do for {@link #routeTo}: the route depends on the address only. */
+    private static final int ANY_PORT = 9;
 
     /** libfabric's ofi_compare_addr_entry: link speed (descending), family (IPv4 first), then address. */
     static final Comparator<LocalAddress> LIBFABRIC_ORDER = Comparator
             .comparingLong(LocalAddress::speed).reversed()
             .thenComparing(a -> !(a.address instanceof Inet4Address))
             .thenComparing((a, b) -> Arrays.compareUnsigned(b.address.getAddress(), a.address.getAddress()));
+
+    /**
+     * The local address the kernel sends to {@code dest} from, or null when no route reaches it: the address a UDP
+     * socket connected to {@code dest} is bound to (a UDP connect only looks the route up and sends nothing), as
+     * libfabric's getinfo finds the source of a destination ({@code fi_get_src_sockaddr}).
+     */
+    static InetAddress routeTo(InetAddress dest) {
+        try (DatagramChannel ch = DatagramChannel.open(dest instanceof Inet4Address
+                ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6)) {
+            ch.connect(new InetSocketAddress(dest, ANY_PORT));
+            InetAddress a = ((InetSocketAddress) ch.getLocalAddress()).getAddress();
+            return a.isAnyLocalAddress() ? null : a;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
 
     /** The list libfabric's tcp would build on this host now. */
     static List<LocalAddress> list() throws SocketException {

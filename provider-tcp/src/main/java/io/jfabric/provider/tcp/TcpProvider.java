@@ -120,6 +120,14 @@ public final class TcpProvider implements FabricProvider {
         if (dest == null && hints.destAddr != null) {
             dest = Sockaddr.toInet(hints.destAddr);
         }
+        if (src == null && dest != null) {
+            // as libfabric: the source of a destination is the address the route to it leaves from, so only that
+            // interface's info; with no route (or none of tcp's addresses), every interface's, the nearest first
+            InetAddress routed = LocalAddress.routeTo(dest.getAddress());
+            if (routed != null && offers(templates, routed)) {
+                src = new InetSocketAddress(routed, 0);
+            }
+        }
         List<FabricInfo> out = new ArrayList<>();
         for (FabricInfo t : templates) {
             if (!fits(t, hints, src, dest, (flags & Fabrics.SOURCE) != 0 && node == null)) {
@@ -148,6 +156,15 @@ public final class TcpProvider implements FabricProvider {
             out.sort((a, b) -> Boolean.compare(!sameNet(a, d), !sameNet(b, d)));
         }
         return out;
+    }
+
+    private static boolean offers(List<FabricInfo> templates, InetAddress a) {
+        for (FabricInfo t : templates) {
+            if (Sockaddr.toInet(t.srcAddr).getAddress().equals(a)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean matchesName(String prov) {

@@ -7,6 +7,7 @@ import io.jfabric.util.Sockaddr;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -88,5 +89,27 @@ class LocalAddressTest {
         local.caps = Caps.MSG | Caps.LOCAL_COMM;
         assertTrue(new TcpProvider().getInfo(Fabrics.API_VERSION, null, null, 0, local).stream()
                 .anyMatch(i -> "127.0.0.1/32".equals(i.fabricAttr.name)));
+    }
+
+    @Test
+    void aDestinationIsReachedFromTheOneInterfaceItsRouteLeavesFrom() throws Exception {
+        // libfabric's getinfo takes the source of a destination from the route to it: node 127.0.0.1 gives the
+        // loopback info alone, and an address of this host's own interfaces gives that interface's alone
+        List<InetAddress> dests = new ArrayList<>(List.of(LocalAddress.LOOPBACK_V4));
+        for (LocalAddress a : LocalAddress.list()) {
+            if (!a.loopback() && !a.address().isLinkLocalAddress()) {
+                dests.add(a.address());
+            }
+        }
+        for (InetAddress d : dests) {
+            assertEquals(d, LocalAddress.routeTo(d), "a local address is reached from itself");
+            List<FabricInfo> infos = new TcpProvider().getInfo(Fabrics.API_VERSION, d.getHostAddress(), "7000", 0,
+                    FabricInfo.hints());
+            assertFalse(infos.isEmpty(), d.toString());
+            for (FabricInfo i : infos) {
+                assertEquals(d, Sockaddr.toInet(i.srcAddr).getAddress(), "source of an info for " + d);
+                assertEquals(new InetSocketAddress(d, 7000), Sockaddr.toInet(i.destAddr));
+            }
+        }
     }
 }
