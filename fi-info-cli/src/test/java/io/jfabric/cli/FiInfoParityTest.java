@@ -126,6 +126,30 @@ class FiInfoParityTest {
     }
 
     /**
+     * A destination without a source gives, in both, the infos of the interface the route to it leaves from:
+     * loopback's for 127.0.0.1, and for each routable address fi_info lists (this host's own, reached from itself).
+     */
+    @Test
+    void aDestinationGivesTheInterfaceFiInfoRoutesItFrom() throws Exception {
+        assumeFiInfo();
+        List<String> dests = new ArrayList<>(List.of("127.0.0.1"));
+        for (String fd : fabricsAndDomains(fiInfo("-p", "tcp", "-t", "FI_EP_MSG"))) {
+            if (!linkLocal(fd) && !fd.endsWith(" lo")) {
+                dests.add(fd.substring(0, fd.indexOf('/'))); // the network's first address: routed by its interface
+            }
+        }
+        for (String dest : dests) {
+            List<String> expected = fabricsAndDomains(fiInfo("-p", "tcp", "-t", "FI_EP_MSG", "-n", dest));
+            InfoCommandTest.Run r = InfoCommandTest.run("info", "-p", "tcp", "-t", "FI_EP_MSG", "-n", dest);
+            assertEquals(0, r.rc(), r.err());
+            if (dest.equals("127.0.0.1")) {
+                assertEquals(List.of("127.0.0.1/32 lo"), expected, "fi_info -n 127.0.0.1");
+            }
+            assertEquals(expected, fabricsAndDomains(r.out()), "-n " + dest);
+        }
+    }
+
+    /**
      * jfabric's tcp and tcp;ofi_rxm promise the message orders libfabric's do, 1.17's RMA and atomic forms
      * included, so hints written for libfabric's (FI_ORDER_RMA_RAW, say) find them; rxm orders what its core
      * orders, as libfabric's rxm_info_to_rxm takes them.
