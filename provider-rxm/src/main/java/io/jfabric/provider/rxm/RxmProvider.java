@@ -18,6 +18,7 @@ import io.jfabric.spi.ProviderParameter;
 import io.jfabric.spi.UtilityProvider;
 import io.jfabric.provider.rxm.wire.RxmPacket;
 import io.jfabric.util.ConnectionOrder;
+import io.jfabric.util.Sockaddr;
 
 import java.util.List;
 
@@ -92,7 +93,7 @@ public final class RxmProvider implements UtilityProvider {
     @Override
     public FabricInfo layer(FabricInfo coreInfo, FabricInfo userHints) {
         if (coreInfo.epAttr == null || coreInfo.epAttr.type != EndpointType.MSG
-                || (coreInfo.caps & (Caps.MSG | Caps.RMA)) != (Caps.MSG | Caps.RMA)) {
+                || (coreInfo.caps & (Caps.MSG | Caps.RMA)) != (Caps.MSG | Caps.RMA) || wildcardSource(coreInfo)) {
             return null;
         }
         // discovery checks the result against the user's hints and alters it (ofi_check_info/ofi_alter_info)
@@ -110,6 +111,18 @@ public final class RxmProvider implements UtilityProvider {
             offerAtomics(t);
         }
         return t;
+    }
+
+    /**
+     * A wildcard source (tcp's first info for FI_SOURCE 0.0.0.0) is no name a peer can dial, and rxm names its
+     * endpoints by their source and matches peers by name: it layers over the per-interface infos that follow.
+     */
+    private static boolean wildcardSource(FabricInfo core) {
+        if (core.srcAddr == null
+                || (core.addrFormat != AddressFormat.SOCKADDR_IN && core.addrFormat != AddressFormat.SOCKADDR_IN6)) {
+            return false;
+        }
+        return Sockaddr.toInet(core.srcAddr).getAddress().isAnyLocalAddress();
     }
 
     /**

@@ -53,4 +53,18 @@ class RxmInfoReachTest {
             assertFalse((i.caps & Caps.TAGGED) != 0, "a caps hint narrows rxm's caps to it: " + i.fabricAttr.name);
         }
     }
+
+    @Test
+    void aWildcardSourceGivesRxmDialableSourcesOnly() {
+        // tcp's first info for a wildcard source keeps the wildcard (libfabric's); rxm names an endpoint by its
+        // source, so it layers over the per-interface infos only, each with the asked port
+        FabricInfo hints = FabricInfo.hints();
+        hints.fabricAttr.provName = "tcp;ofi_rxm";
+        List<FabricInfo> infos = Fabrics.getInfo(Fabrics.API_VERSION, null, "7002", Fabrics.SOURCE, hints);
+        assertTrue(infos.stream().anyMatch(RxmInfoReachTest::loopback), "no loopback info: " + infos);
+        for (FabricInfo i : infos) {
+            assertFalse(Sockaddr.toInet(i.srcAddr).getAddress().isAnyLocalAddress(), i.fabricAttr.name);
+            assertEquals(7002, Sockaddr.toInet(i.srcAddr).getPort(), i.fabricAttr.name);
+        }
+    }
 }

@@ -150,12 +150,24 @@ public final class TcpProvider implements FabricProvider {
             }
             out.add(i);
         }
+        if (src != null && src.getAddress().isAnyLocalAddress() && !out.isEmpty() && !namesAsked(hints)) {
+            // libfabric's info for a wildcard source keeps the wildcard, so its passive endpoint listens on every
+            // interface; the per-interface infos follow it for tcp;ofi_rxm, which names an endpoint by its source
+            FabricInfo any = out.getFirst().copy();
+            any.srcAddr = Sockaddr.of(src);
+            out.addFirst(any);
+        }
         if (dest != null) {
             // the interface that reaches the destination first, as libfabric sorts by route
             final InetAddress d = dest.getAddress();
             out.sort((a, b) -> Boolean.compare(!sameNet(a, d), !sameNet(b, d)));
         }
         return out;
+    }
+
+    private static boolean namesAsked(FabricInfo hints) {
+        return (hints.fabricAttr != null && hints.fabricAttr.name != null)
+                || (hints.domainAttr != null && hints.domainAttr.name != null);
     }
 
     private static boolean offers(List<FabricInfo> templates, InetAddress a) {
