@@ -81,7 +81,8 @@ final class SocketDescriptor {
                 int c = column++;
                 if (c == LOCAL || c == REMOTE) {
                     int colon = table.lastIndexOf(':', p - 1);
-                    if (colon < start || Integer.parseInt(table, colon + 1, p, 16) != (c == LOCAL ? localPort : remotePort)) {
+                    int want = c == LOCAL ? localPort : remotePort;
+                    if (colon < start || Integer.parseInt(table, colon + 1, p, 16) != want) {
                         return -1;
                     }
                 } else if (c == INODE) {
