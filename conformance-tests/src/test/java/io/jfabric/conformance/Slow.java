@@ -10,6 +10,8 @@ public final class Slow {
     static final long SCALE = Math.max(1, Long.getLong(PROPERTY, 1));
     static final String OPS_PROPERTY = "jfabric.conformance.opsDivisor";
     static final int OPS_DIVISOR = Math.max(1, Integer.getInteger(OPS_PROPERTY, 1));
+    static final String BYTES_PROPERTY = "jfabric.conformance.bytesDivisor";
+    static final int BYTES_DIVISOR = Math.max(1, Integer.getInteger(BYTES_PROPERTY, 1));
 
     private Slow() {
     }
@@ -27,5 +29,15 @@ public final class Slow {
      */
     public static int ops(int count, int floor) {
         return Math.max(Math.min(count, floor), count / OPS_DIVISOR);
+    }
+
+    /**
+     * {@code size} bytes of a message whose size adds transfer time, not coverage, divided by
+     * {@code -Djfabric.conformance.bytesDivisor=N} where bytes move N-fold slower (the VM's Soft-RoCE carries about
+     * 1 MB/s under TCG emulation, so a stream of 1 MiB messages takes a second a message), and never below
+     * {@code floor}, chosen by the caller to keep the path it tests (a rendezvous rather than an eager send).
+     */
+    public static long bytes(long size, long floor) {
+        return Math.max(Math.min(size, floor), size / BYTES_DIVISOR);
     }
 }
