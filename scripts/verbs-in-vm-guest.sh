@@ -5,6 +5,9 @@
 # Steps (all by default, in this order):
 #   check     VerbsVmCheck: the provider checks (one JVM, then a second JVM killed mid-transfer, port down)
 #   conform   the conformance suite, FI_PROVIDER=verbs: cases verbs/FI_EP_MSG and verbs;ofi_rxm/FI_EP_RDM
+#   conform-heavy, conform-rest
+#             the suite's classes that take longest here (CONFORM_HEAVY below), and all the others: together what
+#             conform runs, in two VMs side by side (scripts/verbs-in-vm's default run)
 #   pingpong  perftest ib_send_lat / ib_write_bw, then in one JVM pair (server rxe1, client rxe0): jfabric pingpong
 #             -c, 64 B .. 4 MiB, on verbs msg and verbs;ofi_rxm rdm, and pingpong / rma-bw beside perftest
 #   perf      only perftest and the jfabric runs beside it (a subset of pingpong)
@@ -61,14 +64,22 @@ step_check() {
   stamp "VerbsVmCheck"
   # the conformance suite's TwoProcessTest and PeerKilledTest cover VerbsVmCheck's two-JVM part: skip it then
   local two=1
-  [[ " ${STEPS[*]} " == *" conform "* ]] && two=0
+  [[ " ${STEPS[*]} " == *" conform"* ]] && two=0
   VERBS_TWO_JVMS=$two "${JAVA[@]}" -cp "$CP" io.jfabric.provider.verbs.VerbsVmCheck || rc=1
   stamp "jfabric info -p verbs;ofi_rxm"
   "${JAVA[@]}" -cp "$CLI_CP" io.jfabric.cli.Main info -p "verbs;ofi_rxm" || { echo "FAIL verbs;ofi_rxm not offered"; rc=1; }
 }
 
-step_conform() {
-  stamp "conformance suite, FI_PROVIDER=verbs (verbs/FI_EP_MSG and verbs;ofi_rxm/FI_EP_RDM), two JVMs where the suite uses them"
+# the conformance classes that take longest in the VM, about half of the suite's time there (1,250 s on 2026-12-04):
+# PeerFailureTest 325 s, AtomicContentionTest 216, VirtualThreadWaitTest 120, ManyPeersTest 101, TwoProcessTest 95,
+# SlowReceiverTest 70 (provider-verbs/target/vm-results/conformance*.log has each class's time)
+CONFORM_HEAVY='.*PeerFailureTest,.*AtomicContentionTest,.*VirtualThreadWaitTest,.*ManyPeersTest,.*TwoProcessTest'
+CONFORM_HEAVY+=',.*SlowReceiverTest'
+
+# usage: conform_run LOGNAME WHAT INCLUDE [EXCLUDED_CLASS_REGEX...]
+conform_run() {
+  local log="$1" what="$2" include="$3"; shift 3
+  stamp "conformance suite$what, FI_PROVIDER=verbs (verbs/FI_EP_MSG and verbs;ofi_rxm/FI_EP_RDM), two JVMs where the suite uses them"
   # PingPongInteropTest needs libfabric's C fi_pingpong and ReadmeExampleTest compiles with javac: neither
   # is about verbs, and both run on the host. AtomicContentionTest's FI_SUM phase runs 1,000 operations per peer
   # JVM instead of 10,000 (opsDivisor): an rxm atomic over Soft-RoCE takes about 10 ms under TCG, and the full
@@ -78,9 +89,24 @@ step_conform() {
   (cd "$ROOT/conformance-tests" && FI_PROVIDER=verbs "${JAVA[@]}" -Djfabric.conformance.timeScale=8 \
       -Djfabric.conformance.opsDivisor=10 -Djfabric.conformance.bytesDivisor=16 \
       -Djfabric.conformance.peerJvmOptions=-XX:TieredStopAtLevel=1 -Djfabric.conformance.testLimitMs=900000 \
-      -Djfabric.conformance.include="${CONFORM_INCLUDE:-}" -cp "$CONF_CP" io.jfabric.provider.verbs.ConformanceInVm '.*PingPongInteropTest' '.*ReadmeExampleTest' '.*CrossImplementationMatrixTest') \
-    | tee "$RESULTS/conformance.log" | grep -v '^\s*at \|^Nov\|^WARNING\|^INFO'
+      -Djfabric.conformance.include="$include" -cp "$CONF_CP" io.jfabric.provider.verbs.ConformanceInVm \
+      '.*PingPongInteropTest' '.*ReadmeExampleTest' '.*CrossImplementationMatrixTest' "$@") \
+    | tee "$RESULTS/$log.log" | grep -v '^\s*at \|^Nov\|^Dec\|^WARNING\|^INFO'
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+}
+
+step_conform() {
+  conform_run conformance "" "${CONFORM_INCLUDE:-}"
+}
+
+step_conform_heavy() {
+  conform_run conformance-heavy " (its longest classes)" "$CONFORM_HEAVY"
+}
+
+step_conform_rest() {
+  local heavy
+  IFS=, read -ra heavy <<<"$CONFORM_HEAVY"
+  conform_run conformance-rest " (all but its longest classes)" "" "${heavy[@]}"
 }
 
 # netty-transport's tests in one JVM, servers on rxe0; the waits of echo and gRPC stretched 8 x for the emulation
@@ -228,7 +254,7 @@ step_srqmem() {
 }
 
 for s in "${STEPS[@]}"; do
-  "step_$s"
+  "step_${s//-/_}"
 done
 stamp "done (exit $rc)"
 exit $rc
