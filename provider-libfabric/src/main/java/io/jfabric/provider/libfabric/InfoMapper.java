@@ -80,7 +80,19 @@ final class InfoMapper {
         j.epAttr = ep(fi_info.ep_attr(n));
         j.domainAttr = domain(fi_info.domain_attr(n));
         j.fabricAttr = fabric(fi_info.fabric_attr(n));
+        j.domainAttr.mrIovLimit = mrIovLimit(nativeName(j.fabricAttr.provName), j.domainAttr.mrIovLimit);
         return j;
+    }
+
+    /**
+     * The mr_iov_limit the bridge offers for a native provider. 1.17's shm offers 4, but RMA into a region of several
+     * buffers reaches only the first: its range check compares with the first buffer alone, and its fast path
+     * writes on past that buffer into whatever memory follows it, which can abort the process
+     * (known-libfabric-deviations.txt, src/test/c/regv_two_segments.c). So the bridge offers shm 1 and refuses
+     * more segments itself.
+     */
+    static long mrIovLimit(String nativeName, long nativeLimit) {
+        return "shm".equals(nativeName) ? Math.min(1, nativeLimit) : nativeLimit;
     }
 
     private static TxAttr tx(MemorySegment n) {

@@ -182,12 +182,14 @@ final class LibfabricDomain extends FidObject implements Domain {
     /**
      * {@code fi_mr_regattr}, passed to the native provider as {@code fi_mr_regv} (the same call without the
      * attr struct, since jfabric registers only FI_HMEM_SYSTEM memory and has no auth key). The native
-     * provider checks the count against its own mr_iov_limit; the context stays on the Java side.
+     * provider checks the count against its own mr_iov_limit, where the bridge offers it (not shm's: see
+     * InfoMapper.mrIovLimit); the context stays on the Java side.
      */
     @Override
     public MemoryRegion registerMemory(MrAttr attr, long flags) {
         checkOpen();
-        RegistrationChecks.checkAttr(info.providerName(), attr, Integer.MAX_VALUE);
+        RegistrationChecks.checkAttr(info.providerName(), attr,
+                InfoMapper.mrIovLimit(InfoMapper.nativeName(info.providerName()), Integer.MAX_VALUE));
         MemorySegment[] iov = java.util.Arrays.copyOf(attr.iov, attr.iovCount);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment vec = iovec.allocateArray(iov.length, a);

@@ -161,7 +161,12 @@ public final class LibfabricProvider implements FabricProvider {
             try {
                 List<FabricInfo> infos = new ArrayList<>();
                 for (MemorySegment i = head; i.address() != 0; i = fi_info.next(i)) {
-                    infos.add(InfoMapper.toJava(i));
+                    FabricInfo j = InfoMapper.toJava(i);
+                    // the bridge may offer a lower mr_iov_limit than the native provider matched the hints with
+                    if (hints == null || hints.domainAttr == null
+                            || hints.domainAttr.mrIovLimit <= j.domainAttr.mrIovLimit) {
+                        infos.add(j);
+                    }
                 }
                 return infos;
             } finally {
