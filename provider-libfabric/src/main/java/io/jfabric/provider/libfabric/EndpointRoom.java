@@ -18,15 +18,17 @@ abstract class EndpointRoom {
     static final int EAGAIN = -Errno.EAGAIN;
     static final int EINVAL = -Errno.EINVAL;
     static final int ENOSYS = -Errno.ENOSYS;
+    static final int EBADFLAGS = -Errno.EBADFLAGS;
 
     /**
      * The endpoint's shared state, handed to each room's constructor.
      *
      * @param endpoint   the endpoint the rooms belong to (asked only whether it is closed)
      * @param threadSafe whether the domain is FI_THREAD_SAFE, so that the shared scratch memory needs a lock
+     * @param withheldRxFlags receive flags the bridge refuses for this native provider (InfoMapper.withheldCaps)
      */
     record Shared(FidObject endpoint, ContextSlots slots, boolean threadSafe, IovScratch txScratch,
-                  IovScratch rxScratch, InjectBuffer bounce, TxReporting reporting) {
+                  IovScratch rxScratch, InjectBuffer bounce, TxReporting reporting, long withheldRxFlags) {
     }
 
     /** The "slot" of a transmit that writes no success completion: posted with a NULL context (TxReporting). */
@@ -41,6 +43,8 @@ abstract class EndpointRoom {
     final IovScratch rxScratch;
     final InjectBuffer bounce;
     private final TxReporting reporting;
+    /** Receive flags never passed to this native provider: a receive posted with one is refused (FI_EBADFLAGS). */
+    final long withheldRxFlags;
 
     EndpointRoom(Shared shared) {
         this.endpoint = shared.endpoint;
@@ -51,6 +55,7 @@ abstract class EndpointRoom {
         this.rxScratch = shared.rxScratch;
         this.bounce = shared.bounce;
         this.reporting = shared.reporting;
+        this.withheldRxFlags = shared.withheldRxFlags;
     }
 
     /** A context slot for a plain transmit call, {@link #NO_SLOT} when it reports nothing, or -1 when none is free. */

@@ -1,6 +1,7 @@
 package io.jfabric.provider.libfabric;
 
 import io.jfabric.AddressVector;
+import io.jfabric.AvAttr;
 import io.jfabric.BindFlags;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
@@ -48,17 +49,24 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     /** Whether transmits report success (the transmit CQ's FI_SELECTIVE_COMPLETION), shared with the rooms. */
     private final TxReporting reporting;
 
+    private final LibfabricDomain domain;
+    private boolean avBound;
+    /** The AV bound only so that rxm can close the endpoint (see {@link #closing()}); closed after it. */
+    private LibfabricAv placeholderAv;
+
     LibfabricEndpoint(LibfabricDomain domain, MemorySegment fid, FabricInfo info, Object context) {
         super(domain.fabric, fid);
         hold(domain);
+        this.domain = domain;
         this.slots = domain.slots;
         this.info = info.copy();
         this.context = context;
         this.reporting = new TxReporting(info.txAttr == null ? 0 : info.txAttr.opFlags);
+        long withheld = InfoMapper.withheldCaps(InfoMapper.nativeName(info.providerName())) & OpFlags.MULTI_RECV;
         EndpointRoom.Shared shared = new EndpointRoom.Shared(this, slots, domain.threadSafe, new IovScratch(arena),
-                new IovScratch(arena), new InjectBuffer(arena, info),
-                reporting);
-        this.msgOps = new LibfabricMsg(shared, info.rxAttr != null && (info.rxAttr.opFlags & OpFlags.MULTI_RECV) != 0);
+                new IovScratch(arena), new InjectBuffer(arena, info), reporting, withheld);
+        this.msgOps = new LibfabricMsg(shared,
+                info.rxAttr != null && (info.rxAttr.opFlags & ~withheld & OpFlags.MULTI_RECV) != 0);
         this.taggedOps = new LibfabricTagged(shared);
         this.rmaOps = new LibfabricRma(shared);
         this.atomicOps = new LibfabricAtomic(shared);
@@ -79,6 +87,27 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         cancelFn = FabricInline.op(fid_ep.ops(fid), fi_ops_ep.cancel$offset());
     }
 
+    /**
+     * 1.17's rxm reads the endpoint's AV in fi_close without checking that one is bound, so closing an endpoint
+     * that never had one segfaults (src/test/c/close_unbound_ep.c; fi_endpoint(3) lets any endpoint close). Such
+     * an endpoint, which cannot have been enabled, is bound to an empty AV first, as its C reproducer shows works.
+     */
+    @Override
+    void closing() {
+        String nativeName = InfoMapper.nativeName(info.providerName());
+        if (avBound || nativeName == null || !nativeName.endsWith("ofi_rxm")) {
+            return;
+        }
+        LibfabricAv av = (LibfabricAv) domain.openAv(new AvAttr());
+        int rc = FabricInline.fi_bind(fid, av.fid, 0);
+        if (rc != 0) {
+            av.close();
+            throw ReturnCodes.failure(rc, "fi_ep_bind of the AV that rxm needs to close an endpoint never bound to one",
+                    "bind an address vector before closing the endpoint");
+        }
+        placeholderAv = av;
+    }
+
     @Override
     void closed() {
         // later calls must not reach the provider with a freed fid: every pointer reads as missing
@@ -87,6 +116,10 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         rmaOps.clear();
         atomicOps.clear();
         cancelFn = MemorySegment.NULL;
+        if (placeholderAv != null) {
+            placeholderAv.close();
+            placeholderAv = null;
+        }
     }
 
     // ============================================================== control path
@@ -113,6 +146,7 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
     public void bind(AddressVector av) {
         checkOpen();
         bindFid(av, 0, "address vector");
+        avBound = true;
     }
 
     @Override

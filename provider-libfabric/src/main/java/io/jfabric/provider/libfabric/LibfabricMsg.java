@@ -199,6 +199,9 @@ final class LibfabricMsg extends EndpointRoom {
         if (absent(recvmsg)) {
             return missing();
         }
+        if ((flags & withheldRxFlags) != 0) {
+            return EBADFLAGS;
+        }
         IovScratch s = rxScratch;
         if (threadSafe) {
             synchronized (s) {

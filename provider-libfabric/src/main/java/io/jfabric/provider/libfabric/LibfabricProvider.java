@@ -143,6 +143,11 @@ public final class LibfabricProvider implements FabricProvider {
                     + "no jfabric call reaches through the bridge");
             return List.of();
         }
+        if (hints != null && InfoMapper.asksWithheld(hints, nativeName)) {
+            LOG.log(System.Logger.Level.DEBUG, "libfabric:" + nativeName + " declined: hints ask for FI_MULTI_RECV, "
+                    + "which the bridge withholds from it (libfabric 1.17's rxd writes past a multi-receive buffer)");
+            return List.of();
+        }
         if (hints != null) {
             nh = InfoMapper.toNative(hints, nativeName);
         }

@@ -194,6 +194,9 @@ final class LibfabricTagged extends EndpointRoom {
         if (absent(trecvmsg)) {
             return missing();
         }
+        if ((flags & withheldRxFlags) != 0) {
+            return EBADFLAGS;
+        }
         IovScratch s = rxScratch;
         if (threadSafe) {
             synchronized (s) {
