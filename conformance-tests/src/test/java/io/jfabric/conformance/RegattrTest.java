@@ -122,7 +122,6 @@ class RegattrTest {
 
     @ForEachFabric
     void regionsWithMoreSegmentsThanTheLimitAreRefused(FabricCase c) {
-        Gate.require(!native_(c), c, "is a native provider, which judges fi_mr_regv's count itself");
         Domain domain = OpenDomain.of(c, dump).domain();
         long limit = c.info().domainAttr.mrIovLimit;
         try (Arena arena = Arena.ofConfined()) {
