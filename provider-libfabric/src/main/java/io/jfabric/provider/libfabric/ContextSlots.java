@@ -39,6 +39,8 @@ final class ContextSlots {
     private final boolean[] multiRecv;
     /** The slot's operation is a FI_PEEK|FI_CLAIM: its success holds the slot for the claim. */
     private final boolean[] peekClaim;
+    /** The endpoint budget a transmit's slot was charged to (TxBudget), given back when the slot is freed. */
+    private final TxBudget[] budgets;
     private final int[] state;
     /** Where the next claim looks first; racy by design, as any value is a valid place to start. */
     private int hint;
@@ -49,6 +51,7 @@ final class ContextSlots {
         contexts = new Object[count];
         multiRecv = new boolean[count];
         peekClaim = new boolean[count];
+        budgets = new TxBudget[count];
         state = new int[count];
         slotSegments = new MemorySegment[count];
         for (int i = 0; i < count; i++) {
@@ -69,6 +72,11 @@ final class ContextSlots {
             }
         }
         return -1;
+    }
+
+    /** Charges slot {@code i}, just acquired for a transmit, to {@code budget}: freeing the slot gives it back. */
+    void charge(int i, TxBudget budget) {
+        budgets[i] = budget;
     }
 
     /** Marks slot {@code i}, just acquired, as a FI_PEEK|FI_CLAIM receive. */
@@ -145,6 +153,11 @@ final class ContextSlots {
 
     /** Returns slot {@code i}: its operation was never posted, or has completed. */
     void release(int i) {
+        TxBudget b = budgets[i];
+        if (b != null) {
+            budgets[i] = null;
+            b.give();
+        }
         contexts[i] = null;
         multiRecv[i] = false;
         peekClaim[i] = false;

@@ -26,9 +26,11 @@ abstract class EndpointRoom {
      * @param endpoint   the endpoint the rooms belong to (asked only whether it is closed)
      * @param threadSafe whether the domain is FI_THREAD_SAFE, so that the shared scratch memory needs a lock
      * @param withheldRxFlags receive flags the bridge refuses for this native provider (InfoMapper.withheldCaps)
+     * @param budget     the endpoint's count of outstanding reported transmits where the bridge keeps one, else null
      */
     record Shared(FidObject endpoint, ContextSlots slots, boolean threadSafe, IovScratch txScratch,
-                  IovScratch rxScratch, InjectBuffer bounce, TxReporting reporting, long withheldRxFlags) {
+                  IovScratch rxScratch, InjectBuffer bounce, TxReporting reporting, long withheldRxFlags,
+                  TxBudget budget) {
     }
 
     /** The "slot" of a transmit that writes no success completion: posted with a NULL context (TxReporting). */
@@ -45,6 +47,7 @@ abstract class EndpointRoom {
     private final TxReporting reporting;
     /** Receive flags never passed to this native provider: a receive posted with one is refused (FI_EBADFLAGS). */
     final long withheldRxFlags;
+    private final TxBudget budget;
 
     EndpointRoom(Shared shared) {
         this.endpoint = shared.endpoint;
@@ -56,16 +59,32 @@ abstract class EndpointRoom {
         this.bounce = shared.bounce;
         this.reporting = shared.reporting;
         this.withheldRxFlags = shared.withheldRxFlags;
+        this.budget = shared.budget;
     }
 
     /** A context slot for a plain transmit call, {@link #NO_SLOT} when it reports nothing, or -1 when none is free. */
     final int txSlot(Object context) {
-        return reporting.silent() ? NO_SLOT : slots.acquire(context, false);
+        return reporting.silent() ? NO_SLOT : budget == null ? slots.acquire(context, false) : budgeted(context);
     }
 
     /** As {@link #txSlot(Object)} for a transmit posted with {@code flags} (the msg forms). */
     final int txSlot(Object context, long flags) {
-        return reporting.silent(flags) ? NO_SLOT : slots.acquire(context, false);
+        return reporting.silent(flags) ? NO_SLOT : budget == null ? slots.acquire(context, false)
+                : budgeted(context);
+    }
+
+    /** A slot charged to the endpoint's TxBudget, or -1 (the caller answers -FI_EAGAIN) when it is spent. */
+    private int budgeted(Object context) {
+        if (!budget.take()) {
+            return -1;
+        }
+        int slot = slots.acquire(context, false);
+        if (slot < 0) {
+            budget.give();
+            return -1;
+        }
+        slots.charge(slot, budget);
+        return slot;
     }
 
     /** The native context of {@code slot}: its fi_context2, or NULL for {@link #NO_SLOT}. */

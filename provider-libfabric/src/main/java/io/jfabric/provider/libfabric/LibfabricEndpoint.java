@@ -62,9 +62,11 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
         this.info = info.copy();
         this.context = context;
         this.reporting = new TxReporting(info.txAttr == null ? 0 : info.txAttr.opFlags);
-        long withheld = InfoMapper.withheldCaps(InfoMapper.nativeName(info.providerName())) & OpFlags.MULTI_RECV;
+        String nativeName = InfoMapper.nativeName(info.providerName());
+        long withheld = InfoMapper.withheldCaps(nativeName) & OpFlags.MULTI_RECV;
         EndpointRoom.Shared shared = new EndpointRoom.Shared(this, slots, domain.threadSafe, new IovScratch(arena),
-                new IovScratch(arena), new InjectBuffer(arena, info), reporting, withheld);
+                new IovScratch(arena), new InjectBuffer(arena, info), reporting, withheld,
+                TxBudget.forProvider(nativeName, info.txAttr == null ? 0 : info.txAttr.size));
         this.msgOps = new LibfabricMsg(shared,
                 info.rxAttr != null && (info.rxAttr.opFlags & ~withheld & OpFlags.MULTI_RECV) != 0);
         this.taggedOps = new LibfabricTagged(shared);

@@ -55,6 +55,11 @@ final class EndpointPair implements AutoCloseable {
 
     /** @param txBindFlags extra flags for the transmit CQ binding (SELECTIVE_COMPLETION) */
     EndpointPair(String provName, long caps, long txBindFlags) {
+        this(provName, caps, txBindFlags, i -> { });
+    }
+
+    /** @param adjust changes the chosen info (a smaller tx_size, ...) before anything opens from it */
+    EndpointPair(String provName, long caps, long txBindFlags, java.util.function.Consumer<FabricInfo> adjust) {
         Hints h = Hints.create().provider(provName).caps(caps).epType(EndpointType.RDM)
                 .mrMode(MrMode.LOCAL | MrMode.VIRT_ADDR | MrMode.ALLOCATED | MrMode.PROV_KEY);
         if (provName.contains("tcp") || provName.contains("udp")) {
@@ -63,6 +68,7 @@ final class EndpointPair implements AutoCloseable {
         List<FabricInfo> infos = new LibfabricProvider().getInfo(Fabrics.API_VERSION, null, null, 0, h.build());
         assertFalse(infos.isEmpty(), "native " + provName + " offers an RDM info with " + Caps.toString(caps));
         info = infos.get(0);
+        adjust.accept(info);
         assertEquals(provName, info.providerName());
         fabric = new LibfabricProvider().openFabric(info);
         domain = fabric.openDomain(info);
