@@ -122,10 +122,6 @@ class RegattrTest {
 
     @ForEachFabric
     void regionsWithMoreSegmentsThanTheLimitAreRefused(FabricCase c) {
-        // the libfabric provider judges the count itself only for shm (it offers 1 where shm says 4); the other
-        // native providers judge fi_mr_regv's count themselves and not always against the info's mr_iov_limit
-        Gate.require(!native_(c) || "libfabric:shm".equals(c.info().providerName()), c,
-                "is a native provider other than shm, which judges fi_mr_regv's count itself");
         Domain domain = OpenDomain.of(c, dump).domain();
         long limit = c.info().domainAttr.mrIovLimit;
         try (Arena arena = Arena.ofConfined()) {

@@ -110,7 +110,7 @@ final class InfoMapper {
      * buffers reaches only the first: its range check compares with the first buffer alone, and its fast path
      * writes on past that buffer into whatever memory follows it, which can abort the process
      * (known-libfabric-deviations.txt, src/test/c/regv_two_segments.c). So the bridge offers shm 1 and refuses
-     * more segments itself.
+     * more segments itself, as it does past every native provider's limit (LibfabricDomain.registerMemory).
      */
     static long mrIovLimit(String nativeName, long nativeLimit) {
         return "shm".equals(nativeName) ? Math.min(1, nativeLimit) : nativeLimit;

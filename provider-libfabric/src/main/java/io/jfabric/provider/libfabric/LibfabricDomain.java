@@ -181,15 +181,19 @@ final class LibfabricDomain extends FidObject implements Domain {
 
     /**
      * {@code fi_mr_regattr}, passed to the native provider as {@code fi_mr_regv} (the same call without the
-     * attr struct, since jfabric registers only FI_HMEM_SYSTEM memory and has no auth key). The native
-     * provider checks the count against its own mr_iov_limit, where the bridge offers it (not shm's: see
-     * InfoMapper.mrIovLimit); the context stays on the Java side.
+     * attr struct, since jfabric registers only FI_HMEM_SYSTEM memory and has no auth key). The bridge checks
+     * the count against the domain info's mr_iov_limit itself: 1.17's tcp, rxm and rxd accept regions of more
+     * buffers than their limit of 1 and then serve only the first (an RMA past it completes at the initiator and
+     * is dropped at the target; rxd's never completes), and shm's fast path writes past the first buffer
+     * (InfoMapper.mrIovLimit; src/test/c/regv_two_segments.c). The context stays on the Java side.
      */
     @Override
     public MemoryRegion registerMemory(MrAttr attr, long flags) {
         checkOpen();
-        RegistrationChecks.checkAttr(info.providerName(), attr,
-                InfoMapper.mrIovLimit(InfoMapper.nativeName(info.providerName()), Integer.MAX_VALUE));
+        long offered = info.domainAttr == null ? 0 : info.domainAttr.mrIovLimit;
+        long limit = InfoMapper.mrIovLimit(InfoMapper.nativeName(info.providerName()),
+                offered > 0 ? offered : Integer.MAX_VALUE);
+        RegistrationChecks.checkAttr(info.providerName(), attr, limit);
         MemorySegment[] iov = java.util.Arrays.copyOf(attr.iov, attr.iovCount);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment vec = iovec.allocateArray(iov.length, a);
