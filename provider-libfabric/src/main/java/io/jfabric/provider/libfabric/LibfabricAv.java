@@ -15,7 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,15 +23,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * fi_getname gives them); FI_ADDR_STR addresses travel without their NUL in Java and get it back here.
  * The libfabric provider remembers the fi_addr values it handed out, so that fi_av_lookup and fi_av_remove of any other
  * value fail as fi_av(3) says, before libfabric sees them: 1.17's rxm, shm and rxd answer them with success
- * (provider-libfabric/src/test/c/av_lookup_unknown.c).
+ * (provider-libfabric/src/test/c/av_lookup_unknown.c). It remembers the address each was inserted with too, which
+ * fi_av_lookup returns where the native provider answers FI_ENODATA for an fi_addr it handed out (rxd's fi_addr 0).
  */
 final class LibfabricAv extends FidObject implements AddressVector {
     private final AvAttr attr;
     private final AddressFormat format;
     private final int slotSize;
     private volatile LibfabricEq eq;
-    /** The fi_addr values inserts returned and no remove has taken back. */
-    private final Set<Long> handedOut = ConcurrentHashMap.newKeySet();
+    /**
+     * The fi_addr values inserts returned and no remove has taken back, each with the address it was inserted
+     * with (empty where fi_av_insertsvc gave it).
+     */
+    private final Map<Long, byte[]> handedOut = new ConcurrentHashMap<>();
 
     LibfabricAv(LibfabricDomain domain, MemorySegment fid, AvAttr attr) {
         super(domain.fabric, fid);
@@ -125,7 +129,7 @@ final class LibfabricAv extends FidObject implements AddressVector {
             for (int k = 0; k < count; k++) {
                 long fiAddr = out.getAtIndex(ValueLayout.JAVA_LONG, k);
                 if (fiAddr != Fabrics.ADDR_NOTAVAIL) {
-                    handedOut.add(fiAddr);
+                    handedOut.put(fiAddr, addrs[passed[k]].clone());
                 }
                 if (fiAddrOut != null) {
                     fiAddrOut[passed[k]] = fiAddr;
@@ -162,7 +166,7 @@ final class LibfabricAv extends FidObject implements AddressVector {
             ReturnCodes.check(rc, "fi_av_insertsvc", "check that " + node + ":" + service + " resolves");
             long fiAddr = out.get(ValueLayout.JAVA_LONG, 0);
             if (rc > 0 && fiAddr != Fabrics.ADDR_NOTAVAIL) {
-                handedOut.add(fiAddr);
+                handedOut.put(fiAddr, new byte[0]);
             }
             if (fiAddrOut != null && fiAddrOut.length > 0) {
                 fiAddrOut[0] = fiAddr;
@@ -190,7 +194,7 @@ final class LibfabricAv extends FidObject implements AddressVector {
     }
 
     private void requireHandedOut(long fiAddr, String call) {
-        if (!handedOut.contains(fiAddr)) {
+        if (!handedOut.containsKey(fiAddr)) {
             throw new FabricException(Errno.EINVAL, call + " of fi_addr " + fiAddr + ": this AV never returned it, or it"
                     + " was removed; use an fi_addr that fi_av_insert returned");
         }
@@ -211,6 +215,11 @@ final class LibfabricAv extends FidObject implements AddressVector {
                 if (rc == 0 && n > size) {
                     size = n;
                     continue;
+                }
+                byte[] inserted = handedOut.get(fiAddr);
+                if (rc == -Errno.ENODATA && inserted != null && inserted.length > 0) {
+                    // rxd 1.17 keeps fi_addr 0 in an index map where 0 reads as absent (rxd_av.c)
+                    return inserted.clone();
                 }
                 if (rc < 0) {
                     throw ReturnCodes.failure(rc, "fi_av_lookup of " + fiAddr, "use an fi_addr this AV returned");
