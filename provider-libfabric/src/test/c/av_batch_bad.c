@@ -3,7 +3,11 @@
 // addrlen bytes each, packed back to back; this inserts {good, zeros, 0xFF bytes, good2} and checks that both good
 // ones are inserted and look up as given (the jfabric test's "empty" and "truncated" addresses have no native
 // equivalent: native slots have one fixed size, so the libfabric provider must refuse a wrong-length address itself).
+// ALONE=1: then inserts the 0xFF address (sa_family 0xFFFF) by itself and looks both good addresses up again, and
+// inserts good2 once more. tcp;ofi_rxm refuses it (0) but its AV is broken from then on: both lookups give 0 bytes
+// and the next insert answers -FI_EINVAL; with sa_family AF_INET (FAM=1) the same bytes leave the AV intact.
 #include "repro.h"
+#include <sys/socket.h>
 
 int main(int argc, char **argv) {
     usage_if(argc, argv);
@@ -25,6 +29,21 @@ int main(int argc, char **argv) {
     char back[128]; size_t blen = sizeof back;
     int ok = out[0] != FI_ADDR_NOTAVAIL && out[3] != FI_ADDR_NOTAVAIL;
     if (ok) ok = fi_av_lookup(av, out[3], back, &blen) == 0 && memcmp(back, good2, len) == 0;
+    if (getenv("ALONE") && ok) {
+        char bad[128];
+        memset(bad, 0xFF, len);
+        if (getenv("FAM")) { struct sockaddr *sa = (struct sockaddr *) bad; sa->sa_family = AF_INET; }
+        fi_addr_t one = 0;
+        int r = fi_av_insert(av, bad, 1, &one, 0, NULL);
+        char b0[128], b3[128]; size_t l0 = sizeof b0, l3 = sizeof b3;
+        int r0 = fi_av_lookup(av, out[0], b0, &l0), r3 = fi_av_lookup(av, out[3], b3, &l3);
+        fi_addr_t again = 0;
+        int ra = fi_av_insert(av, good2, 1, &again, 0, NULL);
+        printf("the bad address alone: fi_av_insert = %d; then lookups %d (%zu bytes), %d (%zu bytes); good2 again = %d\n",
+               r, r0, l0, r3, l3, ra);
+        verdict(r0 == 0 && l0 == len && memcmp(b0, good, len) == 0 && r3 == 0 && l3 == len && ra == 1,
+                "the AV after a bad address inserted alone: %s", l0 == len && ra == 1 ? "intact" : "broken");
+    }
     verdict(ok, "good addresses around bad ones: first %s, last %s", out[0] == FI_ADDR_NOTAVAIL ? "refused" : "inserted",
             out[3] == FI_ADDR_NOTAVAIL ? "refused" : "inserted");
 }

@@ -27,9 +27,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * fi_av_lookup returns where the native provider answers FI_ENODATA for an fi_addr it handed out (rxd's fi_addr 0).
  */
 final class LibfabricAv extends FidObject implements AddressVector {
+    private static final int AF_INET = 2;
+    private static final int AF_INET6 = 10;
+    /** A sockaddr's leading sa_family, in host order. */
+    private static final java.lang.invoke.VarHandle FAMILY = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            short[].class, java.nio.ByteOrder.nativeOrder());
+
     private final AvAttr attr;
     private final AddressFormat format;
     private final int slotSize;
+    /**
+     * 1.17's shm inserts synchronously on an FI_EVENT AV and writes no FI_AV_COMPLETE (src/test/c/av_async_insert.c),
+     * so the bridge writes that event to the bound EQ itself, as fi_av(3) promises one per insert.
+     */
+    private final boolean writesAvComplete;
     private volatile LibfabricEq eq;
     /**
      * The fi_addr values inserts returned and no remove has taken back, each with the address it was inserted
@@ -44,6 +55,7 @@ final class LibfabricAv extends FidObject implements AddressVector {
         AddressFormat f = domain.info().addrFormat;
         this.format = f == null ? AddressFormat.UNSPEC : f;
         this.slotSize = slotSize(format, domain.info().srcAddr);
+        this.writesAvComplete = !"shm".equals(InfoMapper.nativeName(domain.info().providerName()));
     }
 
     @Override
@@ -80,14 +92,16 @@ final class LibfabricAv extends FidObject implements AddressVector {
             throw new FabricException(Errno.EINVAL, "with FI_SYNC_ERR the context must be an int[] as long as the addresses");
         }
         // native addresses of a binary format sit in fixed-size slots: one of another length cannot be passed on
-        // (it would shift every address after it), so it is refused here, as a native bad address would be
+        // (it would shift every address after it), so it is refused here, as a native bad address would be; so is a
+        // sockaddr of another family, which 1.17's rxm, inserted alone, answers by breaking its whole AV (every
+        // lookup then empty, every insert FI_EINVAL: src/test/c/av_batch_bad.c ALONE=1)
         int slot = slotSize;
         int[] passed = new int[addrs.length];
         int count = 0;
         long total = 0;
         for (int i = 0; i < addrs.length; i++) {
             byte[] w = wire(addrs[i]);
-            if (slot > 0 && (w == null || w.length != slot)) {
+            if (slot > 0 && (w == null || w.length != slot || !familyFits(w))) {
                 continue;
             }
             passed[count++] = i;
@@ -119,7 +133,7 @@ final class LibfabricAv extends FidObject implements AddressVector {
             long ctxId = reportsOnEq ? bound.contextId(context) : 0;
             MemorySegment nativeCtx = syncErr ? errs : MemorySegment.ofAddress(ctxId);
             int rc = FabricInline.fi_av_insert(fid, packed, count, out, flags, nativeCtx);
-            if (rc < 0 && ctxId != 0) {
+            if ((rc < 0 || !writesAvComplete) && ctxId != 0) {
                 bound.forgetContext(ctxId);
             }
             if (rc < 0) {
@@ -138,9 +152,24 @@ final class LibfabricAv extends FidObject implements AddressVector {
                     ((int[]) context)[passed[k]] = Math.abs(errs.getAtIndex(ValueLayout.JAVA_INT, k));
                 }
             }
+            if (reportsOnEq && !writesAvComplete) {
+                bound.write(new io.jfabric.EqEntry().set(io.jfabric.EqEvent.AV_COMPLETE, this, context, rc, null,
+                        null), 0);
+            }
             return rc;
         }
     }
+
+    /** Whether a sockaddr's sa_family (host order) is the one this AV's format names; other formats pass. */
+    private boolean familyFits(byte[] w) {
+        int want = switch (format) {
+            case SOCKADDR_IN -> AF_INET;
+            case SOCKADDR_IN6 -> AF_INET6;
+            default -> -1;
+        };
+        return want < 0 || (w.length >= 2 && (short) FAMILY.get(w, 0) == want);
+    }
+
 
     /** The native length of one address of this AV's binary format, 0 when unknown or variable (FI_ADDR_STR). */
     private static int slotSize(AddressFormat format, byte[] srcAddr) {
