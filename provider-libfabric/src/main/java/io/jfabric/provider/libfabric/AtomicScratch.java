@@ -29,6 +29,8 @@ final class AtomicScratch {
     private static final long MSG_IOV = 0, MSG_DESC = 8, MSG_IOV_COUNT = 16, MSG_ADDR = 24, MSG_RMA_IOV = 32,
             MSG_RMA_IOV_COUNT = 40, MSG_DATATYPE = 48, MSG_OP = 52, MSG_CONTEXT = 56, MSG_DATA = 64, MSG_SIZE = 72;
 
+    /** The elements the last fill of each array held in all (fi_atomic(3)'s count, summed over the iov). */
+    final long[] elements = new long[3];
     private final MemorySegment[] ioc = new MemorySegment[3];
     private final MemorySegment[] desc = new MemorySegment[3];
     final long[] iocAddr = new long[3];
@@ -54,6 +56,7 @@ final class AtomicScratch {
      * false on bad input (too many, a heap or partial-element buffer, a descriptor the domain needs but lacks).
      */
     boolean fill(int which, MemorySegment[] bufs, MemoryRegion[] mrs, int count, AtomicDatatype t) {
+        elements[which] = 0;
         if (count == 0) {
             return t != null; // FI_ATOMIC_READ's operands may be absent
         }
@@ -70,6 +73,7 @@ final class AtomicScratch {
             a.set(ValueLayout.JAVA_LONG, i * IOC_SIZE, b.address());
             a.set(ValueLayout.JAVA_LONG, i * IOC_SIZE + 8, b.byteSize() / t.size());
             desc[which].setAtIndex(ValueLayout.ADDRESS, i, d);
+            elements[which] += b.byteSize() / t.size();
         }
         return true;
     }

@@ -65,6 +65,27 @@ final class LibfabricAtomic extends EndpointRoom {
         valid[0] = valid[1] = valid[2] = MemorySegment.NULL;
     }
 
+    /**
+     * Whether {@code n} elements are more than fi_*atomicvalid (kind as in {@link #valid}) answers for the datatype
+     * and op; the post is then refused with FI_EINVAL, as fi_atomic(3) limits count to that answer. 1.17's shm and
+     * rxm answer such a post with -FI_EAGAIN, which a caller retries for ever, and rxd accepts it. The answers are
+     * asked once per combination; an unsupported one is left for the native call to refuse.
+     */
+    private boolean beyondValid(int kind, AtomicDatatype t, AtomicOp op, long n) {
+        int i = t.ordinal() * OPS + op.ordinal();
+        long max = validCounts[kind][i];
+        if (max == 0) {
+            long v = valid(kind, t, op);
+            max = v > 0 ? v : Long.MAX_VALUE;
+            validCounts[kind][i] = max;
+        }
+        return n > max;
+    }
+
+    private static final int OPS = AtomicOp.values().length;
+    /** fi_*atomicvalid's answers by kind and (datatype, op); 0 until asked. */
+    private final long[][] validCounts = new long[3][AtomicDatatype.values().length * OPS];
+
     /** fi_atomicvalid (kind 0), fi_fetch_atomicvalid (1), fi_compare_atomicvalid (2). */
     synchronized long valid(int kind, AtomicDatatype datatype, AtomicOp op) {
         if (datatype == null || op == null) {
@@ -101,7 +122,7 @@ final class LibfabricAtomic extends EndpointRoom {
                Object context) {
         MemorySegment d = LibfabricMemoryRegion.descOf(mr);
         long n = elements(buf, t);
-        if (d == null || n <= 0 || op == null) {
+        if (d == null || n <= 0 || op == null || beyondValid(0, t, op, n)) {
             return EINVAL;
         }
         int slot = slotFor(write, context);
@@ -114,7 +135,7 @@ final class LibfabricAtomic extends EndpointRoom {
 
     int inject(MemorySegment buf, long dest, long addr, long key, AtomicDatatype t, AtomicOp op) {
         long n = elements(buf, t);
-        if (n <= 0 || op == null) {
+        if (n <= 0 || op == null || beyondValid(0, t, op, n)) {
             return EINVAL;
         }
         if (absent(inject)) {
@@ -129,7 +150,8 @@ final class LibfabricAtomic extends EndpointRoom {
         MemorySegment d = LibfabricMemoryRegion.descOf(readOnly ? null : mr);
         MemorySegment rd = LibfabricMemoryRegion.descOf(resultMr);
         long n = elements(result, t);
-        if (d == null || rd == null || n <= 0 || op == null || !readOnly && elements(buf, t) != n) {
+        if (d == null || rd == null || n <= 0 || op == null || !readOnly && elements(buf, t) != n
+                || beyondValid(1, t, op, n)) {
             return EINVAL;
         }
         int slot = slotFor(readwrite, context);
@@ -148,7 +170,7 @@ final class LibfabricAtomic extends EndpointRoom {
         MemorySegment rd = LibfabricMemoryRegion.descOf(resultMr);
         long n = elements(buf, t);
         if (d == null || cd == null || rd == null || n <= 0 || op == null || elements(compare, t) != n
-                || elements(result, t) != n) {
+                || elements(result, t) != n || beyondValid(2, t, op, n)) {
             return EINVAL;
         }
         int slot = slotFor(compwrite, context);
@@ -175,7 +197,8 @@ final class LibfabricAtomic extends EndpointRoom {
     private int atomicvLocked(MemorySegment[] iov, MemoryRegion[] desc, int count, long dest, long addr, long key,
                               AtomicDatatype t, AtomicOp op, Object context) {
         AtomicScratch s = scratch;
-        if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)) {
+        if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
+                || beyondValid(0, t, op, s.elements[AtomicScratch.OPERANDS])) {
             return EINVAL;
         }
         int slot = slotFor(writev, context);
@@ -212,7 +235,8 @@ final class LibfabricAtomic extends EndpointRoom {
                              AtomicDatatype t, AtomicOp op, Object context) {
         AtomicScratch s = scratch;
         if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
-                || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)) {
+                || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)
+                || beyondValid(1, t, op, s.elements[AtomicScratch.RESULTS])) {
             return EINVAL;
         }
         int slot = slotFor(readwritev, context);
@@ -252,7 +276,8 @@ final class LibfabricAtomic extends EndpointRoom {
         AtomicScratch s = scratch;
         if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
                 || !s.fill(AtomicScratch.COMPARE, comparev, compareDesc, compareCount, t)
-                || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)) {
+                || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)
+                || beyondValid(2, t, op, s.elements[AtomicScratch.RESULTS])) {
             return EINVAL;
         }
         int slot = slotFor(compwritev, context);
@@ -287,7 +312,9 @@ final class LibfabricAtomic extends EndpointRoom {
         AtomicScratch s = scratch;
         if (msg == null || !s.fill(msg) || kind == 2
                 && !s.fill(AtomicScratch.COMPARE, comparev, compareDesc, compareCount, msg.datatype)
-                || kind != 0 && !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, msg.datatype)) {
+                || kind != 0 && !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, msg.datatype)
+                || beyondValid(kind, msg.datatype, msg.op, s.elements[kind == 0 ? AtomicScratch.OPERANDS
+                        : AtomicScratch.RESULTS])) {
             return EINVAL;
         }
         int slot = slotFor(fn, msg.context, flags, false);
