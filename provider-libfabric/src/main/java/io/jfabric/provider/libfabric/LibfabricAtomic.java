@@ -36,8 +36,21 @@ final class LibfabricAtomic extends EndpointRoom {
     /** The size_t the valid queries write their count into. */
     private final MemorySegment count = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
 
-    LibfabricAtomic(EndpointRoom.Shared shared) {
+    /** FI_MR_VIRT_ADDR: a target address is the target's own virtual address, so its alignment is known here. */
+    private final boolean virtAddr;
+
+    LibfabricAtomic(EndpointRoom.Shared shared, boolean virtAddr) {
         super(shared);
+        this.virtAddr = virtAddr;
+    }
+
+    /**
+     * A target address not aligned to its element where it is the target's own (FI_MR_VIRT_ADDR): refused with
+     * FI_EINVAL, as jfabric's providers refuse it (AtomicUpdate.aligned). 1.17's shm does such an access unaligned,
+     * which is not atomic across a cache line, and rxm and rxd check only the region (docs/differences.md).
+     */
+    private boolean misaligned(AtomicDatatype t, long addr) {
+        return virtAddr && !io.jfabric.util.AtomicUpdate.aligned(t, addr);
     }
 
     @Override
@@ -82,6 +95,16 @@ final class LibfabricAtomic extends EndpointRoom {
         return n > max;
     }
 
+    /** As {@link #misaligned(AtomicDatatype, long)} for any of a message's target ranges. */
+    private boolean misaligned(AtomicMsg msg) {
+        for (int i = 0; virtAddr && i < msg.rmaIocCount; i++) {
+            if (misaligned(msg.datatype, msg.rmaIoc[i].addr)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static final int OPS = AtomicOp.values().length;
     /** fi_*atomicvalid's answers by kind and (datatype, op); 0 until asked. */
     private final long[][] validCounts = new long[3][AtomicDatatype.values().length * OPS];
@@ -122,7 +145,7 @@ final class LibfabricAtomic extends EndpointRoom {
                Object context) {
         MemorySegment d = LibfabricMemoryRegion.descOf(mr);
         long n = elements(buf, t);
-        if (d == null || n <= 0 || op == null || beyondValid(0, t, op, n)) {
+        if (d == null || n <= 0 || op == null || beyondValid(0, t, op, n) || misaligned(t, addr)) {
             return EINVAL;
         }
         int slot = slotFor(write, context);
@@ -135,7 +158,7 @@ final class LibfabricAtomic extends EndpointRoom {
 
     int inject(MemorySegment buf, long dest, long addr, long key, AtomicDatatype t, AtomicOp op) {
         long n = elements(buf, t);
-        if (n <= 0 || op == null || beyondValid(0, t, op, n)) {
+        if (n <= 0 || op == null || beyondValid(0, t, op, n) || misaligned(t, addr)) {
             return EINVAL;
         }
         if (absent(inject)) {
@@ -151,7 +174,7 @@ final class LibfabricAtomic extends EndpointRoom {
         MemorySegment rd = LibfabricMemoryRegion.descOf(resultMr);
         long n = elements(result, t);
         if (d == null || rd == null || n <= 0 || op == null || !readOnly && elements(buf, t) != n
-                || beyondValid(1, t, op, n)) {
+                || beyondValid(1, t, op, n) || misaligned(t, addr)) {
             return EINVAL;
         }
         int slot = slotFor(readwrite, context);
@@ -170,7 +193,7 @@ final class LibfabricAtomic extends EndpointRoom {
         MemorySegment rd = LibfabricMemoryRegion.descOf(resultMr);
         long n = elements(buf, t);
         if (d == null || cd == null || rd == null || n <= 0 || op == null || elements(compare, t) != n
-                || elements(result, t) != n || beyondValid(2, t, op, n)) {
+                || elements(result, t) != n || beyondValid(2, t, op, n) || misaligned(t, addr)) {
             return EINVAL;
         }
         int slot = slotFor(compwrite, context);
@@ -198,7 +221,7 @@ final class LibfabricAtomic extends EndpointRoom {
                               AtomicDatatype t, AtomicOp op, Object context) {
         AtomicScratch s = scratch;
         if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
-                || beyondValid(0, t, op, s.elements[AtomicScratch.OPERANDS])) {
+                || beyondValid(0, t, op, s.elements[AtomicScratch.OPERANDS]) || misaligned(t, addr)) {
             return EINVAL;
         }
         int slot = slotFor(writev, context);
@@ -236,7 +259,7 @@ final class LibfabricAtomic extends EndpointRoom {
         AtomicScratch s = scratch;
         if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
                 || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)
-                || beyondValid(1, t, op, s.elements[AtomicScratch.RESULTS])) {
+                || beyondValid(1, t, op, s.elements[AtomicScratch.RESULTS]) || misaligned(t, addr)) {
             return EINVAL;
         }
         int slot = slotFor(readwritev, context);
@@ -277,7 +300,7 @@ final class LibfabricAtomic extends EndpointRoom {
         if (op == null || !s.fill(AtomicScratch.OPERANDS, iov, desc, count, t)
                 || !s.fill(AtomicScratch.COMPARE, comparev, compareDesc, compareCount, t)
                 || !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, t)
-                || beyondValid(2, t, op, s.elements[AtomicScratch.RESULTS])) {
+                || beyondValid(2, t, op, s.elements[AtomicScratch.RESULTS]) || misaligned(t, addr)) {
             return EINVAL;
         }
         int slot = slotFor(compwritev, context);
@@ -314,7 +337,7 @@ final class LibfabricAtomic extends EndpointRoom {
                 && !s.fill(AtomicScratch.COMPARE, comparev, compareDesc, compareCount, msg.datatype)
                 || kind != 0 && !s.fill(AtomicScratch.RESULTS, resultv, resultDesc, resultCount, msg.datatype)
                 || beyondValid(kind, msg.datatype, msg.op, s.elements[kind == 0 ? AtomicScratch.OPERANDS
-                        : AtomicScratch.RESULTS])) {
+                        : AtomicScratch.RESULTS]) || misaligned(msg)) {
             return EINVAL;
         }
         int slot = slotFor(fn, msg.context, flags, false);

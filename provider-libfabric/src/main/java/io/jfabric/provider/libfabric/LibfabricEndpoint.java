@@ -71,7 +71,8 @@ final class LibfabricEndpoint extends FidObject implements Endpoint {
                 info.rxAttr != null && (info.rxAttr.opFlags & ~withheld & OpFlags.MULTI_RECV) != 0);
         this.taggedOps = new LibfabricTagged(shared);
         this.rmaOps = new LibfabricRma(shared);
-        this.atomicOps = new LibfabricAtomic(shared);
+        this.atomicOps = new LibfabricAtomic(shared, info.domainAttr != null
+                && (info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0);
         loadOps();
     }
 
