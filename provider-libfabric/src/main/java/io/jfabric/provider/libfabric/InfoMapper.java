@@ -89,7 +89,8 @@ final class InfoMapper {
     static FabricInfo toJava(MemorySegment n) {
         FabricInfo j = new FabricInfo();
         j.fabricAttr = fabric(fi_info.fabric_attr(n));
-        long hidden = UNREACHABLE_CAPS | withheldCaps(nativeName(j.fabricAttr.provName));
+        String nativeName = nativeName(j.fabricAttr.provName);
+        long hidden = UNREACHABLE_CAPS | withheldCaps(nativeName);
         j.caps = fi_info.caps(n) & ~hidden;
         j.mode = fi_info.mode(n) & ~BRIDGE_MODES;
         j.addrFormat = enumOr(AddressFormat::of, fi_info.addr_format(n), AddressFormat.UNSPEC);
@@ -101,7 +102,7 @@ final class InfoMapper {
         j.rxAttr = rx(fi_info.rx_attr(n), hidden);
         j.epAttr = ep(fi_info.ep_attr(n));
         j.domainAttr = domain(fi_info.domain_attr(n));
-        j.domainAttr.mrIovLimit = mrIovLimit(nativeName(j.fabricAttr.provName), j.domainAttr.mrIovLimit);
+        j.domainAttr.mrIovLimit = mrIovLimit(nativeName, j.domainAttr.mrIovLimit);
         return j;
     }
 

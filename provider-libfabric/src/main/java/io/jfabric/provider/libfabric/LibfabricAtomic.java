@@ -38,6 +38,9 @@ final class LibfabricAtomic extends EndpointRoom {
 
     /** FI_MR_VIRT_ADDR: a target address is the target's own virtual address, so its alignment is known here. */
     private final boolean virtAddr;
+    private static final int OPS = AtomicOp.values().length;
+    /** fi_*atomicvalid's answers by kind and (datatype, op); 0 until asked. */
+    private final long[][] validCounts = new long[3][AtomicDatatype.values().length * OPS];
 
     LibfabricAtomic(EndpointRoom.Shared shared, boolean virtAddr) {
         super(shared);
@@ -104,10 +107,6 @@ final class LibfabricAtomic extends EndpointRoom {
         }
         return false;
     }
-
-    private static final int OPS = AtomicOp.values().length;
-    /** fi_*atomicvalid's answers by kind and (datatype, op); 0 until asked. */
-    private final long[][] validCounts = new long[3][AtomicDatatype.values().length * OPS];
 
     /** fi_atomicvalid (kind 0), fi_fetch_atomicvalid (1), fi_compare_atomicvalid (2). */
     synchronized long valid(int kind, AtomicDatatype datatype, AtomicOp op) {
