@@ -42,7 +42,8 @@ public final class Compare {
     private long timeoutMs = 180_000;
     /**
      * --cold: the first 10,000 round trips at 64 B with no warm-up, again with the CLI's AOT cache, and with the
-     * cache and C1 alone.
+     * cache and C1 alone. Sizes above 4 KiB (bulk) time instead the second 1,000 round trips of a fresh process
+     * (1,000 untimed first) in the same three configurations, beside the steady state after 20,000.
      */
     private boolean cold;
     private String aotCache;
@@ -65,6 +66,9 @@ public final class Compare {
         /** --cold only: the AOT cache and C1 alone (-XX:TieredStopAtLevel=1), no C2 compiling on the busy cores. */
         final List<Double> c1Lat = new ArrayList<>();
         final List<Double> c1Bw = new ArrayList<>();
+        /** --cold, bulk sizes only: jfabric's steady state (the default JIT, warmed as outside --cold). */
+        final List<Double> steadyLat = new ArrayList<>();
+        final List<Double> steadyBw = new ArrayList<>();
     }
 
     public static void main(String[] args) throws Exception {
@@ -84,7 +88,7 @@ public final class Compare {
         System.exit(rate ? r.run() : c.run());
     }
 
-    private void parse(String[] args) {
+    void parse(String[] args) {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -146,7 +150,7 @@ public final class Compare {
     /** fi_pingpong's iteration count for a size: enough for a stable number, scaled by --iters-scale. */
     long iterations(long size) {
         if (cold) {
-            return Math.max(20, Math.round(COLD_ROUND_TRIPS * itersScale));
+            return Math.max(20, Math.round((bulk(size) ? COLD_BULK_ROUND_TRIPS : COLD_ROUND_TRIPS) * itersScale));
         }
         long base = size <= 4096 ? 50_000 : Math.max(500, 1_000_000_000L / size);
         return Math.max(20, Math.round(base * itersScale));
@@ -171,6 +175,21 @@ public final class Compare {
 
     private static final long LARGE_WARMUP_ROUND_TRIPS = 20_000;
     private static final long COLD_ROUND_TRIPS = 10_000;
+    /** The bulk cold target: bandwidth after this many round trips, timed over as many more. */
+    private static final long COLD_BULK_ROUND_TRIPS = 1_000;
+
+    /** Sizes whose cold start is judged by bandwidth after 1,000 round trips rather than by the first 10,000. */
+    static boolean bulk(long size) {
+        return size > 4096;
+    }
+
+    /** jfabric's untimed round trips in this run: none for a cold small size, the first 1,000 for a cold bulk one. */
+    long jfabricWarmup(Transport t, long size, long iters) {
+        if (cold) {
+            return bulk(size) ? COLD_BULK_ROUND_TRIPS : 0;
+        }
+        return warmup(t, size, iters);
+    }
     private static final long LARGE_WARMUP_BYTES = 32L << 30;
 
     private int run() throws IOException, InterruptedException {
@@ -198,8 +217,14 @@ public final class Compare {
                     if (jfMissing == null) {
                         List<String> base = List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar, "pingpong",
                                 "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size), "-I", Long.toString(iters),
-                                "--warmup", Long.toString(cold ? 0 : warmup(t, size, iters)));
+                                "--warmup", Long.toString(jfabricWarmup(t, size, iters)));
                         record(runner, "jfabric", t, size, pair, iters, base, cell.jfLat, cell.jfBw, runsCsv);
+                        if (cold && bulk(size)) {
+                            List<String> steady = new ArrayList<>(base);
+                            steady.set(steady.indexOf("--warmup") + 1, Long.toString(warmup(t, size, iters)));
+                            record(runner, "jfabric-steady", t, size, pair, iters, steady, cell.steadyLat,
+                                    cell.steadyBw, runsCsv);
+                        }
                         if (cold && Files.isRegularFile(Path.of(aotCache))) {
                             List<String> withCache = new ArrayList<>(base);
                             // as the launcher passes it: classes, not the training's profiles (docs/performance.md)
@@ -332,6 +357,13 @@ public final class Compare {
             double cl = Stats.median(c.c1Lat);
             log.printf(Locale.ROOT, "  %-12s %8s  cold, the AOT cache and C1 only: %s usec (÷ libfabric %s)%n",
                     t.jfabricProv(), Plot.sizeLabel(size), num(cl), num(cl / ll));
+        }
+        if (!c.steadyBw.isEmpty()) {
+            double sb = Stats.median(c.steadyBw);
+            log.printf(Locale.ROOT, "  %-12s %8s  after 1,000 round trips ÷ jfabric's steady state (%s MB/s): default "
+                            + "JIT %s, the AOT cache %s, the AOT cache and C1 only %s%n", t.jfabricProv(),
+                    Plot.sizeLabel(size), num(sb), num(jb / sb), num(Stats.median(c.aotBw) / sb),
+                    num(Stats.median(c.c1Bw) / sb));
         }
         csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", t.key(), size,
                 num(jl), num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb), t.floor(), num(fl), num(fb), num(fl / ll),

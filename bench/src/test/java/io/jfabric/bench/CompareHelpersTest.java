@@ -76,6 +76,20 @@ class CompareHelpersTest {
     }
 
     @Test
+    void coldRunsTimeTheFirstSmallRoundTripsAndTheSecondThousandBulkOnes() {
+        Transport shm = Transport.byKey("shm");
+        Compare cold = new Compare();
+        cold.parse(new String[] {"--cold", "--sizes", "64,1m", "--out", "unused"});
+        assertEquals(10_000, cold.iterations(64));
+        assertEquals(0, cold.jfabricWarmup(shm, 64, 10_000), "small: no warm-up at all");
+        assertEquals(1_000, cold.iterations(1 << 20));
+        assertEquals(1_000, cold.jfabricWarmup(shm, 1 << 20, 1_000), "bulk: the first 1,000 untimed");
+        Compare warm = new Compare();
+        warm.parse(new String[] {"--sizes", "1m", "--out", "unused"});
+        assertEquals(20_000, warm.jfabricWarmup(shm, 1 << 20, warm.iterations(1 << 20)), "outside --cold: steady");
+    }
+
+    @Test
     void plotDrawsBothCurvesInTheirColours() throws Exception {
         Path png = Files.createTempFile("plot", ".png");
         long[] sizes = {64, 4096, 1 << 20};
