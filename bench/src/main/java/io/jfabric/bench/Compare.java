@@ -41,9 +41,9 @@ public final class Compare {
     private String floors = "bench/target/floors";
     private long timeoutMs = 180_000;
     /**
-     * --cold: the first 10,000 round trips at 64 B with no warm-up, again with the CLI's AOT cache, and with the
-     * cache and C1 alone. Sizes above 4 KiB (bulk) time instead the second 1,000 round trips of a fresh process
-     * (1,000 untimed first) in the same three configurations, beside the steady state after 20,000.
+     * --cold: the first 10,000 round trips at 64 B with no warm-up, with the default JIT and in each of
+     * {@link #COLD_CONFIGS}. Sizes above 4 KiB (bulk) time instead the second 1,000 round trips of a fresh process
+     * (1,000 untimed first) in the same configurations, beside the steady state after 20,000.
      */
     private boolean cold;
     private String aotCache;
@@ -60,12 +60,9 @@ public final class Compare {
         final List<Double> floorBw = new ArrayList<>();
         /** shm only: the two-line floor (one line each way), measured in the same pairs as the one-line floor. */
         final List<Double> floor2Lat = new ArrayList<>();
-        /** --cold only: jfabric with the AOT cache the launcher trains. */
-        final List<Double> aotLat = new ArrayList<>();
-        final List<Double> aotBw = new ArrayList<>();
-        /** --cold only: the AOT cache and C1 alone (-XX:TieredStopAtLevel=1), no C2 compiling on the busy cores. */
-        final List<Double> c1Lat = new ArrayList<>();
-        final List<Double> c1Bw = new ArrayList<>();
+        /** --cold only: jfabric's runs in each {@link #COLD_CONFIGS} configuration, latency and bandwidth. */
+        final Map<String, List<Double>> coldLat = new LinkedHashMap<>();
+        final Map<String, List<Double>> coldBw = new LinkedHashMap<>();
         /** --cold, bulk sizes only: jfabric's steady state (the default JIT, warmed as outside --cold). */
         final List<Double> steadyLat = new ArrayList<>();
         final List<Double> steadyBw = new ArrayList<>();
@@ -178,6 +175,20 @@ public final class Compare {
     /** The bulk cold target: bandwidth after this many round trips, timed over as many more. */
     private static final long COLD_BULK_ROUND_TRIPS = 1_000;
 
+    /**
+     * The JVM configurations --cold runs beside the default one, each with the launcher's AOT cache as the launcher
+     * passes it (its classes, not its training profiles; docs/performance.md, "The AOT cache").
+     */
+    record ColdConfig(String impl, String label, List<String> flags) {
+    }
+
+    static final List<ColdConfig> COLD_CONFIGS = List.of(
+            new ColdConfig("jfabric-aot", "with the AOT cache", List.of()),
+            new ColdConfig("jfabric-aot-c1", "the AOT cache and C1 only", List.of("-XX:TieredStopAtLevel=1")),
+            // C1 compiles a method after 20 calls instead of 200: the data path leaves the interpreter ten times sooner
+            new ColdConfig("jfabric-aot-c1-early", "the AOT cache, C1 only, compile thresholds ÷ 10",
+                    List.of("-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=0.1")));
+
     /** Sizes whose cold start is judged by bandwidth after 1,000 round trips rather than by the first 10,000. */
     static boolean bulk(long size) {
         return size > 4096;
@@ -226,14 +237,15 @@ public final class Compare {
                                     cell.steadyBw, runsCsv);
                         }
                         if (cold && Files.isRegularFile(Path.of(aotCache))) {
-                            List<String> withCache = new ArrayList<>(base);
-                            // as the launcher passes it: classes, not the training's profiles (docs/performance.md)
-                            withCache.addAll(1, List.of("-XX:AOTCache=" + aotCache, "-XX:+UnlockDiagnosticVMOptions",
-                                    "-XX:-AOTReplayTraining", "-Xlog:aot*=off,cds*=off"));
-                            record(runner, "jfabric-aot", t, size, pair, iters, withCache, cell.aotLat, cell.aotBw, runsCsv);
-                            List<String> c1Only = new ArrayList<>(withCache);
-                            c1Only.add(1, "-XX:TieredStopAtLevel=1");
-                            record(runner, "jfabric-aot-c1", t, size, pair, iters, c1Only, cell.c1Lat, cell.c1Bw, runsCsv);
+                            for (ColdConfig config : COLD_CONFIGS) {
+                                List<String> cmd = new ArrayList<>(base);
+                                cmd.addAll(1, List.of("-XX:AOTCache=" + aotCache, "-XX:+UnlockDiagnosticVMOptions",
+                                        "-XX:-AOTReplayTraining", "-Xlog:aot*=off,cds*=off"));
+                                cmd.addAll(1, config.flags());
+                                record(runner, config.impl(), t, size, pair, iters, cmd,
+                                        cell.coldLat.computeIfAbsent(config.impl(), k -> new ArrayList<>()),
+                                        cell.coldBw.computeIfAbsent(config.impl(), k -> new ArrayList<>()), runsCsv);
+                            }
                         }
                     }
                     if (lfMissing == null) {
@@ -348,22 +360,20 @@ public final class Compare {
                 t.floor(), num(fl), num(fl / ll), num(jl / fl),
                 c.floor2Lat.isEmpty() ? "" : " | floor-shm2 " + num(f2) + " usec (jfabric ÷ floor " + num(jl / f2) + ")",
                 status.equals("ok") ? "" : "  [" + status + "]");
-        if (!c.aotLat.isEmpty()) {
-            double al = Stats.median(c.aotLat);
-            log.printf(Locale.ROOT, "  %-12s %8s  cold, with the AOT cache: %s usec (÷ libfabric %s; without the cache ÷ "
-                    + "libfabric %s)%n", t.jfabricProv(), Plot.sizeLabel(size), num(al), num(al / ll), num(jl / ll));
-        }
-        if (!c.c1Lat.isEmpty()) {
-            double cl = Stats.median(c.c1Lat);
-            log.printf(Locale.ROOT, "  %-12s %8s  cold, the AOT cache and C1 only: %s usec (÷ libfabric %s)%n",
-                    t.jfabricProv(), Plot.sizeLabel(size), num(cl), num(cl / ll));
+        double sb = Stats.median(c.steadyBw);
+        for (ColdConfig config : COLD_CONFIGS) {
+            List<Double> lat = c.coldLat.get(config.impl());
+            if (lat == null) {
+                continue;
+            }
+            double cl = Stats.median(lat);
+            log.printf(Locale.ROOT, "  %-12s %8s  cold, %s: %s usec (÷ libfabric %s)%s%n", t.jfabricProv(),
+                    Plot.sizeLabel(size), config.label(), num(cl), num(cl / ll), c.steadyBw.isEmpty() ? ""
+                            : "; bandwidth ÷ jfabric's steady state " + num(Stats.median(c.coldBw.get(config.impl())) / sb));
         }
         if (!c.steadyBw.isEmpty()) {
-            double sb = Stats.median(c.steadyBw);
-            log.printf(Locale.ROOT, "  %-12s %8s  after 1,000 round trips ÷ jfabric's steady state (%s MB/s): default "
-                            + "JIT %s, the AOT cache %s, the AOT cache and C1 only %s%n", t.jfabricProv(),
-                    Plot.sizeLabel(size), num(sb), num(jb / sb), num(Stats.median(c.aotBw) / sb),
-                    num(Stats.median(c.c1Bw) / sb));
+            log.printf(Locale.ROOT, "  %-12s %8s  jfabric's steady state %s MB/s; after 1,000 round trips with the "
+                    + "default JIT %s of it%n", t.jfabricProv(), Plot.sizeLabel(size), num(sb), num(jb / sb));
         }
         csv.append(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%n", t.key(), size,
                 num(jl), num(ll), num(jl / ll), num(jb), num(lb), num(jb / lb), t.floor(), num(fl), num(fb), num(fl / ll),
