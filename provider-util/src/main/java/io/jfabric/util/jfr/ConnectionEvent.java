@@ -4,12 +4,14 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Registered;
 import jdk.jfr.StackTrace;
 
 /**
  * A connection changed state: established, refused or closed, with the peer and the reason. Providers emit it
  * from their connection manager, never from the data path.
  */
+@Registered(false) // registered by its EventGate once a recording exists (EventGate says why)
 @Name("jfabric.Connection")
 @Label("Connection")
 @Category({"jfabric", "Connections"})

@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Registered;
 import jdk.jfr.Period;
 import jdk.jfr.StackTrace;
 
@@ -13,6 +14,7 @@ import jdk.jfr.StackTrace;
  * thread, so a sample costs the data path nothing. A value of -1 means the endpoint does not have it (no
  * counter of that kind bound, a queue the provider does not keep).
  */
+@Registered(false) // registered by its EventGate once a recording exists (EventGate says why)
 @Name("jfabric.EndpointStatistics")
 @Label("Endpoint statistics")
 @Category({"jfabric", "Endpoints"})

@@ -4,8 +4,10 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Registered;
 
 /** An operation completed with an error: what an operator needs after the fact to see why work failed. */
+@Registered(false) // registered by its EventGate once a recording exists (EventGate says why)
 @Name("jfabric.OperationError")
 @Label("Operation error")
 @Category({"jfabric", "Completions"})

@@ -4,9 +4,11 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Registered;
 import jdk.jfr.StackTrace;
 
 /** A peer was found dead or unreachable, and the operations posted to it were failed. */
+@Registered(false) // registered by its EventGate once a recording exists (EventGate says why)
 @Name("jfabric.PeerFailure")
 @Label("Peer failure")
 @Category({"jfabric", "Connections"})

@@ -5,6 +5,7 @@ import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Registered;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Threshold;
 
@@ -15,6 +16,7 @@ import jdk.jfr.Threshold;
  * creates the event only when {@link #GATE} says it is recorded, so the eager path and unrecorded runs never
  * allocate one.
  */
+@Registered(false) // registered by its EventGate once a recording exists (EventGate says why)
 @Name("jfabric.ProtocolTransfer")
 @Label("Protocol transfer")
 @Category({"jfabric", "Transfers"})
