@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the socket's TCP state then tells an error (CLOSE) from the peer's orderly close (CLOSE_WAIT). A write that
  * fails is repeated once through the channel, which reports EAGAIN as 0 and anything else as the exception
  * NIO always gave. The iovec array, the pollfd and the tcp_info buffer are allocated once per connection.
- * The descriptor is looked up ({@link SocketDescriptor}) once the connection is busy (see TcpConnection); when
- * that fails the connection keeps NIO's calls.
+ * The descriptor is looked up ({@link SocketDescriptor}, with this class's getsockname and getpeername) once the
+ * connection is busy (see TcpConnection); when that fails the connection keeps NIO's calls.
  */
 final class SocketCalls {
     private static final int MSG_DONTWAIT = 0x40;
@@ -91,6 +91,42 @@ final class SocketCalls {
         } catch (LinkageError e) {
             // no native calls in this process: every connection meets the same error in of() and keeps NIO's
         }
+    }
+
+    private static final int SOCKADDR_STORAGE = 128;
+    /** Bytes of the scratch buffer {@link #ports} needs: a sockaddr_storage and its socklen_t. */
+    static final long PORTS_SCRATCH = SOCKADDR_STORAGE + 8;
+    private static final short AF_INET = 2;
+    private static final short AF_INET6 = 10;
+
+    /**
+     * The local and peer ports of descriptor {@code fd} ({@link SocketDescriptor#ports}), or -1 when it is not a
+     * connected IPv4 or IPv6 socket. Set-up path; {@code scratch} holds {@link #PORTS_SCRATCH} bytes.
+     */
+    static long ports(int fd, MemorySegment scratch) {
+        int local = port(Native.GETSOCKNAME, fd, scratch);
+        if (local < 0) {
+            return -1;
+        }
+        int peer = port(Native.GETPEERNAME, fd, scratch);
+        return peer < 0 ? -1 : SocketDescriptor.ports(local, peer);
+    }
+
+    /** The port of the sockaddr that {@code call} (getsockname or getpeername) gives for {@code fd}, or -1. */
+    private static int port(MethodHandle call, int fd, MemorySegment scratch) {
+        scratch.set(ValueLayout.JAVA_INT, SOCKADDR_STORAGE, SOCKADDR_STORAGE);
+        int rc;
+        try {
+            rc = (int) call.invokeExact(fd, scratch.address(), scratch.address() + SOCKADDR_STORAGE);
+        } catch (Throwable t) {
+            return -1;
+        }
+        short family = scratch.get(ValueLayout.JAVA_SHORT, 0);
+        if (rc != 0 || family != AF_INET && family != AF_INET6) {
+            return -1; // not a socket (ENOTSOCK), not connected (ENOTCONN), or not IP
+        }
+        // sin_port and sin6_port: the two bytes after the family, in network order
+        return (scratch.get(ValueLayout.JAVA_BYTE, 2) & 0xff) << 8 | scratch.get(ValueLayout.JAVA_BYTE, 3) & 0xff;
     }
 
     /** The native address of a direct buffer's memory (set-up path: wraps it once). */
@@ -248,6 +284,10 @@ final class SocketCalls {
         static final MethodHandle GETSOCKOPT = link("getsockopt", FunctionDescriptor.of(ValueLayout.JAVA_INT,
                 ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_LONG));
+        static final MethodHandle GETSOCKNAME = link("getsockname", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+        static final MethodHandle GETPEERNAME = link("getpeername", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
         private static final MethodHandle SYSCALL3 = X86_64 ? syscall(3) : null;
         private static final MethodHandle SYSCALL6 = X86_64 ? syscall(6) : null;
         private static final MethodHandle WRITE = X86_64 ? null : link("write", FunctionDescriptor.of(
@@ -275,6 +315,9 @@ final class SocketCalls {
                     long w = (long) WRITEV.invokeExact(-1, 0L, 0);
                     int g = (int) GETSOCKOPT.invokeExact(-1, 0, 0, 0L, 0L);
                 }
+                // the lookup's calls run once per descriptor of the process: linked here, off the traffic
+                int n = (int) GETSOCKNAME.invokeExact(-1, 0L, 0L);
+                int p = (int) GETPEERNAME.invokeExact(-1, 0L, 0L);
             } catch (Throwable t) {
                 throw new ExceptionInInitializerError(t);
             }

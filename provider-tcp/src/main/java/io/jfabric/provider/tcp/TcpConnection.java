@@ -144,8 +144,9 @@ final class TcpConnection {
     }
 
     /**
-     * Looks the socket's descriptor up, once per open connection (a scan of /proc: each connection of an rxm
-     * endpoint with thousands would pay it for a message or two, so it waits until the connection is busy) and
+     * Looks the socket's descriptor up, once per open connection (two system calls for every descriptor of the
+     * process: each connection of an rxm endpoint with thousands would pay it for a message or two, so it waits
+     * until the connection is busy) and
      * moves the readiness probe from NIO's selector to poll(2) on it.
      */
     private void findDescriptor() {

@@ -16,7 +16,7 @@ import java.nio.channels.SocketChannel;
  * (TCP_KEEPIDLE/INTVL/CNT), before the kernel fails the connection with ETIMEDOUT; without it, a host that
  * vanishes mid-transfer is noticed after the kernel's retransmission limit (about 15 minutes) and an idle
  * one after two hours of keepalive. java.nio offers the keepalive options but not TCP_USER_TIMEOUT, and no
- * descriptor: the descriptor is found in /proc ({@link SocketDescriptor}) and the option set with
+ * descriptor: the descriptor is found among the process's own ({@link SocketDescriptor}) and the option set with
  * setsockopt(2) through FFM. Linux only; elsewhere, or when the
  * lookup fails, only the keepalive part applies and a warning is logged.
  */

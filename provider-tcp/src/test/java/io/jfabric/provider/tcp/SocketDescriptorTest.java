@@ -1,80 +1,130 @@
 package io.jfabric.provider.tcp;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The descriptor lookup: rows of /proc/net/tcp{,6} are matched on both ports (hexadecimal, after the address's
- * last colon), malformed rows are skipped, and a live connection's two ends resolve to the two descriptors whose
- * /proc/self/fd links name their sockets.
+ * The descriptor lookup: a live connection's two ends resolve to their own descriptors (bytes written on the one
+ * found for the client arrive at the accepted end), descriptors that are not connected sockets never match, a
+ * socket reachable through two descriptors is refused, and /proc/self/fd's names parse as numbers or not at all.
  */
 class SocketDescriptorTest {
-    private static final String HEADER = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt"
-            + "   uid  timeout inode\n";
-
-    private static String row(String local, String remote, String inode) {
-        return "   0: " + local + " " + remote + " 01 00000000:00000000 00:00000000 00000000     0        0 "
-                + inode + " 1 0000000000000000 20 4 30 10 -1\n";
-    }
-
-    @Test
-    void rowsMatchOnBothPortsOnly() {
-        String table = HEADER
-                + row("0100007F:1F90", "0100007F:C350", "1001")    // 8080 -> 50000: the one asked for
-                + row("0100007F:C350", "0100007F:1F90", "1002")    // the reverse direction
-                + row("0100007F:1F90", "00000000:0000", "1003")    // the listener on 8080
-                + row("0A000001:1F90", "0A000002:C350", "1004");   // same ports, other addresses: kept too
-        assertArrayEquals(new long[]{1001, 1004}, SocketDescriptor.inodesOf(table, 8080, 50000, new long[0]));
-        assertArrayEquals(new long[]{7, 1002}, SocketDescriptor.inodesOf(table, 50000, 8080, new long[]{7}));
-        assertArrayEquals(new long[0], SocketDescriptor.inodesOf(table, 8081, 50000, new long[0]));
-    }
-
-    @Test
-    void ipv6RowsAndMalformedRowsAreHandled() {
-        String v6 = "  sl  local_address                         remote_address                        st\n"
-                + row("00000000000000000000000001000000:1F90", "00000000000000000000000001000000:C350", "2001")
-                + "   1: garbage\n"
-                + row("0100007F:1F9G", "0100007F:C350", "2002")        // a port that is not hexadecimal
-                + row("0100007F1F90", "0100007F:C350", "2003")          // no colon
-                + row("0100007F:1F90", "0100007F:C350", "-5")           // a bad inode
-                + row("0100007F:1F90", "0100007F:C350", "2004").trim(); // the last row without its newline
-        assertArrayEquals(new long[]{2001, 2004}, SocketDescriptor.inodesOf(v6, 8080, 50000, new long[0]));
-        assertArrayEquals(new long[0], SocketDescriptor.inodesOf("", 8080, 50000, new long[0]));
-    }
+    @TempDir
+    Path dir;
 
     @Test
     void aConnectionsEndsResolveToTheirOwnDescriptors() throws Exception {
-        try (ServerSocketChannel server = ServerSocketChannel.open()
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        try (ServerSocketChannel server = listener();
              SocketChannel client = SocketChannel.open(server.getLocalAddress());
-             SocketChannel accepted = server.accept()) {
+             SocketChannel accepted = server.accept();
+             Arena arena = Arena.ofConfined()) {
             int c = SocketDescriptor.of(client);
             int a = SocketDescriptor.of(accepted);
             assertTrue(c >= 0 && a >= 0, "client " + c + ", accepted " + a);
             assertNotEquals(c, a);
-            // each descriptor's socket is the one whose row has the channel's local port first
-            for (int[] end : new int[][]{{c, ((InetSocketAddress) client.getLocalAddress()).getPort(),
-                    ((InetSocketAddress) client.getRemoteAddress()).getPort()},
-                    {a, ((InetSocketAddress) accepted.getLocalAddress()).getPort(),
-                            ((InetSocketAddress) accepted.getRemoteAddress()).getPort()}}) {
-                String link = Files.readSymbolicLink(Path.of("/proc/self/fd/" + end[0])).toString();
-                long inode = Long.parseLong(link.substring("socket:[".length(), link.length() - 1));
-                long[] rows = new long[0];
-                for (String t : new String[]{"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
-                    rows = SocketDescriptor.inodesOf(Files.readString(Path.of(t)), end[1], end[2], rows);
+            MemorySegment scratch = arena.allocate(SocketCalls.PORTS_SCRATCH, 8);
+            assertEquals(SocketDescriptor.ports(port(client.getLocalAddress()), port(client.getRemoteAddress())),
+                    SocketCalls.ports(c, scratch));
+            // the proof: what goes out on the client's descriptor comes in at the accepted end
+            SocketCalls calls = SocketCalls.of(client, 2);
+            assertNotNull(calls);
+            ByteBuffer out = ByteBuffer.allocateDirect(5).put("hello".getBytes()).flip();
+            assertEquals(5, calls.write(out, SocketCalls.baseOf(out)));
+            ByteBuffer in = ByteBuffer.allocate(5);
+            while (in.hasRemaining()) {
+                accepted.read(in);
+            }
+            assertEquals("hello", new String(in.array()));
+        }
+    }
+
+    @Test
+    void descriptorsThatAreNotConnectedSocketsNeverMatch() throws Exception {
+        Path file = Files.writeString(dir.resolve("plain"), "x");
+        try (FileChannel f = FileChannel.open(file, StandardOpenOption.READ);
+             ServerSocketChannel server = listener();
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment scratch = arena.allocate(SocketCalls.PORTS_SCRATCH, 8);
+            assertEquals(-1, SocketCalls.ports(descriptorLinkedTo(file.toRealPath().toString()), scratch), "a file");
+            assertEquals(-1, SocketCalls.ports(-1, scratch), "no descriptor");
+            assertEquals(-1, SocketCalls.ports(Integer.MAX_VALUE, scratch), "a closed descriptor");
+            assertTrue(f.isOpen() && server.isOpen());
+        }
+    }
+
+    @Test
+    void aSocketBehindTwoDescriptorsIsRefused() throws Throwable {
+        Linker linker = Linker.nativeLinker();
+        MethodHandle dup = linker.downcallHandle(linker.defaultLookup().find("dup").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        MethodHandle close = linker.downcallHandle(linker.defaultLookup().find("close").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        try (ServerSocketChannel server = listener();
+             SocketChannel client = SocketChannel.open(server.getLocalAddress());
+             SocketChannel accepted = server.accept()) {
+            int c = SocketDescriptor.of(client);
+            assertTrue(c >= 0 && accepted.isConnected());
+            int copy = (int) dup.invokeExact(c);
+            assertTrue(copy >= 0, "dup failed");
+            try {
+                assertEquals(-1, SocketDescriptor.of(client), "two descriptors match: which one is not known");
+            } finally {
+                int rc = (int) close.invokeExact(copy);
+                assertEquals(0, rc);
+            }
+            assertEquals(c, SocketDescriptor.of(client));
+        }
+    }
+
+    @Test
+    void descriptorNamesParseAsDecimalNumbersOnly() {
+        assertEquals(0, SocketDescriptor.descriptorNumber("0"));
+        assertEquals(1234, SocketDescriptor.descriptorNumber("1234"));
+        assertEquals(-1, SocketDescriptor.descriptorNumber(""));
+        assertEquals(-1, SocketDescriptor.descriptorNumber("12a"));
+        assertEquals(-1, SocketDescriptor.descriptorNumber("-1"));
+        assertEquals(-1, SocketDescriptor.descriptorNumber("1234567890"), "longer than any descriptor");
+    }
+
+    private static ServerSocketChannel listener() throws Exception {
+        return ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    private static int port(java.net.SocketAddress a) {
+        return ((InetSocketAddress) a).getPort();
+    }
+
+    private static int descriptorLinkedTo(String target) throws Exception {
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+            for (Path p : fds) {
+                try {
+                    if (Files.readSymbolicLink(p).toString().equals(target)) {
+                        return Integer.parseInt(p.getFileName().toString());
+                    }
+                } catch (java.io.IOException e) {
+                    // the directory stream's own descriptor, gone by now
                 }
-                assertArrayEquals(new long[]{inode}, rows, "fd " + end[0] + " -> " + link);
             }
         }
+        throw new AssertionError("no descriptor links to " + target);
     }
 }
