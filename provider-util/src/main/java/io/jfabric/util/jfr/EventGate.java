@@ -13,7 +13,7 @@ import jdk.jfr.FlightRecorderListener;
  *
  * <p>It also registers its event type, once the Flight Recorder is initialized. jfabric's events are
  * {@code @Registered(false)}: a registered event class registers itself when it is initialized, and the first
- * registration in a JVM builds JFR's metadata repository, 60-100 ms of a cold JVM even when nothing records; the
+ * registration in a JVM builds JFR's metadata repository, 80-100 ms of a cold JVM even when nothing records; the
  * first connection of every process (its ConnectionEvent) and rxm's first rendezvous (its ProtocolTransferEvent)
  * paid for it. Registered here instead, an event class costs nothing until a recording exists.
  */
