@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * A process that records nothing does not build JFR's metadata repository for jfabric's events: the first
- * registration of an event class costs a cold JVM 60-100 ms, which the first connection of every process and rxm's
+ * registration of an event class costs a cold JVM 80-100 ms, which the first connection of every process and rxm's
  * first rendezvous used to pay. Checked in a fresh JVM (this one has recorded already), by whether the repository's
  * class is ever loaded while every gate, emit helper and error path runs.
  */
