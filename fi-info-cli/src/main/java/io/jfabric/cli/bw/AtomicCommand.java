@@ -62,6 +62,7 @@ public final class AtomicCommand implements Callable<Integer> {
             BenchReport report = new BenchReport(System.out);
             AtomicBench bench = new AtomicBench(s, c.ops(), c.types(), report);
             bench.run();
+            s.finish();
             report.writeFiles(c.o().json(), c.o().csv());
             if (!bench.mismatches().isEmpty()) {
                 System.err.println("jfabric atomic -c: " + bench.mismatches().size()

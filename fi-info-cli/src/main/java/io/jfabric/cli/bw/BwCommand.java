@@ -52,6 +52,7 @@ public final class BwCommand implements Callable<Integer> {
         try (s) {
             s.open(o.window(), o.maxSize(), 0);
             new MsgBandwidth(s, report, new Progress(System.err, o.progress())).run();
+            s.finish();
             report.writeFiles(o.json(), o.csv());
             return 0;
         } catch (FabricException e) {

@@ -46,6 +46,7 @@ public final class RmaBwCommand implements Callable<Integer> {
         try (s) {
             s.open(o.window(), o.maxSize(), o.maxSize());
             new RmaBandwidth(s, rmaOp, report, new Progress(System.err, o.progress())).run();
+            s.finish();
             report.writeFiles(o.json(), o.csv());
             return 0;
         } catch (FabricException e) {
