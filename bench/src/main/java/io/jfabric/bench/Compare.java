@@ -171,6 +171,7 @@ public final class Compare {
     }
 
     private static final long LARGE_WARMUP_ROUND_TRIPS = 20_000;
+    private static final long LARGE_WARMUP_BYTES = 32L << 30;
     private static final long COLD_ROUND_TRIPS = 10_000;
     /** The bulk cold target: bandwidth after this many round trips, timed over as many more. */
     private static final long COLD_BULK_ROUND_TRIPS = 1_000;
@@ -201,7 +202,6 @@ public final class Compare {
         }
         return warmup(t, size, iters);
     }
-    private static final long LARGE_WARMUP_BYTES = 32L << 30;
 
     private int run() throws IOException, InterruptedException {
         Files.createDirectories(out);
