@@ -4,11 +4,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Medians, as bench/compare reports them (the targets are medians of one run). */
-final class Stats {
+public final class Stats {
     private Stats() {
     }
 
-    static double median(List<Double> values) {
+    public static double median(List<Double> values) {
         if (values.isEmpty()) {
             return Double.NaN;
         }

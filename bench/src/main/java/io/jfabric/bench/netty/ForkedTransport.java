@@ -1,0 +1,258 @@
+package io.jfabric.bench.netty;
+
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.jfabric.netty.JfabricAddress;
+import io.jfabric.netty.JfabricEventLoopGroup;
+import io.jfabric.netty.JfabricServerChannel;
+import io.jfabric.netty.JfabricSocketChannel;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.channel.local.LocalServerChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One transport of bench/netty in a JVM of its own (a fork, as JMH runs each benchmark): it builds that transport's
+ * event loops only, warms up until the JIT is quiet ({@link JitWarmup}), then measures its rounds and prints each
+ * as a {@code sample} line for the parent. A JVM of its own keeps one transport's classes out of another's
+ * compiled code (Netty's and gRPC's call sites would otherwise be recompiled each time the transport changes) and
+ * keeps its idle loops off the others' cores.
+ */
+final class ForkedTransport {
+    private record Transport(String name, EventLoopGroup group, Class<? extends ServerChannel> server,
+                             Class<? extends Channel> client, SocketAddress bind, Class<? extends SocketAddress> addressType) {
+    }
+
+    /** The line prefix of a measured round: echo rtt (us), unary rtt (us), streaming MB/s. */
+    static final String SAMPLE = "sample ";
+    private static final int ECHO_BYTES = 64;
+
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public byte[] parse(InputStream in) {
+            try (in) {
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading a gRPC message", e);
+            }
+        }
+
+        @Override
+        public InputStream stream(byte[] value) {
+            return new ByteArrayInputStream(value);
+        }
+    };
+    private static final MethodDescriptor<byte[], byte[]> UNARY = method("Echo", MethodDescriptor.MethodType.UNARY);
+    private static final MethodDescriptor<byte[], byte[]> STREAM =
+            method("Stream", MethodDescriptor.MethodType.SERVER_STREAMING);
+
+    private static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
+        return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName("bench", name))
+                .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+    }
+
+    /** Median round trip of a 64-byte echo, in microseconds, after a tenth as many warm-up round trips. */
+    private static double echoRoundTripMicros(Transport t, int rounds) throws Exception {
+        Channel server = new ServerBootstrap().group(t.group).channel(t.server)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ctx.writeAndFlush(msg, ctx.voidPromise());
+                    }
+                }).bind(t.bind).sync().channel();
+        SynchronousQueue<ByteBuf> replies = new SynchronousQueue<>();
+        Channel client = new Bootstrap().group(t.group).channel(t.client)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        try {
+                            replies.put((ByteBuf) msg);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }).connect(server.localAddress()).sync().channel();
+        long[] samples = new long[rounds];
+        int warm = rounds / 10;
+        for (int i = 0; i < rounds + warm; i++) {
+            long start = System.nanoTime();
+            client.writeAndFlush(client.alloc().directBuffer(ECHO_BYTES).writeZero(ECHO_BYTES), client.voidPromise());
+            int got = 0;
+            while (got < ECHO_BYTES) {
+                ByteBuf b = replies.take();
+                got += b.readableBytes();
+                b.release();
+            }
+            if (i >= warm) {
+                samples[i - warm] = System.nanoTime() - start;
+            }
+        }
+        client.close().sync();
+        server.close().sync();
+        Arrays.sort(samples);
+        return samples[rounds / 2] / 1000.0;
+    }
+
+    /** gRPC: median unary round trip (us) of 64 bytes, and server-streaming throughput (MB/s) of streamChunk-byte messages. */
+    private static double[] grpc(Transport t, int calls, int streamed, boolean directExecutor, int streamChunk) throws Exception {
+        byte[] chunk = new byte[streamChunk];
+        ServerServiceDefinition svc = ServerServiceDefinition.builder("bench")
+                .addMethod(UNARY, ServerCalls.asyncUnaryCall((req, out) -> {
+                    out.onNext(req);
+                    out.onCompleted();
+                }))
+                .addMethod(STREAM, ServerCalls.asyncServerStreamingCall((req, out) -> {
+                    for (int i = 0; i < streamed; i++) {
+                        out.onNext(chunk);
+                    }
+                    out.onCompleted();
+                })).build();
+        NettyServerBuilder sb = NettyServerBuilder.forAddress(t.bind).channelType(t.server)
+                .bossEventLoopGroup(t.group).workerEventLoopGroup(t.group).addService(svc);
+        if (directExecutor) {
+            sb.directExecutor();
+        }
+        Server server = sb.build().start();
+        NettyChannelBuilder cb = NettyChannelBuilder.forAddress(server.getListenSockets().getFirst())
+                .channelType(t.client, t.addressType).eventLoopGroup(t.group).usePlaintext()
+                .maxInboundMessageSize(Math.max(4 << 20, streamChunk + 1024));
+        if (directExecutor) {
+            cb.directExecutor();
+        }
+        ManagedChannel ch = cb.build();
+        try {
+            byte[] req = new byte[ECHO_BYTES];
+            long[] samples = new long[calls];
+            int warm = calls / 10;
+            for (int i = 0; i < calls + warm; i++) {
+                long start = System.nanoTime();
+                ClientCalls.blockingUnaryCall(ch, UNARY, CallOptions.DEFAULT, req);
+                if (i >= warm) {
+                    samples[i - warm] = System.nanoTime() - start;
+                }
+            }
+            Arrays.sort(samples);
+            // one stream to warm the path, then the measured one
+            double mbps = 0;
+            for (int pass = 0; pass < 2; pass++) {
+                long bytes = 0;
+                long start = System.nanoTime();
+                Iterator<byte[]> it = ClientCalls.blockingServerStreamingCall(ch, STREAM, CallOptions.DEFAULT, req);
+                while (it.hasNext()) {
+                    bytes += it.next().length;
+                }
+                mbps = bytes / ((System.nanoTime() - start) / 1e9) / 1e6;
+            }
+            return new double[] {samples[calls / 2] / 1000.0, mbps};
+        } finally {
+            ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private ForkedTransport() {
+    }
+
+    /** The name a transport key is reported under. */
+    static String displayName(String key, boolean epoll) {
+        return switch (key) {
+            case "loopback" -> epoll ? "epoll loopback" : "nio loopback";
+            case "local" -> "netty local (in-JVM)";
+            default -> "jfabric " + key;
+        };
+    }
+
+    private static Transport open(String key, boolean epoll) {
+        String name = displayName(key, epoll);
+        return switch (key) {
+            case "loopback" -> epoll
+                    ? new Transport(name, new MultiThreadIoEventLoopGroup(2, EpollIoHandler.newFactory()),
+                            EpollServerSocketChannel.class, EpollSocketChannel.class, new InetSocketAddress("127.0.0.1", 0),
+                            InetSocketAddress.class)
+                    : new Transport(name, new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory()),
+                            NioServerSocketChannel.class, NioSocketChannel.class, new InetSocketAddress("127.0.0.1", 0),
+                            InetSocketAddress.class);
+            // Netty's in-JVM channel: messages handed between event loops with no transport at all, so its
+            // figures are what Netty and gRPC cost by themselves, the floor under every transport's row
+            case "local" -> new Transport(name, new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory()),
+                    LocalServerChannel.class, LocalChannel.class, LocalAddress.ANY, LocalAddress.class);
+            case "shm" -> new Transport(name, new JfabricEventLoopGroup(2), JfabricServerChannel.class,
+                    JfabricSocketChannel.class, JfabricAddress.any("shm"), JfabricAddress.class);
+            default -> new Transport(name, new JfabricEventLoopGroup(2), JfabricServerChannel.class,
+                    JfabricSocketChannel.class, JfabricAddress.bind(key, "127.0.0.1", null), JfabricAddress.class);
+        };
+    }
+
+    /** Runs transport {@code key} with options {@code o}: warm-up, then {@code o.rounds()} measured rounds. */
+    static void run(String key, BenchOptions o) throws Exception {
+        // epoll's native file is served only up to 4.2.18; where it does not load beside 4.2.20, NIO is the baseline
+        Transport t = open(key, Epoll.isAvailable());
+        try {
+            JitWarmup warmup = new JitWarmup(o.warmupMaxSeconds());
+            long compiled;
+            long start;
+            do {
+                compiled = compileMillis();
+                start = System.nanoTime();
+                round(t, o);
+            } while (!warmup.roundDone(compileMillis() - compiled, System.nanoTime() - start));
+            System.out.printf("# %s: warmed up for %.1f s (%d rounds, %s)%n", t.name, warmup.seconds(), warmup.rounds(),
+                    warmup.quiet() ? "the JIT went quiet" : "the time limit; the JIT was still compiling");
+            for (int r = 1; r <= o.rounds(); r++) {
+                double[] s = round(t, o);
+                System.out.printf("# round %d %-22s echo %8.1f us  unary %8.1f us  stream %8.0f MB/s%n", r, t.name,
+                        s[0], s[1], s[2]);
+                System.out.println(SAMPLE + s[0] + " " + s[1] + " " + s[2]);
+            }
+        } finally {
+            t.group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private static double[] round(Transport t, BenchOptions o) throws Exception {
+        double echo = echoRoundTripMicros(t, o.echoes());
+        double[] grpc = grpc(t, o.unaries(), o.streamed(), o.directExecutor(), o.streamChunk());
+        return new double[] {echo, grpc[0], grpc[1]};
+    }
+
+    private static long compileMillis() {
+        return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    }
+}

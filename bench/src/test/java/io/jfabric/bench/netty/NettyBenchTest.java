@@ -1,0 +1,94 @@
+package io.jfabric.bench.netty;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** bench/netty's warm-up rule, options, report, and one forked transport's run, with tiny counts. */
+class NettyBenchTest {
+    @Test
+    void warmupEndsAfterTwoQuietRoundsInARow() {
+        JitWarmup w = new JitWarmup(30);
+        long second = 1_000_000_000L;
+        assertFalse(w.roundDone(900, second), "the JIT compiled for 90 % of the round");
+        assertFalse(w.roundDone(10, second), "one quiet round");
+        assertFalse(w.roundDone(300, second), "a busy round starts the count again");
+        assertFalse(w.roundDone(19, second));
+        assertTrue(w.roundDone(0, second));
+        assertTrue(w.quiet());
+        assertEquals(5, w.rounds());
+    }
+
+    @Test
+    void warmupEndsAtItsTimeLimitWhileTheJitStillCompiles() {
+        JitWarmup w = new JitWarmup(2.5);
+        assertFalse(w.roundDone(500, 1_000_000_000L));
+        assertFalse(w.roundDone(500, 1_000_000_000L));
+        assertTrue(w.roundDone(500, 1_000_000_000L));
+        assertFalse(w.quiet());
+        assertEquals(3.0, w.seconds(), 1e-9);
+    }
+
+    @Test
+    void optionsReachTheForksUnchanged() {
+        BenchOptions o = BenchOptions.parse(List.of("--forks", "3", "--rounds", "4", "--unary", "7", "--stream-kib",
+                "256", "--direct-executor", "--transports", "shm,loopback", "--warmup-max-seconds", "12.5"));
+        assertEquals(3, o.forks());
+        assertEquals(List.of("shm", "loopback"), o.transports());
+        BenchOptions child = BenchOptions.parse(o.childArgs());
+        assertEquals(new BenchOptions(BenchOptions.defaults().forks(), 4, o.echoes(), 7, o.streamed(),
+                BenchOptions.defaults().transports(), true, 256 * 1024, 12.5), child);
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> BenchOptions.parse(List.of("--rounds", "0")));
+        assertTrue(bad.getMessage().contains("--rounds must be positive"), bad.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(List.of("--frobnicate", "1")));
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(List.of("--echo")));
+    }
+
+    @Test
+    void reportGivesMediansAndRatiosToTheLastTransport() {
+        Map<String, List<NettyBench.Sample>> s = new LinkedHashMap<>();
+        s.put("jfabric shm", List.of(new NettyBench.Sample(10, 50, 1500), new NettyBench.Sample(12, 40, 1700),
+                new NettyBench.Sample(30, 90, 900)));
+        s.put("epoll loopback", List.of(new NettyBench.Sample(20, 100, 800), new NettyBench.Sample(24, 120, 900)));
+        String table = NettyBench.report(s);
+        assertTrue(table.contains("| jfabric shm            |         12.0 |             50.0 |               1500 |"
+                + "     0.55 |      0.45 |       1.76 |"), table);
+        assertTrue(table.contains("# jfabric shm            echo 10.0–30.0  unary 40.0–90.0  stream 900.0–1700.0"), table);
+    }
+
+    @Test
+    void aForkedTransportWarmsUpAndPrintsOneSamplePerRound() throws Exception {
+        BenchOptions o = BenchOptions.parse(List.of("--rounds", "2", "--echo", "20", "--unary", "20", "--stream", "4",
+                "--stream-kib", "16", "--warmup-max-seconds", "0.001"));
+        for (String transport : List.of("local", "shm")) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream was = System.out;
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            try {
+                ForkedTransport.run(transport, o);
+            } finally {
+                System.setOut(was);
+            }
+            List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+            List<NettyBench.Sample> samples = lines.stream().filter(l -> l.startsWith(ForkedTransport.SAMPLE))
+                    .map(NettyBench.Sample::parse).toList();
+            assertEquals(2, samples.size(), transport + ": " + lines);
+            for (NettyBench.Sample x : samples) {
+                assertTrue(x.echo() > 0 && x.unary() > 0 && x.stream() > 0, transport + ": " + x);
+            }
+            assertTrue(lines.getFirst().contains("warmed up for") && lines.getFirst().contains("(1 rounds, the time limit"),
+                    transport + ": " + lines.getFirst());
+        }
+    }
+}
