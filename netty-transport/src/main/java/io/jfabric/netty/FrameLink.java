@@ -67,19 +67,32 @@ final class FrameLink implements AutoCloseable {
         /** The {@link RegistrationCache} entry the payload of an in-place send is registered in, or -1. */
         int registration = -1;
 
-        /** The frame header alone, the first element of an in-place send. */
-        final MemorySegment header;
-        /** The slot's first {@code sizedLength} bytes, kept so that frames of one size reuse one view. */
-        private MemorySegment sized;
-        private long sizedLength = -1;
+        /** The slot's first bytes as a copied frame sends them, and as an in-place send leads with them. */
+        private final SliceCache copied;
+        private final SliceCache lead;
 
         TxSlot(MemorySegment memory) {
             this.memory = memory;
             this.view = memory.asByteBuffer();
-            this.header = memory.asSlice(0, Frame.HEADER);
+            this.copied = new SliceCache(memory);
+            this.lead = new SliceCache(memory);
+        }
+    }
+
+    /**
+     * The first {@code length} bytes of a slot, as a view kept while the length stays the same: frames of one size
+     * reuse one view. A slot keeps one for whole copied frames and one for the header (and copied prefix) of an
+     * in-place send, so that the two kinds taking turns do not make a view per send.
+     */
+    private static final class SliceCache {
+        private final MemorySegment memory;
+        private MemorySegment sized;
+        private long sizedLength = -1;
+
+        SliceCache(MemorySegment memory) {
+            this.memory = memory;
         }
 
-        /** The first {@code length} bytes; a new view only when the length differs from the last send's. */
         MemorySegment first(long length) {
             if (length != sizedLength) {
                 sized = memory.asSlice(0, length);
@@ -234,15 +247,15 @@ final class FrameLink implements AutoCloseable {
 
     /** Sends {@code length} bytes of {@code slot}; 0, or a negative errno (the slot is then still the caller's). */
     int send(TxSlot slot, int length, long dest) {
-        return loop.noteRefusal(ep.send(slot.first(length), desc, dest, slot));
+        return loop.noteRefusal(ep.send(slot.copied.first(length), desc, dest, slot));
     }
 
     /**
-     * Sends the slot's first {@link Frame#HEADER} bytes and {@code payload}, memory the provider reads in place
-     * until the send completes, as one message.
+     * Sends the slot's first {@link Frame#HEADER} + {@code prefix} bytes (the header and what was copied after it)
+     * and {@code payload}, memory the provider reads in place until the send completes, as one message.
      */
-    int sendv(TxSlot slot, MemorySegment payload, MemoryRegion payloadDesc, long dest) {
-        slot.iov[0] = slot.header;
+    int sendv(TxSlot slot, int prefix, MemorySegment payload, MemoryRegion payloadDesc, long dest) {
+        slot.iov[0] = slot.lead.first(Frame.HEADER + prefix);
         slot.iov[1] = payload;
         slot.descs[0] = desc;
         slot.descs[1] = payloadDesc;

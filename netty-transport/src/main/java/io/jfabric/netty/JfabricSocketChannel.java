@@ -247,14 +247,13 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             throw new IOException("jfabric peer " + s.peerText() + " closed the stream; it reads nothing more");
         }
         LoopDomain loop = s.link.loop;
+        int max = s.maxPayload();
         for (;;) {
             Object msg = in.current();
             if (msg == null) {
                 return;
             }
-            ByteBuf buf = (ByteBuf) msg;
-            int readable = buf.readableBytes();
-            if (readable == 0) {
+            if (((ByteBuf) msg).readableBytes() == 0) {
                 in.remove();
                 continue;
             }
@@ -262,19 +261,23 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             if (slot == null) {
                 return;
             }
+            // small buffers (an HTTP/2 frame header, a length prefix) are copied after the frame header; the large
+            // direct buffer behind them goes in place, in the same frame
+            int prefix = packer.pack(in, slot, max, IN_PLACE_MIN);
+            ByteBuf big = packer.stoppedAt();
             int sent;
             int rc;
             int registration = -1;
-            if (readable >= IN_PLACE_MIN && buf.hasMemoryAddress() && (!loop.needsLocalDesc
-                    || (registration = loop.registrations.acquire(buf, Math.min(readable, s.maxPayload()))) >= 0)) {
-                sent = Math.min(readable, s.maxPayload());
-                MemorySegment payload = MemorySegment.ofAddress(buf.memoryAddress() + buf.readerIndex()).reinterpret(sent);
-                rc = s.sendInPlace(slot, payload, registration, buf.retain());
+            int n = big == null ? 0 : Math.min(big.readableBytes(), max - prefix);
+            if (big != null && (!loop.needsLocalDesc || (registration = loop.registrations.acquire(big, n)) >= 0)) {
+                MemorySegment payload = MemorySegment.ofAddress(big.memoryAddress() + big.readerIndex()).reinterpret(n);
+                rc = s.sendInPlace(slot, prefix, payload, registration, big.retain());
                 if (rc != 0) {
-                    buf.release();
+                    big.release();
                 }
+                sent = prefix + n;
             } else {
-                sent = packer.pack(in, slot, s.maxPayload());
+                sent = big == null ? prefix : packer.pack(in, slot, max, 0);
                 rc = s.sendCopied(slot, sent);
             }
             if (rc == -Errno.EAGAIN) {

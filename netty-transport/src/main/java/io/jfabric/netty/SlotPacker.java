@@ -22,21 +22,40 @@ final class SlotPacker implements ChannelOutboundBuffer.MessageProcessor {
     private TxSlot slot;
     private int room;
     private int packed;
+    private int inPlaceMin;
+    private ByteBuf stoppedAt;
 
-    /** Copies up to {@code max} flushed bytes of {@code in} into {@code slot}; returns how many (none are removed). */
-    int pack(ChannelOutboundBuffer in, TxSlot slot, int max) throws Exception {
+    /**
+     * Copies up to {@code max} flushed bytes of {@code in} into {@code slot}; returns how many (none are removed).
+     * With {@code inPlaceMin} above 0 it stops before a buffer with an address and at least that many bytes, while
+     * the slot has that much room left, so that the buffer can be sent in place after what was copied
+     * ({@link #stoppedAt}).
+     */
+    int pack(ChannelOutboundBuffer in, TxSlot slot, int max, int inPlaceMin) throws Exception {
         this.slot = slot;
+        this.inPlaceMin = inPlaceMin;
         room = max;
         packed = 0;
+        stoppedAt = null;
         in.forEachFlushedMessage(this);
         this.slot = null;
         return packed;
     }
 
+    /** The buffer the last {@link #pack} stopped before, to go in place; null when it copied all it could. */
+    ByteBuf stoppedAt() {
+        return stoppedAt;
+    }
+
     @Override
     public boolean processMessage(Object msg) {
         ByteBuf b = (ByteBuf) msg;
-        int n = Math.min(b.readableBytes(), room);
+        int readable = b.readableBytes();
+        if (inPlaceMin > 0 && readable >= inPlaceMin && room >= inPlaceMin && b.hasMemoryAddress()) {
+            stoppedAt = b;
+            return false;
+        }
+        int n = Math.min(readable, room);
         if (n > 0) {
             long at = Frame.HEADER + packed;
             if (b.hasMemoryAddress()) {
