@@ -46,6 +46,10 @@ final class FrameLink implements AutoCloseable {
         final MemorySegment memory;
         /** The same memory as a ByteBuffer, so a ByteBuf copies out of it without a view per frame. */
         final ByteBuffer view;
+        /** The payload part of the slot as the pipeline gets it when the slot is lent (null on a link without spares). */
+        SlotByteBuf buf;
+        /** The next slot in {@link LentSlots}' stack of slots given back. */
+        RxSlot nextReturned;
         long received;
         /** Payload bytes already handed to the pipeline (a read may take a frame in several ByteBufs). */
         int consumed;
@@ -116,6 +120,8 @@ final class FrameLink implements AutoCloseable {
     private final MemoryRegion mr;
     private final MemoryRegion desc;
     private final RxSlot[] rx;
+    /** The spare receive slots that let the pipeline keep large frames in place. */
+    final LentSlots lending;
     private final TxSlot[] txAll;
     private final TxSlot[] txFree;
     private int txFreeCount;
@@ -125,7 +131,8 @@ final class FrameLink implements AutoCloseable {
     private final CqErrEntry error = new CqErrEntry();
     private boolean closed;
 
-    private FrameLink(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int txSlots, int slotSize) {
+    private FrameLink(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int spareSlots, int txSlots,
+            int slotSize) {
         this.loop = loop;
         this.eq = eq;
         this.slotSize = slotSize;
@@ -135,7 +142,8 @@ final class FrameLink implements AutoCloseable {
         Endpoint e = null;
         MemoryRegion m = null;
         try {
-            MemorySegment all = arena.allocate((long) (rxSlots + txSlots) * slotSize, 4096);
+            int rxAll = rxSlots + spareSlots;
+            MemorySegment all = arena.allocate((long) (rxAll + txSlots) * slotSize, 4096);
             if (loop.needsLocalDesc) {
                 m = loop.register(all, Access.SEND | Access.RECV);
             }
@@ -152,13 +160,26 @@ final class FrameLink implements AutoCloseable {
             e.enable();
             rx = new RxSlot[rxSlots];
             repost = new RxSlot[rxSlots];
-            for (int i = 0; i < rxSlots; i++) {
-                rx[i] = new RxSlot(i, all.asSlice((long) i * slotSize, slotSize));
+            RxSlot[] spares = new RxSlot[spareSlots];
+            for (int i = 0; i < rxAll; i++) {
+                RxSlot slot = new RxSlot(i, all.asSlice((long) i * slotSize, slotSize));
+                if (i < rxSlots) {
+                    rx[i] = slot;
+                } else {
+                    spares[i - rxSlots] = slot;
+                }
+            }
+            lending = new LentSlots(arena, spares);
+            if (spareSlots > 0) {
+                for (int i = 0; i < rxAll; i++) {
+                    RxSlot slot = i < rxSlots ? rx[i] : spares[i - rxSlots];
+                    slot.buf = new SlotByteBuf(slot.memory.asSlice(Frame.HEADER).asByteBuffer(), slot, lending);
+                }
             }
             txAll = new TxSlot[txSlots];
             txFree = new TxSlot[txSlots];
             for (int i = 0; i < txSlots; i++) {
-                txAll[i] = new TxSlot(all.asSlice((long) (rxSlots + i) * slotSize, slotSize));
+                txAll[i] = new TxSlot(all.asSlice((long) (rxAll + i) * slotSize, slotSize));
                 txFree[i] = txAll[i];
             }
             txFreeCount = txSlots;
@@ -178,18 +199,21 @@ final class FrameLink implements AutoCloseable {
         desc = m;
     }
 
-    /** Opens an endpoint from {@code info} on {@code loop}'s domain and posts every receive slot. */
-    static FrameLink open(LoopDomain loop, FabricInfo info, int rxSlots, int txSlots, int slotSize) {
-        return postAll(new FrameLink(loop, info, null, rxSlots, txSlots, slotSize));
+    /**
+     * Opens an endpoint from {@code info} on {@code loop}'s domain and posts every receive slot; {@code spareSlots}
+     * more wait to take the place of slots the pipeline keeps ({@link LentSlots}).
+     */
+    static FrameLink open(LoopDomain loop, FabricInfo info, int rxSlots, int spareSlots, int txSlots, int slotSize) {
+        return postAll(new FrameLink(loop, info, null, rxSlots, spareSlots, txSlots, slotSize));
     }
 
     /**
      * Opens a FI_EP_MSG endpoint from {@code info} (a dial info, or a CONNREQ's) bound to {@code eq}, which the link
      * owns from now on, and posts every receive slot before the connection exists, so the peer never finds none.
      */
-    static FrameLink openConnected(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int txSlots,
-            int slotSize) {
-        return postAll(new FrameLink(loop, info, eq, rxSlots, txSlots, slotSize));
+    static FrameLink openConnected(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int spareSlots,
+            int txSlots, int slotSize) {
+        return postAll(new FrameLink(loop, info, eq, rxSlots, spareSlots, txSlots, slotSize));
     }
 
     private static FrameLink postAll(FrameLink link) {
@@ -321,7 +345,8 @@ final class FrameLink implements AutoCloseable {
                 t.registration = -1;
             }
         }
-        arena.close();
+        // the pipeline may still hold lent slots: the memory goes with the last of them
+        lending.close();
         loop.linkClosed();
     }
 

@@ -80,6 +80,11 @@ final class FrameStream implements FrameLink.Sink {
         return window + Frame.CONTROL_SLOTS;
     }
 
+    /** The spare rx slots a link of this window keeps for frames the pipeline holds on to ({@link LentSlots}). */
+    static int spareSlots(int window) {
+        return Math.max(1, window / 2);
+    }
+
     /** Sets the peer this stream talks to, with what its handshake said. */
     void peer(byte[] name, int peerWindow, int peerSlotSize) {
         peer = link.insert(name);
@@ -222,11 +227,33 @@ final class FrameStream implements FrameLink.Sink {
         slot.consumed = 0;
         link.postRecv(slot);
         if (data) {
-            grant++;
-            if (grant >= (window + 1) / 2) {
-                creditPending = true;
-                flushControl();
-            }
+            granted();
+        }
+    }
+
+    /**
+     * The rest of the head DATA frame, in its own slot, for the pipeline to keep (a spare slot takes its place at
+     * the endpoint, and the frame earns its credit now); null when no spare is free, and the caller copies instead.
+     */
+    SlotByteBuf lendHead() {
+        RxSlot slot = inbound.peekFirst();
+        RxSlot spare = link.lending.takeSpare();
+        if (spare == null) {
+            return null;
+        }
+        inbound.pollFirst();
+        link.postRecv(spare);
+        SlotByteBuf buf = link.lending.lend(slot, slot.consumed, (int) slot.received - Frame.HEADER);
+        slot.consumed = 0;
+        granted();
+        return buf;
+    }
+
+    private void granted() {
+        grant++;
+        if (grant >= (window + 1) / 2) {
+            creditPending = true;
+            flushControl();
         }
     }
 

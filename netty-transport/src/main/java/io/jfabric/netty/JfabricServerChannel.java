@@ -102,7 +102,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
             return;
         }
         FabricInfo info = LoopDomain.endpointInfo(a.provider(), a, null);
-        link = FrameLink.open(handler.domain(info), info, BACKLOG, 1, CONNECT_SLOT);
+        link = FrameLink.open(handler.domain(info), info, BACKLOG, 0, 1, CONNECT_SLOT);
         local = JfabricAddress.of(a.provider(), link.name());
     }
 

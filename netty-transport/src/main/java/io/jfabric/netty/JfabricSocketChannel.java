@@ -45,6 +45,11 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** Below this a write is copied and packed with its neighbours; above it a direct buffer is sent in place. */
     private static final int IN_PLACE_MIN = 4096;
+    /**
+     * From this many bytes a received frame goes to the pipeline in its own slot ({@link SlotByteBuf}) while a
+     * spare slot is free; smaller ones are copied into the allocator's buffers, which costs less than the slot.
+     */
+    private static final int LEND_MIN = Integer.getInteger("jfabric.netty.lendMin", 4096);
     /** How many CQ polls a write makes at most to find the peer's closing FIN before it sends. */
     private static final int PEER_CLOSE_POLLS = 16;
 
@@ -395,8 +400,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
 
     private FrameStream openStream(LoopDomain d, FabricInfo info) {
         int window = config.getWindow();
-        FrameLink link = FrameLink.open(d, info, FrameStream.rxSlots(window), window + Frame.CONTROL_SLOTS,
-                config.getSlotSize());
+        FrameLink link = FrameLink.open(d, info, FrameStream.rxSlots(window), FrameStream.spareSlots(window),
+                window + Frame.CONTROL_SLOTS, config.getSlotSize());
         return new FrameStream(link, window, events);
     }
 
@@ -582,13 +587,19 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
                 s.releaseHead();
                 continue;
             }
-            ByteBuf buf = h.allocate(alloc);
-            int n = Math.min(buf.writableBytes(), total - slot.consumed);
-            h.attemptedBytesRead(buf.writableBytes());
-            SlotPacker.unpack(slot, Frame.HEADER + slot.consumed, buf, n);
-            slot.consumed += n;
-            if (slot.consumed == total) {
-                s.releaseHead();
+            int n = total - slot.consumed;
+            ByteBuf buf = n >= LEND_MIN ? s.lendHead() : null;
+            if (buf != null) {
+                h.attemptedBytesRead(n);
+            } else {
+                buf = h.allocate(alloc);
+                n = Math.min(buf.writableBytes(), n);
+                h.attemptedBytesRead(buf.writableBytes());
+                SlotPacker.unpack(slot, Frame.HEADER + slot.consumed, buf, n);
+                slot.consumed += n;
+                if (slot.consumed == total) {
+                    s.releaseHead();
+                }
             }
             h.lastBytesRead(n);
             h.incMessagesRead(1);

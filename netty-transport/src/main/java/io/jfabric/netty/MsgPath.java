@@ -129,7 +129,7 @@ final class MsgPath {
     private static FrameLink open(JfabricIoHandler handler, FabricInfo info, int window, int slotSize) {
         LoopDomain d = handler.domain(info);
         EventQueue eq = d.openEq();
-        return FrameLink.openConnected(d, info, eq, FrameStream.rxSlots(window), window + Frame.CONTROL_SLOTS,
-                slotSize);
+        return FrameLink.openConnected(d, info, eq, FrameStream.rxSlots(window), FrameStream.spareSlots(window),
+                window + Frame.CONTROL_SLOTS, slotSize);
     }
 }
