@@ -15,6 +15,10 @@ import java.util.Map;
  * A {@link JfabricSocketChannel}'s options: Netty's common ones, {@link ChannelOption#ALLOW_HALF_CLOSURE}, and the
  * stream's {@link JfabricChannelOption#WINDOW} and {@link JfabricChannelOption#SLOT_SIZE}, which take effect when
  * the channel connects or is accepted.
+ *
+ * <p>{@link ChannelOption#SO_KEEPALIVE} is accepted and read back but changes nothing: what a keepalive is for, finding
+ * a peer that is gone, the provider does on every stream (a dead peer closes the channel within the peer-failure
+ * bound). gRPC sets it on every channel, and refusing it would log a warning per connection.
  */
 public final class JfabricChannelConfig extends DefaultChannelConfig implements DuplexChannelConfig {
     /** Receive slots a peer may fill before it waits for credit. */
@@ -25,6 +29,7 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
     private volatile boolean allowHalfClosure;
     private volatile int window = DEFAULT_WINDOW;
     private volatile int slotSize = DEFAULT_SLOT_SIZE;
+    private volatile boolean keepAlive;
 
     JfabricChannelConfig(Channel channel) {
         super(channel);
@@ -32,8 +37,8 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, JfabricChannelOption.WINDOW,
-                JfabricChannelOption.SLOT_SIZE);
+        return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, ChannelOption.SO_KEEPALIVE,
+                JfabricChannelOption.WINDOW, JfabricChannelOption.SLOT_SIZE);
     }
 
     @Override
@@ -48,6 +53,9 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
         if (option == JfabricChannelOption.SLOT_SIZE) {
             return (T) Integer.valueOf(slotSize);
         }
+        if (option == ChannelOption.SO_KEEPALIVE) {
+            return (T) Boolean.valueOf(keepAlive);
+        }
         return super.getOption(option);
     }
 
@@ -60,6 +68,8 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
             setWindow((Integer) value);
         } else if (option == JfabricChannelOption.SLOT_SIZE) {
             setSlotSize((Integer) value);
+        } else if (option == ChannelOption.SO_KEEPALIVE) {
+            keepAlive = (Boolean) value;
         } else {
             return super.setOption(option, value);
         }
