@@ -191,12 +191,12 @@ final class FrameLink implements AutoCloseable {
             arena.close();
             throw ex;
         }
-        loop.linkOpened();
         cq = c;
         av = a;
         ep = e;
         mr = m;
         desc = m;
+        loop.linkOpened(this);
     }
 
     /**
@@ -347,7 +347,7 @@ final class FrameLink implements AutoCloseable {
         }
         // the pipeline may still hold lent slots: the memory goes with the last of them
         lending.close();
-        loop.linkClosed();
+        loop.linkClosed(this);
     }
 
     private static void closeAll(AutoCloseable... objects) {

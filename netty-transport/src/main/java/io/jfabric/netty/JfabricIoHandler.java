@@ -120,6 +120,10 @@ public final class JfabricIoHandler implements IoHandler {
 
     @Override
     public void prepareToDestroy() {
+        closeRegistered();
+    }
+
+    private void closeRegistered() {
         for (Registration r : new ArrayList<>(registrations)) {
             if (r.valid) {
                 r.handle.closeNow();
@@ -127,8 +131,15 @@ public final class JfabricIoHandler implements IoHandler {
         }
     }
 
+    /**
+     * Netty's loop may end without a last {@link #prepareToDestroy}: when shutdown begins after that turn's check
+     * (from a task on the loop, say) and there is no quiet period, it confirms and stops at once. So the channels
+     * still registered close here (their close futures complete; the events Netty would run later are refused by
+     * the stopped loop), and whatever link is left closes with its domain.
+     */
     @Override
     public void destroy() {
+        closeRegistered();
         registrations.clear();
         for (FrameStream s : lingering) {
             s.link.close();

@@ -22,6 +22,7 @@ import io.jfabric.WaitObj;
 import io.jfabric.WaitSet;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,7 +68,8 @@ final class LoopDomain implements AutoCloseable {
     static final AtomicLong LIVE_REGISTRATIONS = new AtomicLong();
     private final IdleWait idle;
     private long nextKey = 1;
-    private int openLinks;
+    /** The links open on this domain; loop thread only. */
+    private final ArrayList<FrameLink> links = new ArrayList<>();
 
     private LoopDomain(String provider, FabricInfo info, Fabric fabric, Domain domain, IdleWait idle) {
         this.provider = provider;
@@ -225,19 +227,24 @@ final class LoopDomain implements AutoCloseable {
         }
     }
 
-    void linkOpened() {
-        openLinks++;
+    void linkOpened(FrameLink link) {
+        links.add(link);
     }
 
     /** The last stream on this domain closed: the cached chunks go, so an idle loop holds no registration. */
-    void linkClosed() {
-        if (--openLinks == 0) {
+    void linkClosed(FrameLink link) {
+        links.remove(link);
+        if (links.isEmpty()) {
             registrations.clear();
         }
     }
 
+    /** Closes the links still open here (the last resort of {@link JfabricIoHandler#destroy}), then the domain. */
     @Override
     public void close() {
+        for (FrameLink l : links.toArray(new FrameLink[0])) {
+            l.close();
+        }
         registrations.clear();
         try {
             domain.close();
