@@ -65,6 +65,8 @@ final class FrameStream implements FrameLink.Sink {
     private long handshakeDest;
     /** When a closed channel's stream stops waiting for its last sends ({@link JfabricIoHandler#linger}). */
     long lingerDeadline;
+    /** The channel has closed and the stream only finishes its last sends. */
+    boolean lingering;
 
     FrameStream(FrameLink link, int window, Listener listener) {
         this.link = link;
@@ -276,8 +278,10 @@ final class FrameStream implements FrameLink.Sink {
             }
             int g = grant;
             Frame.write(slot.memory, Frame.CREDIT, (short) 0, sendSeq, g, 0);
-            if (link.send(slot, Frame.HEADER, peer) != 0) {
+            int rc = link.send(slot, Frame.HEADER, peer);
+            if (rc != 0) {
                 link.giveBack(slot);
+                unreachableUnlessBusy(rc);
                 return;
             }
             sendSeq++;
@@ -290,13 +294,30 @@ final class FrameStream implements FrameLink.Sink {
                 return;
             }
             Frame.write(slot.memory, Frame.FIN, finPending, sendSeq, takeGrant(), 0);
-            if (link.send(slot, Frame.HEADER, peer) != 0) {
+            int rc = link.send(slot, Frame.HEADER, peer);
+            if (rc != 0) {
                 link.giveBack(slot);
+                unreachableUnlessBusy(rc);
                 return;
             }
             sendSeq++;
             finPending = -1;
         }
+    }
+
+    /**
+     * A closed channel's control frame (its FIN, a last CREDIT) refused for good, not EAGAIN: the peer cannot be
+     * reached (ofi_rxm's connect to it refused, shm's endpoint gone), so nothing more is owed to it and the stream
+     * stops lingering. Retrying on every poll until the linger deadline had ofi_rxm reconnect each time, thousands
+     * of connects a second. An open channel keeps retrying, as a peer that half-closed may still read.
+     */
+    private void unreachableUnlessBusy(int rc) {
+        if (rc == -Errno.EAGAIN || !lingering) {
+            return;
+        }
+        creditPending = false;
+        grant = 0;
+        finPending = -1;
     }
 
     int poll() {

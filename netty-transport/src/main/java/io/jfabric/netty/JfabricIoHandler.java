@@ -84,6 +84,7 @@ public final class JfabricIoHandler implements IoHandler {
      */
     void linger(FrameStream stream) {
         stream.lingerDeadline = System.nanoTime() + LINGER_NANOS;
+        stream.lingering = true;
         lingering.add(stream);
     }
 

@@ -195,4 +195,55 @@ class StreamFailureTest extends GroupTestBase {
             server.close().sync();
         }
     }
+
+    /**
+     * A channel to a killed ofi_rxm peer, closed on our side: its FIN cannot be delivered, and ofi_rxm refuses it
+     * (the peer's listener is gone) rather than saying EAGAIN. The stream gives up at that, instead of retrying on
+     * every poll until its linger deadline, each retry a new TCP connect (hundreds a second).
+     */
+    @Test
+    void closingAChannelToAKilledRxmPeerStopsReconnecting() throws Exception {
+        Providers.assumeAvailable(Providers.RXM);
+        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
+        Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ReferenceCountUtil.release(msg);
+                        children.add(ctx.channel());
+                    }
+
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        ctx.close();
+                    }
+                }).bind(Providers.serverAddress(Providers.RXM)).sync().channel();
+        Process peer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                PeerProcess.class.getName(), server.localAddress().toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            Channel child = children.poll(30, TimeUnit.SECONDS);
+            assertTrue(child != null, "the peer process connected and wrote");
+            peer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            Thread.sleep(200);
+            child.close().sync();
+            Thread.sleep(300);
+            long before = tcpActiveOpens();
+            Thread.sleep(1200);
+            long opens = tcpActiveOpens() - before;
+            assertTrue(opens < 20, opens + " TCP connects in 1.2 s after closing the channel to a dead peer");
+        } finally {
+            peer.destroyForcibly();
+            server.close().sync();
+        }
+    }
+
+    /** The kernel's count of TCP connects this network namespace has begun (/proc/net/snmp, Tcp ActiveOpens). */
+    private static long tcpActiveOpens() throws java.io.IOException {
+        java.util.List<String> tcp = java.nio.file.Files.readAllLines(Path.of("/proc/net/snmp")).stream()
+                .filter(l -> l.startsWith("Tcp:")).toList();
+        java.util.List<String> names = java.util.List.of(tcp.get(0).split(" "));
+        return Long.parseLong(tcp.get(1).split(" ")[names.indexOf("ActiveOpens")]);
+    }
 }

@@ -306,11 +306,20 @@ final class TcpCm {
 
     /** Endpoint close: ends the connection and drops a connection request that was never accepted. */
     void close() {
+        boolean keyHandedOver = state == CONNECTED;
         if (state == CONNECTED) {
             ConnectionEvent.emitInet(TcpParams.PROV, ConnectionEvent.CLOSED, local, peer, "endpoint closed");
         }
         state = ENDED;
         engine.shutdown();
+        SelectionKey k = key;
+        if (k != null && !keyHandedOver) {
+            // the connection flushes the key it was given; one still connecting (or refused) had none, and its
+            // socket's descriptor would stay open until the selector next ran, which under manual progress may
+            // be never: an application retrying a refused peer piled up thousands
+            k.cancel();
+            TcpFabric.flushCancelledKeys(k.selector());
+        }
         if (request != null) {
             try {
                 request.ch.close();

@@ -125,6 +125,60 @@ class ConnectionTest {
         }
     }
 
+    /**
+     * An endpoint closed after its connect was refused gives its socket back at once, with nobody selecting: under
+     * manual progress the descriptor used to stay open until the fabric's selector next ran, and a caller that kept
+     * retrying a peer that was gone (rxm connecting on demand) piled up thousands of them.
+     */
+    @Test
+    void anEndpointWhoseConnectWasRefusedReleasesItsSocketOnClose() throws Exception {
+        FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
+        Loopback.Side client = Loopback.open(info);
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        try {
+            int before = socketDescriptors();
+            for (int i = 0; i < 5; i++) {
+                Endpoint ep = client.domain.openEndpoint(info);
+                ep.bind(client.eq);
+                ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+                try {
+                    ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", port)), null);
+                    client.ep = ep;
+                    assertEquals(Errno.ECONNREFUSED, client.waitEqError(5000).err);
+                } catch (FabricException e) {
+                    assertEquals(Errno.ECONNREFUSED, e.errno());
+                } finally {
+                    ep.close();
+                    client.ep = null;
+                }
+                assertEquals(before, socketDescriptors(), "sockets open after closing refused endpoint " + i);
+            }
+        } finally {
+            Loopback.closeSide(client);
+            client.fabric.close();
+        }
+    }
+
+    private static int socketDescriptors() throws java.io.IOException {
+        int n = 0;
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> fds =
+                java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc/self/fd"))) {
+            for (java.nio.file.Path p : fds) {
+                try {
+                    if (java.nio.file.Files.readSymbolicLink(p).toString().startsWith("socket:")) {
+                        n++;
+                    }
+                } catch (java.io.IOException e) {
+                    // the directory stream's own descriptor, gone by now
+                }
+            }
+        }
+        return n;
+    }
+
     @Test
     void oversizedCmDataIsRefusedAtTheCaller() {
         FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
