@@ -281,7 +281,7 @@ final class FrameStream implements FrameLink.Sink {
             int rc = link.send(slot, Frame.HEADER, peer);
             if (rc != 0) {
                 link.giveBack(slot);
-                unreachableUnlessBusy(rc);
+                dropIfRefusedWhileLingering(rc);
                 return;
             }
             sendSeq++;
@@ -297,7 +297,7 @@ final class FrameStream implements FrameLink.Sink {
             int rc = link.send(slot, Frame.HEADER, peer);
             if (rc != 0) {
                 link.giveBack(slot);
-                unreachableUnlessBusy(rc);
+                dropIfRefusedWhileLingering(rc);
                 return;
             }
             sendSeq++;
@@ -311,7 +311,7 @@ final class FrameStream implements FrameLink.Sink {
      * stops lingering. Retrying on every poll until the linger deadline had ofi_rxm reconnect each time, thousands
      * of connects a second. An open channel keeps retrying, as a peer that half-closed may still read.
      */
-    private void unreachableUnlessBusy(int rc) {
+    private void dropIfRefusedWhileLingering(int rc) {
         if (rc == -Errno.EAGAIN || !lingering) {
             return;
         }

@@ -148,24 +148,8 @@ class StreamFailureTest extends GroupTestBase {
         Providers.assumeAvailable(provider);
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
         BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
-        Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ReferenceCountUtil.release(msg);
-                        children.add(ctx.channel());
-                    }
-
-                    @Override
-                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                        errors.add(cause);
-                        ctx.close();
-                    }
-                }).bind(Providers.serverAddress(provider)).sync().channel();
-        Process peer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                PeerProcess.class.getName(), server.localAddress().toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Channel server = serverForPeerProcess(provider, children, errors);
+        Process peer = startPeerProcess(server);
         try {
             Channel child = children.poll(30, TimeUnit.SECONDS);
             assertTrue(child != null, "the peer process connected and wrote");
@@ -205,23 +189,8 @@ class StreamFailureTest extends GroupTestBase {
     void closingAChannelToAKilledRxmPeerStopsReconnecting() throws Exception {
         Providers.assumeAvailable(Providers.RXM);
         BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ReferenceCountUtil.release(msg);
-                        children.add(ctx.channel());
-                    }
-
-                    @Override
-                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                        ctx.close();
-                    }
-                }).bind(Providers.serverAddress(Providers.RXM)).sync().channel();
-        Process peer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                PeerProcess.class.getName(), server.localAddress().toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Channel server = serverForPeerProcess(Providers.RXM, children, new LinkedBlockingQueue<>());
+        Process peer = startPeerProcess(server);
         try {
             Channel child = children.poll(30, TimeUnit.SECONDS);
             assertTrue(child != null, "the peer process connected and wrote");
@@ -237,6 +206,33 @@ class StreamFailureTest extends GroupTestBase {
             peer.destroyForcibly();
             server.close().sync();
         }
+    }
+
+    /** A server whose children report themselves on their first read, and their exceptions, then close. */
+    private static Channel serverForPeerProcess(String provider, BlockingQueue<Channel> children,
+            BlockingQueue<Throwable> errors) throws InterruptedException {
+        return new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ReferenceCountUtil.release(msg);
+                        children.add(ctx.channel());
+                    }
+
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        errors.add(cause);
+                        ctx.close();
+                    }
+                }).bind(Providers.serverAddress(provider)).sync().channel();
+    }
+
+    /** {@link PeerProcess} in a JVM of its own, connecting to {@code server} and writing. */
+    private static Process startPeerProcess(Channel server) throws java.io.IOException {
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                PeerProcess.class.getName(), server.localAddress().toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     }
 
     /** The kernel's count of TCP connects this network namespace has begun (/proc/net/snmp, Tcp ActiveOpens). */

@@ -106,14 +106,9 @@ class ConnectionTest {
     void connectToAClosedPortFailsWithEconnrefused() throws Exception {
         FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
         Loopback.Side client = Loopback.open(info);
-        int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = closedPort();
         try {
-            client.ep = client.domain.openEndpoint(info);
-            client.ep.bind(client.eq);
-            client.ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+            client.ep = boundEndpoint(client, info);
             client.ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", port)), null);
             EqErrEntry err = client.waitEqError(5000);
             assertEquals(Errno.ECONNREFUSED, err.err);
@@ -134,16 +129,11 @@ class ConnectionTest {
     void anEndpointWhoseConnectWasRefusedReleasesItsSocketOnClose() throws Exception {
         FabricInfo info = Loopback.loopbackInfo(false, Progress.MANUAL);
         Loopback.Side client = Loopback.open(info);
-        int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = closedPort();
         try {
             int before = socketDescriptors();
             for (int i = 0; i < 5; i++) {
-                Endpoint ep = client.domain.openEndpoint(info);
-                ep.bind(client.eq);
-                ep.bind(client.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+                Endpoint ep = boundEndpoint(client, info);
                 try {
                     ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", port)), null);
                     client.ep = ep;
@@ -160,6 +150,21 @@ class ConnectionTest {
             Loopback.closeSide(client);
             client.fabric.close();
         }
+    }
+
+    /** A loopback port nothing listens on (a listener's, closed). */
+    private static int closedPort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** An endpoint of {@code side}'s domain bound to its EQ and CQ. */
+    private static Endpoint boundEndpoint(Loopback.Side side, FabricInfo info) {
+        Endpoint ep = side.domain.openEndpoint(info);
+        ep.bind(side.eq);
+        ep.bind(side.cq, BindFlags.TRANSMIT | BindFlags.RECV);
+        return ep;
     }
 
     private static int socketDescriptors() throws java.io.IOException {
