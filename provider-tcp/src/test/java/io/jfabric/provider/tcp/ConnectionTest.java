@@ -109,11 +109,7 @@ class ConnectionTest {
         int port = closedPort();
         try {
             client.ep = boundEndpoint(client, info);
-            client.ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", port)), null);
-            EqErrEntry err = client.waitEqError(5000);
-            assertEquals(Errno.ECONNREFUSED, err.err);
-        } catch (FabricException e) {
-            assertEquals(Errno.ECONNREFUSED, e.errno());
+            assertConnectRefused(client, port);
         } finally {
             Loopback.closeSide(client);
             client.fabric.close();
@@ -134,12 +130,9 @@ class ConnectionTest {
             int before = socketDescriptors();
             for (int i = 0; i < 5; i++) {
                 Endpoint ep = boundEndpoint(client, info);
+                client.ep = ep;
                 try {
-                    ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", port)), null);
-                    client.ep = ep;
-                    assertEquals(Errno.ECONNREFUSED, client.waitEqError(5000).err);
-                } catch (FabricException e) {
-                    assertEquals(Errno.ECONNREFUSED, e.errno());
+                    assertConnectRefused(client, port);
                 } finally {
                     ep.close();
                     client.ep = null;
@@ -149,6 +142,16 @@ class ConnectionTest {
         } finally {
             Loopback.closeSide(client);
             client.fabric.close();
+        }
+    }
+
+    /** Connects {@code client.ep} to {@code port}: refused, at once or as an EQ error. */
+    private static void assertConnectRefused(Loopback.Side client, int port) {
+        try {
+            client.ep.connect(Sockaddr.of(new InetSocketAddress("127.0.0.1", port)), null);
+            assertEquals(Errno.ECONNREFUSED, client.waitEqError(5000).err);
+        } catch (FabricException e) {
+            assertEquals(Errno.ECONNREFUSED, e.errno());
         }
     }
 
