@@ -116,6 +116,8 @@ final class FrameLink implements AutoCloseable {
     private final AddressVector av;
     /** The connection's event queue on a FI_EP_MSG endpoint (this link closes it), else null. */
     final EventQueue eq;
+    /** Whether the provider tells of a peer gone (CM events, or the loop's peer-failure events) without a send. */
+    final boolean reportsPeerFailure;
     private final Arena arena;
     private final MemoryRegion mr;
     private final MemoryRegion desc;
@@ -130,6 +132,9 @@ final class FrameLink implements AutoCloseable {
     private final CqEntry[] entries = CqEntry.array(POLL_BATCH);
     private final CqErrEntry error = new CqErrEntry();
     private boolean closed;
+    /** The fi_addr of a peer the provider reported gone ({@link LoopDomain#pollPeerEvents}), or {@link #NO_FAILURE}. */
+    private long failedPeer = NO_FAILURE;
+    private static final long NO_FAILURE = Long.MIN_VALUE;
 
     private FrameLink(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int spareSlots, int txSlots,
             int slotSize) {
@@ -141,6 +146,7 @@ final class FrameLink implements AutoCloseable {
         AddressVector a = null;
         Endpoint e = null;
         MemoryRegion m = null;
+        boolean reports = eq != null;
         try {
             int rxAll = rxSlots + spareSlots;
             MemorySegment all = arena.allocate((long) (rxAll + txSlots) * slotSize, 4096);
@@ -155,6 +161,11 @@ final class FrameLink implements AutoCloseable {
                 AvType type = loop.info.domainAttr.avType == AvType.UNSPEC ? AvType.MAP : loop.info.domainAttr.avType;
                 a = loop.domain.openAv(AvAttr.of(type));
                 e.bind(a);
+                EventQueue peerEvents = loop.peerEvents();
+                if (peerEvents != null) {
+                    e.bind(peerEvents);
+                    reports = true;
+                }
             }
             e.bind(c, BindFlags.TRANSMIT | BindFlags.RECV);
             e.enable();
@@ -194,6 +205,7 @@ final class FrameLink implements AutoCloseable {
         cq = c;
         av = a;
         ep = e;
+        reportsPeerFailure = reports;
         mr = m;
         desc = m;
         loop.linkOpened(this);
@@ -284,6 +296,23 @@ final class FrameLink implements AutoCloseable {
         slot.descs[0] = desc;
         slot.descs[1] = payloadDesc;
         return loop.noteRefusal(ep.sendv(slot.iov, slot.descs, 2, dest, slot));
+    }
+
+    /** The provider reported the peer at {@code fiAddr} gone (FI_JF_PEER_FAILED on the loop's peer-event queue). */
+    void peerFailed(long fiAddr) {
+        failedPeer = fiAddr;
+    }
+
+    /** Whether a peer failure waits to be taken. */
+    boolean hasFailedPeer() {
+        return failedPeer != NO_FAILURE;
+    }
+
+    /** The fi_addr of the peer last reported gone, which is then forgotten. */
+    long takeFailedPeer() {
+        long p = failedPeer;
+        failedPeer = NO_FAILURE;
+        return p;
     }
 
     /** Reads up to a batch of completions into {@code sink}; returns how many it handled. */

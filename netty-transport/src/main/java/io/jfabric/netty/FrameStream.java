@@ -37,6 +37,20 @@ final class FrameStream implements FrameLink.Sink {
         void broken(IOException cause);
     }
 
+    /**
+     * How often a stream over a provider that reports no peer failure probes a peer it has not heard from
+     * ({@link #probe}); so a dead peer is found within about two of these.
+     */
+    static final long PROBE_INTERVAL_MILLIS = 1000;
+    /**
+     * A probe that has not completed in this long, or that the provider has refused (EAGAIN) for this long, means
+     * the peer is gone: native ofi_rxm answers EAGAIN to every send to a killed peer (each starts a connect that is
+     * refused), and native shm leaves such a send pending.
+     */
+    private static final long PROBE_TIMEOUT_NANOS = 5_000_000_000L;
+    private static final int MAX_UNANSWERED = 2;
+    /** Completion polls a stream makes at most, when its peer is reported gone, to take what the peer sent first. */
+    private static final int DRAIN_POLLS = 64;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
     final FrameLink link;
@@ -67,6 +81,16 @@ final class FrameStream implements FrameLink.Sink {
     long lingerDeadline;
     /** The channel has closed and the stream only finishes its last sends. */
     boolean lingering;
+    /** Something arrived from the peer since the last {@link #probe}. */
+    private boolean heard;
+    /** Probes sent since the peer was last heard; a peer that stopped polling gets no more than {@link #MAX_UNANSWERED}. */
+    private int unanswered;
+    /** The probe in flight, or null; when it was sent. */
+    private TxSlot probe;
+    private long probeSentAt;
+    /** When the provider began refusing probes with EAGAIN, or {@link #NOT_REFUSED}. */
+    private long probesRefusedSince = NOT_REFUSED;
+    private static final long NOT_REFUSED = Long.MIN_VALUE;
 
     FrameStream(FrameLink link, int window, Listener listener) {
         this.link = link;
@@ -322,14 +346,100 @@ final class FrameStream implements FrameLink.Sink {
 
     int poll() {
         int work = link.poll(this);
+        if (link.hasFailedPeer()) {
+            work += peerFailed(link.takeFailedPeer());
+        }
         if (creditPending || finPending != -1 || handshakeType != 0) {
             flushControl();
         }
         return work;
     }
 
+    /**
+     * The provider reported the peer at {@code fiAddr} gone. For this stream's peer (a listener's link has none),
+     * what it sent before it went is taken first; then, unless its closing FIN was among it, the stream is broken.
+     * A closed channel's stream stops lingering for the FIN and CREDIT nobody can receive now.
+     */
+    private int peerFailed(long fiAddr) {
+        if (peer < 0 || fiAddr != peer) {
+            return 0;
+        }
+        for (int i = 0; i < DRAIN_POLLS && !peerClosed && link.poll(this) > 0; i++) {
+            // the peer's last frames come before its failure: take them first
+        }
+        if (lingering) {
+            creditPending = false;
+            grant = 0;
+            finPending = -1;
+        } else if (!peerClosed) {
+            listener.broken(new IOException("jfabric peer " + peerText + " failed: the provider found it gone"
+                    + " (its process exited, or its endpoint or connection closed) before it closed the stream"));
+        }
+        return 1;
+    }
+
+    /** Whether this stream must {@link #probe} its peer: its provider reports no peer failure (the bridge's RDM ones). */
+    boolean needsProbes() {
+        return !link.reportsPeerFailure;
+    }
+
+    /**
+     * Called every {@link #PROBE_INTERVAL_MILLIS} where {@link #needsProbes}: when nothing has come from the peer
+     * since the last call, sends it a CREDIT frame (with whatever grant is owed), so that a peer that is gone is
+     * found by the send failing, being refused, or never completing, even on a channel that only reads. A live
+     * peer's own probes and frames keep this one quiet. {@code now} is {@link System#nanoTime}.
+     */
+    void probe(long now) {
+        if (peer < 0 || peerClosed || lingering || handshakeType != 0) {
+            return;
+        }
+        if (probe != null) {
+            if (now - probeSentAt > PROBE_TIMEOUT_NANOS) {
+                listener.broken(new IOException("jfabric peer " + peerText + " failed: a probe sent to it "
+                        + (now - probeSentAt) / 1_000_000 + " ms ago has not completed"));
+            }
+            return;
+        }
+        if (heard || unanswered >= MAX_UNANSWERED) {
+            heard = false;
+            probesRefusedSince = NOT_REFUSED;
+            return;
+        }
+        TxSlot slot = link.takeTx();
+        if (slot == null) {
+            return; // every slot is in flight: those sends will tell
+        }
+        Frame.write(slot.memory, Frame.CREDIT, (short) 0, sendSeq, grant, 0);
+        int rc = link.send(slot, Frame.HEADER, peer);
+        if (rc == -Errno.EAGAIN) {
+            link.giveBack(slot);
+            if (probesRefusedSince == NOT_REFUSED) {
+                probesRefusedSince = now;
+            } else if (now - probesRefusedSince > PROBE_TIMEOUT_NANOS) {
+                listener.broken(new IOException("jfabric peer " + peerText + " failed: it has been unreachable for "
+                        + (now - probesRefusedSince) / 1_000_000 + " ms (the provider refused every probe with EAGAIN)"));
+            }
+            return;
+        }
+        if (rc != 0) {
+            link.giveBack(slot);
+            listener.broken(new IOException("jfabric peer " + peerText + " failed: a probe to it was refused: "
+                    + Errno.strerror(-rc) + " (errno " + -rc + ")"));
+            return;
+        }
+        probesRefusedSince = NOT_REFUSED;
+        sendSeq++;
+        grant = 0;
+        creditPending = false;
+        unanswered++;
+        probe = slot;
+        probeSentAt = now;
+    }
+
     @Override
     public void received(RxSlot slot) {
+        heard = true;
+        unanswered = 0;
         MemorySegment m = slot.memory;
         String why = Frame.malformed(m, slot.received);
         int distance = why == null ? Frame.seq(m) - recvSeq : 0;
@@ -382,6 +492,9 @@ final class FrameStream implements FrameLink.Sink {
 
     @Override
     public void sent(TxSlot slot) {
+        if (slot == probe) {
+            probe = null;
+        }
         Object held = slot.held;
         link.giveBack(slot);
         if (held != null) {

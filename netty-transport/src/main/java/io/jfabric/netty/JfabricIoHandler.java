@@ -31,6 +31,12 @@ public final class JfabricIoHandler implements IoHandler {
     private final Map<String, LoopDomain> domains = new HashMap<>();
     private final ArrayList<FrameStream> lingering = new ArrayList<>();
     private final IdleWait idle = new IdleWait();
+    /** {@link #domains}' values, which the loop walks each idle turn without an iterator. */
+    private final ArrayList<LoopDomain> domainList = new ArrayList<>();
+    /** Turns counted so that a loop that never idles still reads its peer-failure events. */
+    private int turns;
+    /** A loop busy on every turn reads its domains' peer-failure events once in this many turns (less one). */
+    private static final int PEER_EVENT_TURNS = 1023;
     private volatile Thread thread;
     private boolean cancelled;
 
@@ -64,6 +70,9 @@ public final class JfabricIoHandler implements IoHandler {
         if (!lingering.isEmpty()) {
             work += pollLingering();
         }
+        if (work == 0 || (++turns & PEER_EVENT_TURNS) == 0) {
+            work += pollPeerEvents();
+        }
         if (cancelled) {
             regs.removeIf(r -> !r.valid);
             cancelled = false;
@@ -76,6 +85,15 @@ public final class JfabricIoHandler implements IoHandler {
                     : Math.min(context.delayNanos(now), untilFirstLingerDeadline(now)));
         }
         return work;
+    }
+
+    /** Peer-failure events are rare, so they are read when the loop idles (and now and then when it never does). */
+    private int pollPeerEvents() {
+        int n = 0;
+        for (int i = 0; i < domainList.size(); i++) {
+            n += domainList.get(i).pollPeerEvents();
+        }
+        return n;
     }
 
     /**
@@ -154,6 +172,7 @@ public final class JfabricIoHandler implements IoHandler {
             }
         }
         domains.clear();
+        domainList.clear();
         // last: the domains' CQs leave the set as they close
         idle.close();
     }
@@ -179,6 +198,7 @@ public final class JfabricIoHandler implements IoHandler {
         if (d == null) {
             d = LoopDomain.open(info, idle);
             domains.put(key, d);
+            domainList.add(d);
         }
         return d;
     }

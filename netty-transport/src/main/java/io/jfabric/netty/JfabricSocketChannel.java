@@ -73,6 +73,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private FrameStream stream;
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
+    /** The periodic {@link FrameStream#probe} of a stream whose provider reports no peer failure, or null. */
+    private Future<?> probes;
     private final StreamEvents events = new StreamEvents();
     private final SlotPacker packer = new SlotPacker();
     private boolean readPending;
@@ -192,6 +194,9 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         state = State.CLOSED;
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
+        }
+        if (probes != null) {
+            probes.cancel(false);
         }
         ChannelPromise p = connectPromise;
         if (p != null) {
@@ -396,6 +401,17 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         }
         local = JfabricAddress.of(acceptProvider, stream.link.name());
         state = State.ACTIVE;
+        startProbes();
+    }
+
+    /** Where the provider would not tell of a dead peer, the stream probes it while the channel is active. */
+    private void startProbes() {
+        FrameStream s = stream;
+        if (s.needsProbes()) {
+            long every = FrameStream.PROBE_INTERVAL_MILLIS;
+            probes = eventLoop().scheduleAtFixedRate(() -> s.probe(System.nanoTime()), every, every,
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
     private FrameStream openStream(LoopDomain d, FabricInfo info) {
@@ -537,6 +553,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             stream.peerGone(name);
         }
         state = State.ACTIVE;
+        startProbes();
         if (local == null) {
             local = localName(remote.provider());
         }

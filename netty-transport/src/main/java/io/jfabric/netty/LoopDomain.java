@@ -6,6 +6,9 @@ import io.jfabric.CqAttr;
 import io.jfabric.CqFormat;
 import io.jfabric.Domain;
 import io.jfabric.EqAttr;
+import io.jfabric.EqEntry;
+import io.jfabric.EqErrEntry;
+import io.jfabric.EqEvent;
 import io.jfabric.EventQueue;
 import io.jfabric.EndpointType;
 import io.jfabric.Errno;
@@ -54,6 +57,9 @@ final class LoopDomain implements AutoCloseable {
      */
     static final String REGISTER_SENDS = "jfabric.netty.registerSends";
 
+    /** How the bridge names libfabric's own providers ("libfabric:shm"). */
+    private static final String BRIDGE_PREFIX = "libfabric:";
+
     final String provider;
     final FabricInfo info;
     final Fabric fabric;
@@ -70,6 +76,15 @@ final class LoopDomain implements AutoCloseable {
     private long nextKey = 1;
     /** The links open on this domain; loop thread only. */
     private final ArrayList<FrameLink> links = new ArrayList<>();
+    /**
+     * Where jfabric's RDM providers report a peer found gone (FI_JF_PEER_FAILED: shm's peer process exited or
+     * closed its endpoint, ofi_rxm's connection reset) for every link's endpoint: a channel that only reads has no
+     * send that could fail. Opened with the first RDM link; null before, and for the bridge's native providers,
+     * which raise no such event.
+     */
+    private EventQueue peerEvents;
+    private final EqEntry peerEvent = new EqEntry();
+    private final EqErrEntry peerError = new EqErrEntry();
 
     private LoopDomain(String provider, FabricInfo info, Fabric fabric, Domain domain, IdleWait idle) {
         this.provider = provider;
@@ -227,6 +242,51 @@ final class LoopDomain implements AutoCloseable {
         }
     }
 
+    /**
+     * The queue an RDM link's endpoint binds for peer-failure events, opened on first use in the loop's wait set (an
+     * event must end an idle loop's wait); null where the provider raises none.
+     */
+    EventQueue peerEvents() {
+        if (peerEvents == null && !provider.startsWith(BRIDGE_PREFIX)) {
+            peerEvents = openEq();
+        }
+        return peerEvents;
+    }
+
+    /**
+     * Reads the peer-failure events queued, and marks each link whose endpoint one names ({@link
+     * FrameLink#peerFailed}); its stream acts on it at its next poll. Returns how many events it read.
+     */
+    int pollPeerEvents() {
+        EventQueue q = peerEvents;
+        if (q == null) {
+            return 0;
+        }
+        int n = 0;
+        for (int rc; (rc = q.read(peerEvent, 0)) != -Errno.EAGAIN; n++) {
+            if (rc == -Errno.EAVAIL) {
+                // an error entry names no peer the links could act on; it is read so the queue goes on
+                q.readError(peerError, 0);
+                peerError.context = null;
+                peerError.fid = null;
+                continue;
+            }
+            if (rc == EqEvent.PEER_FAILED) {
+                for (int i = 0; i < links.size(); i++) {
+                    FrameLink l = links.get(i);
+                    if (l.ep == peerEvent.fid) {
+                        l.peerFailed(peerEvent.data);
+                    }
+                }
+            }
+            peerEvent.fid = null;
+            peerEvent.cmData = null;
+            peerEvent.info = null;
+            peerEvent.context = null;
+        }
+        return n;
+    }
+
     void linkOpened(FrameLink link) {
         links.add(link);
     }
@@ -246,6 +306,10 @@ final class LoopDomain implements AutoCloseable {
             l.close();
         }
         registrations.clear();
+        if (peerEvents != null) {
+            peerEvents.close();
+            peerEvents = null;
+        }
         try {
             domain.close();
         } finally {

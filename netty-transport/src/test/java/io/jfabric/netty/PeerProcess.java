@@ -7,8 +7,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 
 /**
- * A client in a JVM of its own, for the peer-failure test: it dials the address in args[0], writes "ready", and
- * then sits there reading until the test kills the process.
+ * A client in a JVM of its own, for the peer-failure tests: it dials the address in args[0], writes "ready", and
+ * then sits there answering each read with "heard" until the test kills the process.
  */
 public final class PeerProcess {
     private PeerProcess() {
@@ -21,6 +21,7 @@ public final class PeerProcess {
                     @Override
                     public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
                         io.netty.util.ReferenceCountUtil.release(msg);
+                        ctx.writeAndFlush(Unpooled.copiedBuffer("heard".getBytes()));
                     }
                 })
                 .connect(JfabricAddress.parse(args[0])).sync().channel();

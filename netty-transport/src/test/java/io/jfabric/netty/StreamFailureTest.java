@@ -181,6 +181,58 @@ class StreamFailureTest extends GroupTestBase {
     }
 
     /**
+     * A channel that only reads has no send that could fail when its peer dies. jfabric's RDM providers report the
+     * peer gone (FI_JF_PEER_FAILED), MSG ones shut the connection down, and over the bridge's RDM providers, which
+     * report nothing, the stream's probes find it: within the peer-failure bound either way.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {Providers.SHM, Providers.RXM, Providers.TCP, Providers.LIBFABRIC_TCP, Providers.LIBFABRIC_RXM})
+    void aChannelThatOnlyReadsClosesWhenItsPeerIsKilled(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
+        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        Channel server = serverForPeerProcess(provider, children, errors);
+        Process peer = startPeerProcess(server);
+        try {
+            Channel child = children.poll(30, TimeUnit.SECONDS);
+            assertTrue(child != null, "the peer process connected and wrote");
+            peer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            long bound = provider.equals(Providers.LIBFABRIC_RXM) ? 15 : 5;
+            assertTrue(child.closeFuture().await(Providers.seconds(bound), TimeUnit.SECONDS),
+                    "the reading channel closed within " + bound + " s of its peer's death");
+            Throwable cause = errors.poll(5, TimeUnit.SECONDS);
+            assertInstanceOf(java.io.IOException.class, cause);
+            assertTrue(cause.getMessage().contains("jfabric peer"), "the cause names the peer: " + cause.getMessage());
+        } finally {
+            peer.destroyForcibly();
+            server.close().sync();
+        }
+    }
+
+    /** Quiet for several probe intervals, a channel to a live peer stays open and still carries data both ways. */
+    @ParameterizedTest
+    @ValueSource(strings = {Providers.SHM, Providers.RXM, Providers.LIBFABRIC_RXM})
+    void aQuietChannelToALivePeerStaysOpen(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
+        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        Channel server = serverForPeerProcess(provider, children, errors);
+        Process peer = startPeerProcess(server);
+        try {
+            Channel child = children.poll(30, TimeUnit.SECONDS);
+            assertTrue(child != null, "the peer process connected and wrote");
+            Thread.sleep(4 * FrameStream.PROBE_INTERVAL_MILLIS + 500);
+            assertTrue(child.isActive(), "the quiet channel is still active; errors: " + errors);
+            child.writeAndFlush(Unpooled.directBuffer(8192).writeZero(8192)).sync();
+            assertTrue(children.poll(10, TimeUnit.SECONDS) == child, "the peer still writes to it");
+            assertTrue(errors.isEmpty(), "no error: " + errors);
+        } finally {
+            peer.destroyForcibly();
+            server.close().sync();
+        }
+    }
+
+    /**
      * A channel to a killed ofi_rxm peer, closed on our side: its FIN cannot be delivered, and ofi_rxm refuses it
      * (the peer's listener is gone) rather than saying EAGAIN. The stream gives up at that, instead of retrying on
      * every poll until its linger deadline, each retry a new TCP connect (hundreds a second).
