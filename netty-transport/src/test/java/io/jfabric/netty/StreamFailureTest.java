@@ -145,15 +145,7 @@ class StreamFailureTest extends GroupTestBase {
     @ParameterizedTest
     @ValueSource(strings = {Providers.SHM, Providers.TCP, Providers.LIBFABRIC_TCP})
     void killedPeerClosesTheChannelNamingIt(String provider) throws Exception {
-        Providers.assumeAvailable(provider);
-        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
-        Channel server = serverForPeerProcess(provider, children, errors);
-        Process peer = startPeerProcess(server);
-        try {
-            Channel child = children.poll(30, TimeUnit.SECONDS);
-            assertTrue(child != null, "the peer process connected and wrote");
-            String peerName = child.remoteAddress().toString();
+        withPeerProcess(provider, (child, peer, children, errors) -> {
             peer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             // keep writing: the provider reports the dead peer on a send, and the channel closes with the cause
             CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -170,14 +162,8 @@ class StreamFailureTest extends GroupTestBase {
                 Thread.sleep(10);
             }
             assertTrue(closed.isDone(), "the channel to the killed peer closed");
-            Throwable cause = errors.poll(5, TimeUnit.SECONDS);
-            assertInstanceOf(java.io.IOException.class, cause);
-            assertTrue(cause.getMessage().contains("jfabric peer"), "the cause names the peer: " + cause.getMessage()
-                    + " (peer " + peerName + ")");
-        } finally {
-            peer.destroyForcibly();
-            server.close().sync();
-        }
+            assertCauseNamesPeer(errors);
+        });
     }
 
     /**
@@ -188,48 +174,26 @@ class StreamFailureTest extends GroupTestBase {
     @ParameterizedTest
     @ValueSource(strings = {Providers.SHM, Providers.RXM, Providers.TCP, Providers.LIBFABRIC_TCP, Providers.LIBFABRIC_RXM})
     void aChannelThatOnlyReadsClosesWhenItsPeerIsKilled(String provider) throws Exception {
-        Providers.assumeAvailable(provider);
-        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
-        Channel server = serverForPeerProcess(provider, children, errors);
-        Process peer = startPeerProcess(server);
-        try {
-            Channel child = children.poll(30, TimeUnit.SECONDS);
-            assertTrue(child != null, "the peer process connected and wrote");
+        withPeerProcess(provider, (child, peer, children, errors) -> {
             peer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             long bound = provider.equals(Providers.LIBFABRIC_RXM) ? 15 : 5;
             assertTrue(child.closeFuture().await(Providers.seconds(bound), TimeUnit.SECONDS),
                     "the reading channel closed within " + bound + " s of its peer's death");
-            Throwable cause = errors.poll(5, TimeUnit.SECONDS);
-            assertInstanceOf(java.io.IOException.class, cause);
-            assertTrue(cause.getMessage().contains("jfabric peer"), "the cause names the peer: " + cause.getMessage());
-        } finally {
-            peer.destroyForcibly();
-            server.close().sync();
-        }
+            assertCauseNamesPeer(errors);
+        });
     }
 
     /** Quiet for several probe intervals, a channel to a live peer stays open and still carries data both ways. */
     @ParameterizedTest
     @ValueSource(strings = {Providers.SHM, Providers.RXM, Providers.LIBFABRIC_RXM})
     void aQuietChannelToALivePeerStaysOpen(String provider) throws Exception {
-        Providers.assumeAvailable(provider);
-        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
-        Channel server = serverForPeerProcess(provider, children, errors);
-        Process peer = startPeerProcess(server);
-        try {
-            Channel child = children.poll(30, TimeUnit.SECONDS);
-            assertTrue(child != null, "the peer process connected and wrote");
+        withPeerProcess(provider, (child, peer, children, errors) -> {
             Thread.sleep(4 * FrameStream.PROBE_INTERVAL_MILLIS + 500);
             assertTrue(child.isActive(), "the quiet channel is still active; errors: " + errors);
             child.writeAndFlush(Unpooled.directBuffer(8192).writeZero(8192)).sync();
             assertTrue(children.poll(10, TimeUnit.SECONDS) == child, "the peer still writes to it");
             assertTrue(errors.isEmpty(), "no error: " + errors);
-        } finally {
-            peer.destroyForcibly();
-            server.close().sync();
-        }
+        });
     }
 
     /**
@@ -239,13 +203,7 @@ class StreamFailureTest extends GroupTestBase {
      */
     @Test
     void closingAChannelToAKilledRxmPeerStopsReconnecting() throws Exception {
-        Providers.assumeAvailable(Providers.RXM);
-        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
-        Channel server = serverForPeerProcess(Providers.RXM, children, new LinkedBlockingQueue<>());
-        Process peer = startPeerProcess(server);
-        try {
-            Channel child = children.poll(30, TimeUnit.SECONDS);
-            assertTrue(child != null, "the peer process connected and wrote");
+        withPeerProcess(Providers.RXM, (child, peer, children, errors) -> {
             peer.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             Thread.sleep(200);
             child.close().sync();
@@ -254,10 +212,39 @@ class StreamFailureTest extends GroupTestBase {
             Thread.sleep(1200);
             long opens = tcpActiveOpens() - before;
             assertTrue(opens < 20, opens + " TCP connects in 1.2 s after closing the channel to a dead peer");
+        });
+    }
+
+    /** What a test does with the server's child of a {@link PeerProcess} that has connected and written. */
+    private interface PeerCase {
+        void run(Channel child, Process peer, BlockingQueue<Channel> children, BlockingQueue<Throwable> errors)
+                throws Exception;
+    }
+
+    /**
+     * Serves on {@code provider}, starts a {@link PeerProcess} against it, and runs {@code body} with the child once
+     * the peer has written; the children's later reads go to {@code children}, their exceptions to {@code errors}.
+     */
+    private static void withPeerProcess(String provider, PeerCase body) throws Exception {
+        Providers.assumeAvailable(provider);
+        BlockingQueue<Channel> children = new LinkedBlockingQueue<>();
+        BlockingQueue<Throwable> errors = new LinkedBlockingQueue<>();
+        Channel server = serverForPeerProcess(provider, children, errors);
+        Process peer = startPeerProcess(server);
+        try {
+            Channel child = children.poll(30, TimeUnit.SECONDS);
+            assertTrue(child != null, "the peer process connected and wrote");
+            body.run(child, peer, children, errors);
         } finally {
             peer.destroyForcibly();
             server.close().sync();
         }
+    }
+
+    private static void assertCauseNamesPeer(BlockingQueue<Throwable> errors) throws InterruptedException {
+        Throwable cause = errors.poll(5, TimeUnit.SECONDS);
+        assertInstanceOf(java.io.IOException.class, cause);
+        assertTrue(cause.getMessage().contains("jfabric peer"), "the cause names the peer: " + cause.getMessage());
     }
 
     /** A server whose children report themselves on their first read, and their exceptions, then close. */
