@@ -132,9 +132,10 @@ final class FrameLink implements AutoCloseable {
     private final CqEntry[] entries = CqEntry.array(POLL_BATCH);
     private final CqErrEntry error = new CqErrEntry();
     private boolean closed;
-    /** The fi_addr of a peer the provider reported gone ({@link LoopDomain#pollPeerEvents}), or {@link #NO_FAILURE}. */
-    private long failedPeer = NO_FAILURE;
-    private static final long NO_FAILURE = Long.MIN_VALUE;
+    /** The fi_addr of the stream's peer, whose reported failure matters ({@link #watch}), or -1. */
+    private long watched = -1;
+    /** The provider reported {@link #watched} gone, and the stream has not taken it yet. */
+    private boolean watchedFailed;
 
     private FrameLink(LoopDomain loop, FabricInfo info, EventQueue eq, int rxSlots, int spareSlots, int txSlots,
             int slotSize) {
@@ -298,21 +299,26 @@ final class FrameLink implements AutoCloseable {
         return loop.noteRefusal(ep.sendv(slot.iov, slot.descs, 2, dest, slot));
     }
 
+    /**
+     * Makes {@code fiAddr} the peer whose reported failure the stream hears of. Others in the AV are not: a client's
+     * AV also holds the listener it sent CONNECT to, and ofi_rxm reports that connection's loss too.
+     */
+    void watch(long fiAddr) {
+        watched = fiAddr;
+    }
+
     /** The provider reported the peer at {@code fiAddr} gone (FI_JF_PEER_FAILED on the loop's peer-event queue). */
     void peerFailed(long fiAddr) {
-        failedPeer = fiAddr;
+        if (fiAddr >= 0 && fiAddr == watched) {
+            watchedFailed = true;
+        }
     }
 
-    /** Whether a peer failure waits to be taken. */
-    boolean hasFailedPeer() {
-        return failedPeer != NO_FAILURE;
-    }
-
-    /** The fi_addr of the peer last reported gone, which is then forgotten. */
-    long takeFailedPeer() {
-        long p = failedPeer;
-        failedPeer = NO_FAILURE;
-        return p;
+    /** Whether the watched peer was reported gone since the last call (which forgets it). */
+    boolean takeWatchedFailure() {
+        boolean f = watchedFailed;
+        watchedFailed = false;
+        return f;
     }
 
     /** Reads up to a batch of completions into {@code sink}; returns how many it handled. */

@@ -114,6 +114,7 @@ final class FrameStream implements FrameLink.Sink {
     /** Sets the peer this stream talks to, with what its handshake said. */
     void peer(byte[] name, int peerWindow, int peerSlotSize) {
         peer = link.insert(name);
+        link.watch(peer);
         peerText = link.straddr(name);
         sendCredit = peerWindow;
         maxFrame = Math.min(link.slotSize, peerSlotSize);
@@ -346,8 +347,8 @@ final class FrameStream implements FrameLink.Sink {
 
     int poll() {
         int work = link.poll(this);
-        if (link.hasFailedPeer()) {
-            work += peerFailed(link.takeFailedPeer());
+        if (link.takeWatchedFailure()) {
+            work += peerFailed();
         }
         if (creditPending || finPending != -1 || handshakeType != 0) {
             flushControl();
@@ -356,14 +357,11 @@ final class FrameStream implements FrameLink.Sink {
     }
 
     /**
-     * The provider reported the peer at {@code fiAddr} gone. For this stream's peer (a listener's link has none),
-     * what it sent before it went is taken first; then, unless its closing FIN was among it, the stream is broken.
-     * A closed channel's stream stops lingering for the FIN and CREDIT nobody can receive now.
+     * The provider reported the peer gone. What it sent before it went is taken first; then, unless its closing FIN
+     * was among it, the stream is broken. A closed channel's stream stops lingering for the FIN and CREDIT nobody
+     * can receive now.
      */
-    private int peerFailed(long fiAddr) {
-        if (peer < 0 || fiAddr != peer) {
-            return 0;
-        }
+    private int peerFailed() {
         for (int i = 0; i < DRAIN_POLLS && !peerClosed && link.poll(this) > 0; i++) {
             // the peer's last frames come before its failure: take them first
         }
