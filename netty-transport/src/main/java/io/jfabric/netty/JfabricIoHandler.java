@@ -37,6 +37,13 @@ public final class JfabricIoHandler implements IoHandler {
     private int turns;
     /** A loop busy on every turn reads its domains' peer-failure events once in this many turns (less one). */
     private static final int PEER_EVENT_TURNS = 1023;
+    /**
+     * An idle loop reads them at most this often: reading an event queue drives the provider's progress once more
+     * (ofi_rxm reads each connection's socket), which an idle turn between two messages should not pay. A loop
+     * asleep in its wait set wakes for an event, as the queue is in the set.
+     */
+    private static final long PEER_EVENT_NANOS = 1_000_000;
+    private long peerEventsReadAt;
     private volatile Thread thread;
     private boolean cancelled;
 
@@ -70,7 +77,7 @@ public final class JfabricIoHandler implements IoHandler {
         if (!lingering.isEmpty()) {
             work += pollLingering();
         }
-        if (work == 0 || (++turns & PEER_EVENT_TURNS) == 0) {
+        if ((++turns & PEER_EVENT_TURNS) == 0) {
             work += pollPeerEvents();
         }
         if (cancelled) {
@@ -81,13 +88,19 @@ public final class JfabricIoHandler implements IoHandler {
             idle.reset();
         } else if (context.canBlock()) {
             long now = System.nanoTime();
-            idle.idle(this, now, lingering.isEmpty() ? context.delayNanos(now)
-                    : Math.min(context.delayNanos(now), untilFirstLingerDeadline(now)));
+            if (now - peerEventsReadAt > PEER_EVENT_NANOS) {
+                peerEventsReadAt = now;
+                work = pollPeerEvents();
+            }
+            if (work == 0) {
+                idle.idle(this, now, lingering.isEmpty() ? context.delayNanos(now)
+                        : Math.min(context.delayNanos(now), untilFirstLingerDeadline(now)));
+            }
         }
         return work;
     }
 
-    /** Peer-failure events are rare, so they are read when the loop idles (and now and then when it never does). */
+    /** Peer-failure events are rare: an idle loop reads them now and then, and so does one that never idles. */
     private int pollPeerEvents() {
         int n = 0;
         for (int i = 0; i < domainList.size(); i++) {
