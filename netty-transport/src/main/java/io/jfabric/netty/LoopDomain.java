@@ -266,10 +266,16 @@ final class LoopDomain implements AutoCloseable {
         for (int rc; (rc = q.read(peerEvent, 0)) != -Errno.EAGAIN; n++) {
             if (rc == -Errno.EAVAIL) {
                 // an error entry names no peer the links could act on; it is read so the queue goes on
-                q.readError(peerError, 0);
+                int taken = q.readError(peerError, 0);
                 peerError.context = null;
                 peerError.fid = null;
+                if (taken <= 0) {
+                    break;
+                }
                 continue;
+            }
+            if (rc < 0) {
+                break; // the queue refuses reads (closed): nothing more to learn from it
             }
             if (rc == EqEvent.PEER_FAILED) {
                 for (int i = 0; i < links.size(); i++) {
