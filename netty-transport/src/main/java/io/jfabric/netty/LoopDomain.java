@@ -83,6 +83,12 @@ final class LoopDomain implements AutoCloseable {
      * which raise no such event.
      */
     private EventQueue peerEvents;
+    /**
+     * Events the peer-failure queue holds. One per peer lost, read at least once a millisecond: room for the peers of
+     * every channel a loop is likely to hold, so that a mass failure (a whole client fleet gone at once) overruns it
+     * only past that many. jfabric's event queues grow with their content, so the room costs nothing until used.
+     */
+    private static final long PEER_EVENTS = 1 << 16;
     private final EqEntry peerEvent = new EqEntry();
     private final EqErrEntry peerError = new EqErrEntry();
 
@@ -189,12 +195,22 @@ final class LoopDomain implements AutoCloseable {
      * CONNECTED event must end the idle loop's wait as a completion does.
      */
     EventQueue openEq() {
+        return openEq(0);
+    }
+
+    /** {@link #openEq()} holding {@code size} events (0: the provider's default). */
+    private EventQueue openEq(long size) {
         return inSet(set -> {
             EqAttr attr = EqAttr.defaults();
+            attr.size = size;
             attr.waitObj = WaitObj.SET;
             attr.waitSet = set;
             return fabric.openEq(attr);
-        }, () -> fabric.openEq(EqAttr.defaults()));
+        }, () -> {
+            EqAttr attr = EqAttr.defaults();
+            attr.size = size;
+            return fabric.openEq(attr);
+        });
     }
 
     /** A queue {@code joined} opens in the loop's set; {@code plain} once the loop parks (or the provider says ENOSYS). */
@@ -248,7 +264,7 @@ final class LoopDomain implements AutoCloseable {
      */
     EventQueue peerEvents() {
         if (peerEvents == null && !provider.startsWith(BRIDGE_PREFIX)) {
-            peerEvents = openEq();
+            peerEvents = openEq(PEER_EVENTS);
         }
         return peerEvents;
     }
