@@ -5,7 +5,9 @@ import io.jfabric.FabricException;
 import io.jfabric.FabricObject;
 import io.jfabric.WaitAttr;
 import io.jfabric.WaitSet;
+import io.netty.channel.IoHandlerContext;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -54,6 +56,13 @@ final class IdleWait implements AutoCloseable {
     private boolean parkOnly;
     /** A provider refused an operation (EAGAIN) that the loop's next turn retries: the next wait is short. */
     private boolean retrySoon;
+    /**
+     * Set while the loop blocks or parks (and just before, as it looks for tasks a last time): only then must a
+     * {@link #wakeup} reach it. A loop that spins or yields runs the tasks queued for it on its next turn, so a
+     * wake-up then would cost the waker the set's lock and the provider's wake (an eventfd write for tcp) for
+     * nothing, and gRPC hands each message to the loop from its own threads.
+     */
+    private final AtomicBoolean asleep = new AtomicBoolean();
 
     /** The loop's wait set, opened through {@code fabric} on first use; null once the loop parks instead. */
     WaitSet set(Fabric fabric) {
@@ -94,9 +103,10 @@ final class IdleWait implements AutoCloseable {
 
     /**
      * Waits once, at most {@code maxNanos}; returns at once on a {@link #wakeup}. {@code now} is the loop's
-     * {@link System#nanoTime} of this turn.
+     * {@link System#nanoTime} of this turn; the loop's {@code context} says whether it has no task to run, asked
+     * again after the loop has said it is going to sleep, so that a task queued before a skipped wake-up is seen.
      */
-    void idle(Object blocker, long now, long maxNanos) {
+    void idle(Object blocker, long now, long maxNanos, IoHandlerContext context) {
         if (idleSince == NOT_IDLE) {
             idleSince = now;
         }
@@ -109,18 +119,26 @@ final class IdleWait implements AutoCloseable {
             Thread.yield();
             return;
         }
-        WaitSet s = set;
-        if (s != null && !parkOnly) {
-            if (block(s, maxNanos)) {
-                idleSince = NOT_IDLE; // woken: spin and yield again before the next block
+        asleep.set(true); // before the tasks are looked at again: a waker that finds it clear queued its task first
+        try {
+            if (!context.canBlock()) {
+                return;
             }
-            return;
+            WaitSet s = set;
+            if (s != null && !parkOnly) {
+                if (block(s, maxNanos)) {
+                    idleSince = NOT_IDLE; // woken: spin and yield again before the next block
+                }
+                return;
+            }
+            long nanos = Math.min(parkNanos, maxNanos);
+            if (nanos > 0) {
+                LockSupport.parkNanos(blocker, nanos);
+            }
+            parkNanos = Math.min(parkNanos * 2, MAX_PARK_NANOS);
+        } finally {
+            asleep.set(false);
         }
-        long nanos = Math.min(parkNanos, maxNanos);
-        if (nanos > 0) {
-            LockSupport.parkNanos(blocker, nanos);
-        }
-        parkNanos = Math.min(parkNanos * 2, MAX_PARK_NANOS);
     }
 
     /**
@@ -144,8 +162,14 @@ final class IdleWait implements AutoCloseable {
         return true;
     }
 
-    /** Wakes the loop's thread {@code loop} from another thread, whichever way it waits. */
+    /**
+     * Wakes the loop's thread {@code loop} from another thread, whichever way it waits, if it is asleep or about to
+     * be; the first waker of a sleep does it, the others find the flag clear.
+     */
     void wakeup(Thread loop) {
+        if (!asleep.compareAndExchange(true, false)) {
+            return;
+        }
         WaitSet s = set;
         if (s != null) {
             s.wakeup();

@@ -94,7 +94,7 @@ public final class JfabricIoHandler implements IoHandler {
             }
             if (work == 0) {
                 idle.idle(this, now, lingering.isEmpty() ? context.delayNanos(now)
-                        : Math.min(context.delayNanos(now), untilFirstLingerDeadline(now)));
+                        : Math.min(context.delayNanos(now), untilFirstLingerDeadline(now)), context);
             }
         }
         return work;
