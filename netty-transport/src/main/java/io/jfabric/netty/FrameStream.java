@@ -77,6 +77,8 @@ final class FrameStream implements FrameLink.Sink {
     boolean peerClosed;
     private byte handshakeType;
     private long handshakeDest;
+    /** The link the handshake leaves from: the stream's own, or a client's {@link Dialer}'s. */
+    private FrameLink handshakeLink;
     /** When a closed channel's stream stops waiting for its last sends ({@link JfabricIoHandler#linger}). */
     long lingerDeadline;
     /** The channel has closed and the stream only finishes its last sends. */
@@ -142,14 +144,25 @@ final class FrameStream implements FrameLink.Sink {
      * errno the provider gave for good.
      */
     int sendHandshake(byte type, long dest) {
+        return sendHandshake(type, dest, link);
+    }
+
+    /** Sends CONNECT from {@code dialer}'s endpoint, naming this stream's: the accepted side answers here. */
+    int sendConnect(Dialer dialer) {
+        return sendHandshake(Frame.CONNECT, dialer.server, dialer.link());
+    }
+
+    private int sendHandshake(byte type, long dest, FrameLink via) {
         handshakeType = type;
         handshakeDest = dest == -1 ? peer : dest;
+        handshakeLink = via;
         int rc = trySendHandshake();
         return rc == -Errno.EAGAIN ? 0 : rc;
     }
 
     private int trySendHandshake() {
-        TxSlot slot = link.takeTx();
+        FrameLink via = handshakeLink;
+        TxSlot slot = via.takeTx();
         if (slot == null) {
             return -Errno.EAGAIN;
         }
@@ -158,9 +171,9 @@ final class FrameStream implements FrameLink.Sink {
         Frame.write(m, handshakeType, (short) 0, sendSeq, window, 4 + name.length);
         m.set(U32, Frame.HEADER, link.slotSize);
         MemorySegment.copy(name, 0, m, ValueLayout.JAVA_BYTE, Frame.HEADER + 4, name.length);
-        int rc = link.send(slot, Frame.HEADER + 4 + name.length, handshakeDest);
+        int rc = via.send(slot, Frame.HEADER + 4 + name.length, handshakeDest);
         if (rc != 0) {
-            link.giveBack(slot);
+            via.giveBack(slot);
             return rc;
         }
         handshakeType = 0;

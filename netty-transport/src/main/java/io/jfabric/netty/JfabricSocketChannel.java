@@ -71,6 +71,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private JfabricIoHandler handler;
     private final LoopRegistration registration = new LoopRegistration();
     private FrameStream stream;
+    /** The endpoint this client's CONNECT left from, until the accepted side answers; null if none. */
+    private Dialer dialer;
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
     /** The periodic {@link FrameStream#probe} of a stream whose provider reports no peer failure, or null. */
@@ -188,10 +190,18 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         doClose();
     }
 
+    private void closeDialer() {
+        if (dialer != null) {
+            dialer.close();
+            dialer = null;
+        }
+    }
+
     @Override
     protected void doClose() {
         State was = state;
         state = State.CLOSED;
+        closeDialer();
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }
@@ -444,9 +454,16 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
 
     private void connectRdm(JfabricAddress r) {
         FabricInfo info = LoopDomain.endpointInfo(r.provider(), bindTo, r.nameNoCopy());
-        stream = openStream(handler.domain(info), info);
-        long server = stream.link.insert(r.nameNoCopy());
-        int rc = stream.sendHandshake(Frame.CONNECT, server);
+        LoopDomain d = handler.domain(info);
+        stream = openStream(d, info);
+        int rc;
+        // a dialer binds where the channel's endpoint does, which a chosen port (service) leaves to one endpoint
+        if (Dialer.wanted(r.provider()) && (bindTo == null || bindTo.service() == null)) {
+            dialer = Dialer.open(d, info, r.nameNoCopy(), stream.link.name().length);
+            rc = stream.sendConnect(dialer);
+        } else {
+            rc = stream.sendHandshake(Frame.CONNECT, stream.link.insert(r.nameNoCopy()));
+        }
         if (rc != 0) {
             throw new FabricException(-rc, "CONNECT not sent");
         }
@@ -499,6 +516,13 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             work += cm.poll(events);
         }
         StreamEvents e = events;
+        Dialer dl = dialer;
+        if (dl != null) {
+            work += dl.poll();
+            if (dl.failure() != null) {
+                e.broken(new IOException("jfabric CONNECT to " + remote + " failed: " + dl.failure()));
+            }
+        }
         if (e.accepted != null) {
             finishConnect();
         }
@@ -545,6 +569,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }
+        closeDialer(); // the listener had the CONNECT: the accepted side answered
         try {
             stream.peer(name, e.acceptedWindow, e.acceptedSlotSize);
         } catch (FabricException ex) {
