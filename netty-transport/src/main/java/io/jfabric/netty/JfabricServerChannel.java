@@ -5,9 +5,9 @@ import io.jfabric.netty.FrameLink.RxSlot;
 import io.jfabric.netty.FrameLink.TxSlot;
 import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
 
@@ -22,15 +22,18 @@ import java.util.ArrayDeque;
  * own endpoint on the loop it is registered to and answers the client from there.
  *
  * <p>A CONNECT that is malformed is dropped and logged; the server stays up. Accepted clients wait in a backlog
- * of {@link #BACKLOG} while the pipeline is not reading; CONNECTs beyond it are dropped, and their clients time out.
+ * of {@link ChannelOption#SO_BACKLOG} ({@link #BACKLOG} by default) while the pipeline is not reading; CONNECTs
+ * beyond it are dropped, and their clients time out (a connected provider's are rejected).
  */
 public final class JfabricServerChannel extends AbstractServerChannel {
     static final int BACKLOG = 128;
+    /** Receive slots for CONNECTs: they are posted again as each is taken, so a burst between two polls fits. */
+    private static final int CONNECT_SLOTS = 128;
     private static final int CONNECT_SLOT = 4096;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final System.Logger LOG = System.getLogger("jfabric.netty");
 
-    private final ChannelConfig config = new DefaultChannelConfig(this);
+    private final JfabricServerChannelConfig config = new JfabricServerChannelConfig(this);
     private final ArrayDeque<JfabricSocketChannel> backlog = new ArrayDeque<>();
     private final ConnectSink sink = new ConnectSink();
     private volatile boolean open = true;
@@ -102,7 +105,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
             return;
         }
         FabricInfo info = LoopDomain.endpointInfo(a.provider(), a, null);
-        link = FrameLink.open(handler.domain(info), info, BACKLOG, 0, 1, CONNECT_SLOT);
+        link = FrameLink.open(handler.domain(info), info, CONNECT_SLOTS, 0, 1, CONNECT_SLOT);
         local = JfabricAddress.of(a.provider(), link.name());
     }
 
@@ -133,7 +136,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
         if (link == null && listener == null || !open) {
             return 0;
         }
-        int work = link != null ? link.poll(sink) : listener.poll(this, backlog, BACKLOG);
+        int work = link != null ? link.poll(sink) : listener.poll(this, backlog, config.getBacklog());
         if (readPending && !backlog.isEmpty()) {
             acceptBacklog();
         }
@@ -176,7 +179,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
                 int slotSize = slot.memory.get(U32, Frame.HEADER);
                 byte[] name = slot.memory.asSlice(Frame.HEADER + 4, slot.received - Frame.HEADER - 4)
                         .toArray(ValueLayout.JAVA_BYTE);
-                if (window < 1 || slotSize < Frame.HEADER + 1 || backlog.size() >= BACKLOG) {
+                if (window < 1 || slotSize < Frame.HEADER + 1 || backlog.size() >= config.getBacklog()) {
                     LOG.log(System.Logger.Level.WARNING, "jfabric server " + local + " dropped a CONNECT (window "
                             + window + ", slot " + slotSize + ", backlog " + backlog.size() + ")");
                     return;
