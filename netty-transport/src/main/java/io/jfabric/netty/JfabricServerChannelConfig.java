@@ -2,6 +2,7 @@ package io.jfabric.netty;
 
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 
 import java.util.Map;
 
@@ -9,13 +10,14 @@ import java.util.Map;
  * A {@link JfabricServerChannel}'s options: Netty's common ones and {@link ChannelOption#SO_BACKLOG}, how many
  * accepted clients may wait while the pipeline is not reading (0, as for a server socket, takes the default,
  * {@link JfabricServerChannel#BACKLOG}). Servers written for NIO or epoll set it, and an option the channel refused
- * would log a warning at every bind.
+ * would log a warning at every bind. As with a server socket, a read takes up to 16 waiting clients (Netty's
+ * messages per read), not one.
  */
 final class JfabricServerChannelConfig extends DefaultChannelConfig {
     private volatile int backlog = JfabricServerChannel.BACKLOG;
 
     JfabricServerChannelConfig(JfabricServerChannel channel) {
-        super(channel);
+        super(channel, new ServerChannelRecvByteBufAllocator());
     }
 
     @Override
