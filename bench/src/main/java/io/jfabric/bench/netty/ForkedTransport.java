@@ -33,6 +33,7 @@ import io.netty.channel.local.LocalServerChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -44,6 +45,7 @@ import java.net.SocketAddress;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -189,8 +191,14 @@ final class ForkedTransport {
     private ForkedTransport() {
     }
 
+    /** A transport key's suffix that runs its two event loops one to each CPU ({@link PinnedThreadFactory}). */
+    static final String PINNED = "@pinned";
+
     /** The name a transport key is reported under. */
     static String displayName(String key, boolean epoll) {
+        if (key.endsWith(PINNED)) {
+            return displayName(key.substring(0, key.length() - PINNED.length()), epoll) + ", loops pinned";
+        }
         return switch (key) {
             case "loopback" -> epoll ? "epoll loopback" : "nio loopback";
             case "local" -> "netty local (in-JVM)";
@@ -200,21 +208,28 @@ final class ForkedTransport {
 
     private static Transport open(String key, boolean epoll) {
         String name = displayName(key, epoll);
+        boolean pinned = key.endsWith(PINNED);
+        // the same two loops for every transport: Netty's default threads, or each kept on one CPU
+        ThreadFactory loops = pinned ? new PinnedThreadFactory("bench-loop") : new DefaultThreadFactory("bench-loop");
+        return open(pinned ? key.substring(0, key.length() - PINNED.length()) : key, name, epoll, loops);
+    }
+
+    private static Transport open(String key, String name, boolean epoll, ThreadFactory loops) {
         return switch (key) {
             case "loopback" -> epoll
-                    ? new Transport(name, new MultiThreadIoEventLoopGroup(2, EpollIoHandler.newFactory()),
+                    ? new Transport(name, new MultiThreadIoEventLoopGroup(2, loops, EpollIoHandler.newFactory()),
                             EpollServerSocketChannel.class, EpollSocketChannel.class, new InetSocketAddress("127.0.0.1", 0),
                             InetSocketAddress.class)
-                    : new Transport(name, new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory()),
+                    : new Transport(name, new MultiThreadIoEventLoopGroup(2, loops, NioIoHandler.newFactory()),
                             NioServerSocketChannel.class, NioSocketChannel.class, new InetSocketAddress("127.0.0.1", 0),
                             InetSocketAddress.class);
             // Netty's in-JVM channel: messages handed between event loops with no transport at all, so its
             // figures are what Netty and gRPC cost by themselves, the floor under every transport's row
-            case "local" -> new Transport(name, new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory()),
+            case "local" -> new Transport(name, new MultiThreadIoEventLoopGroup(2, loops, LocalIoHandler.newFactory()),
                     LocalServerChannel.class, LocalChannel.class, LocalAddress.ANY, LocalAddress.class);
-            case "shm" -> new Transport(name, new JfabricEventLoopGroup(2), JfabricServerChannel.class,
+            case "shm" -> new Transport(name, new JfabricEventLoopGroup(2, loops), JfabricServerChannel.class,
                     JfabricSocketChannel.class, JfabricAddress.any("shm"), JfabricAddress.class);
-            default -> new Transport(name, new JfabricEventLoopGroup(2), JfabricServerChannel.class,
+            default -> new Transport(name, new JfabricEventLoopGroup(2, loops), JfabricServerChannel.class,
                     JfabricSocketChannel.class, JfabricAddress.bind(key, "127.0.0.1", null), JfabricAddress.class);
         };
     }

@@ -71,7 +71,7 @@ class NettyBenchTest {
     void aForkedTransportWarmsUpAndPrintsOneSamplePerRound() throws Exception {
         BenchOptions o = BenchOptions.parse(List.of("--rounds", "2", "--echo", "20", "--unary", "20", "--stream", "4",
                 "--stream-kib", "16", "--warmup-max-seconds", "0.001"));
-        for (String transport : List.of("local", "shm")) {
+        for (String transport : List.of("local", "shm", "shm@pinned")) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             PrintStream was = System.out;
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
@@ -88,6 +88,8 @@ class NettyBenchTest {
                 assertTrue(x.echo() > 0 && x.unary() > 0 && x.stream() > 0, transport + ": " + x);
             }
             assertTrue(lines.getFirst().contains("warmed up for") && lines.getFirst().contains("(1 rounds, the time limit"),
+                    transport + ": " + lines.getFirst());
+            assertEquals(transport.endsWith("@pinned"), lines.getFirst().contains("jfabric shm, loops pinned:"),
                     transport + ": " + lines.getFirst());
         }
     }
