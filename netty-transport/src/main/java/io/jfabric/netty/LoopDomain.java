@@ -201,16 +201,17 @@ final class LoopDomain implements AutoCloseable {
     /** {@link #openEq()} holding {@code size} events (0: the provider's default). */
     private EventQueue openEq(long size) {
         return inSet(set -> {
-            EqAttr attr = EqAttr.defaults();
-            attr.size = size;
+            EqAttr attr = eqAttr(size);
             attr.waitObj = WaitObj.SET;
             attr.waitSet = set;
             return fabric.openEq(attr);
-        }, () -> {
-            EqAttr attr = EqAttr.defaults();
-            attr.size = size;
-            return fabric.openEq(attr);
-        });
+        }, () -> fabric.openEq(eqAttr(size)));
+    }
+
+    private static EqAttr eqAttr(long size) {
+        EqAttr attr = EqAttr.defaults();
+        attr.size = size;
+        return attr;
     }
 
     /** A queue {@code joined} opens in the loop's set; {@code plain} once the loop parks (or the provider says ENOSYS). */
