@@ -117,7 +117,7 @@ netty_run() {
       -Djfabric.conformance.testLimitMs=600000 -Djfabric.netty.test.timeScale=8 -Djfabric.conformance.include="$2" \
       '-Djfabric.conformance.classOrder=org.junit.jupiter.api.ClassOrderer$ClassName' \
       -Djfabric.netty.test.providers="$p" -Djfabric.netty.testsuite.providers="$p" -Djfabric.netty.testsuite.ssl="$p" \
-      -Djfabric.netty.test.node="$IP1" \
+      -Djfabric.netty.test.node="$IP1" -Dio.netty.customResourceLeakDetector=io.jfabric.netty.RecordingLeakDetector \
       -cp "$NETTY_CP" io.jfabric.provider.verbs.ConformanceInVm) \
     | tee "$RESULTS/$1.log" | grep -v '^\s*at \|^Nov\|^Dec\|^WARNING\|^INFO\|^[0-9:.]* \[.*\] \(WARN\|INFO\|DEBUG\) '
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1

@@ -46,7 +46,10 @@ final class FrameLink implements AutoCloseable {
         final MemorySegment memory;
         /** The same memory as a ByteBuffer, so a ByteBuf copies out of it without a view per frame. */
         final ByteBuffer view;
-        /** The payload part of the slot as the pipeline gets it when the slot is lent (null on a link without spares). */
+        /**
+         * The payload part of the slot as the pipeline gets it when the slot is lent: null on a link without spares,
+         * and while the slot is lent (the buffer sets it again when released).
+         */
         SlotByteBuf buf;
         /** The next slot in {@link LentSlots}' stack of slots given back. */
         RxSlot nextReturned;

@@ -52,8 +52,9 @@ final class LentSlots {
     /** Hands {@code slot}'s payload bytes {@code [from, to)} to the pipeline; loop thread only. */
     SlotByteBuf lend(RxSlot slot, int from, int to) {
         out.incrementAndGet();
-        slot.buf.lend(from, to);
-        return slot.buf;
+        SlotByteBuf buf = slot.buf;
+        slot.buf = null; // held only by the pipeline until released, so that a dropped one is collected and reported
+        return buf.lend(from, to);
     }
 
     /** How many slots the pipeline holds now. */

@@ -3,6 +3,9 @@ package io.jfabric.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.ResourceLeakDetectorFactory;
+import io.netty.util.ResourceLeakTracker;
 
 import java.nio.ByteBuffer;
 
@@ -14,10 +17,20 @@ import java.nio.ByteBuffer;
  * <p>Its capacity is the slot's and cannot change, so a decoder that wants to append more than fits copies into a
  * buffer of its own (Netty's cumulators check {@link #maxWritableBytes()} first). Accesses go through the slot's
  * ByteBuffer view, which checks that the memory is still there.
+ *
+ * <p>Netty's leak detector watches it as it watches a pooled buffer: each lend is tracked at the detector's level
+ * (sampled at SIMPLE, every lend at PARANOID, none when disabled), and while lent the buffer is reachable only from
+ * whoever holds it (its slot lets go of it until it comes back), so one that is dropped unreleased is collected and
+ * reported, with where it was lent. Its slot then stays out, as a leaked pooled buffer's memory does.
  */
 final class SlotByteBuf extends UnpooledDirectByteBuf {
+    private static final ResourceLeakDetector<SlotByteBuf> LEAKS =
+            ResourceLeakDetectorFactory.instance().newResourceLeakDetector(SlotByteBuf.class);
+
     private final FrameLink.RxSlot slot;
     private final LentSlots owner;
+    /** This lend's tracker, when the detector chose to track it. */
+    private ResourceLeakTracker<SlotByteBuf> leak;
 
     SlotByteBuf(ByteBuffer payload, FrameLink.RxSlot slot, LentSlots owner) {
         super(UnpooledByteBufAllocator.DEFAULT, payload, payload.remaining());
@@ -26,11 +39,12 @@ final class SlotByteBuf extends UnpooledDirectByteBuf {
     }
 
     /** This slot's payload bytes {@code [from, to)} as a live buffer with one reference. */
-    ByteBuf lend(int from, int to) {
+    SlotByteBuf lend(int from, int to) {
         resetRefCnt();
         setIndex(from, to);
         markReaderIndex();
         markWriterIndex();
+        leak = LEAKS.track(this);
         return this;
     }
 
@@ -42,6 +56,12 @@ final class SlotByteBuf extends UnpooledDirectByteBuf {
     @Override
     protected void deallocate() {
         // the memory is the link's: it goes back to the spares, not to the allocator
+        ResourceLeakTracker<SlotByteBuf> tracker = leak;
+        if (tracker != null) {
+            leak = null;
+            tracker.close(this);
+        }
+        slot.buf = this;
         owner.giveBack(slot);
     }
 

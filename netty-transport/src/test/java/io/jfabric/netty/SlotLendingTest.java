@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Large received frames reach the pipeline in their own receive slots ({@link SlotByteBuf}), while spare slots keep
  * the window posted: a reader that keeps every buffer it gets still receives the whole stream (copies once the
- * spares are out), its buffers stay readable after the channel closes, and the link's memory goes with the last.
+ * spares are out), its buffers stay readable after the channel closes, and the link's memory goes with the last;
+ * one the reader drops without releasing is reported by Netty's leak detector, as a pooled buffer would be.
  */
 @Timeout(60)
 class SlotLendingTest extends GroupTestBase {
@@ -148,5 +149,43 @@ class SlotLendingTest extends GroupTestBase {
         assertTrue(got.release());
         assertEquals(0, slots.lent());
         assertTrue(slots.memoryFreed(), "the last lent slot given back frees the closed link's memory");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.jfabric.netty.Providers#streams")
+    void aLentBufferDroppedUnreleasedIsReportedAsALeak(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
+        RecordingLeakDetector.collect();
+        assertEquals(List.of(), RecordingLeakDetector.takeReports(), "no leak before this test");
+        CompletableFuture<String> dropped = new CompletableFuture<>();
+        Channel server = new ServerBootstrap().group(group).channel(JfabricServerChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        // the bug under test: a handler that forgets release() on the frame it was lent
+                        dropped.complete(msg.getClass().getSimpleName());
+                    }
+                }).bind(Providers.serverAddress(provider)).sync().channel();
+        Channel client = new Bootstrap().group(group).channel(JfabricSocketChannel.class)
+                .handler(new ChannelInboundHandlerAdapter()).connect(server.localAddress()).sync().channel();
+        try {
+            ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(WRITE_BYTES);
+            b.writeZero(WRITE_BYTES);
+            client.writeAndFlush(b).sync();
+            assertEquals(SlotByteBuf.class.getSimpleName(), dropped.get(Providers.seconds(30), TimeUnit.SECONDS));
+        } finally {
+            client.close().sync();
+            server.close().sync();
+        }
+        List<String> leaks = List.of();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (leaks.isEmpty() && System.nanoTime() < deadline) {
+            RecordingLeakDetector.collect();
+            leaks = RecordingLeakDetector.takeReports();
+        }
+        assertEquals(1, leaks.size(), "one report, for the one dropped buffer: " + leaks);
+        assertTrue(leaks.getFirst().startsWith(SlotByteBuf.class.getSimpleName() + ":"), leaks.getFirst());
+        assertTrue(leaks.getFirst().contains(LentSlots.class.getName() + ".lend"),
+                "the report says where the buffer was lent: " + leaks.getFirst());
     }
 }

@@ -1,0 +1,79 @@
+package io.jfabric.netty;
+
+import io.netty.util.ResourceLeakDetector;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Netty's leak detector, installed for this module's tests ({@code io.netty.customResourceLeakDetector} in the pom),
+ * that keeps every leak it reports as well as logging it, so that {@link NoBufferLeaks} can fail the test class
+ * that leaked instead of leaving a log line nobody reads. Reports are made whatever the log level, and every leak
+ * is reported (Netty reports one leak per distinct record).
+ */
+public final class RecordingLeakDetector<T> extends ResourceLeakDetector<T> {
+    /** The system property through which Netty's detector factory makes its detectors of this class. */
+    static final String PROPERTY = "io.netty.customResourceLeakDetector";
+
+    private static final List<RecordingLeakDetector<?>> DETECTORS = new CopyOnWriteArrayList<>();
+    private static final Queue<String> REPORTS = new ConcurrentLinkedQueue<>();
+
+    public RecordingLeakDetector(Class<?> resourceType, int samplingInterval) {
+        super(resourceType, samplingInterval);
+        DETECTORS.add(this);
+    }
+
+    /**
+     * Collects what the garbage collector has found unreleased so far: a few collections, each followed by a
+     * forced track on every detector, which is when a detector reports what its reference queue holds.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static void collect() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(20); // the reference handler enqueues the collected trackers on its own thread
+            for (RecordingLeakDetector d : DETECTORS) {
+                Object probe = new Object();
+                d.trackForcibly(probe).close(probe);
+            }
+        }
+    }
+
+    /** The leaks reported since the last call, each with its resource type and records; clears them. */
+    static List<String> takeReports() {
+        List<String> taken = new ArrayList<>();
+        for (String r; (r = REPORTS.poll()) != null; ) {
+            taken.add(r);
+        }
+        return taken;
+    }
+
+    private final AtomicLong tracked = new AtomicLong();
+
+    /** A number for each tracked object, so that Netty does not drop a leak whose stack matches an earlier one's. */
+    @Override
+    protected Object getInitialHint(String resourceType) {
+        return resourceType + " #" + tracked.incrementAndGet();
+    }
+
+    @Override
+    protected boolean needReport() {
+        return true;
+    }
+
+    @Override
+    protected void reportTracedLeak(String resourceType, String records) {
+        REPORTS.add(resourceType + ":" + records);
+        super.reportTracedLeak(resourceType, records);
+    }
+
+    @Override
+    protected void reportUntracedLeak(String resourceType) {
+        REPORTS.add(resourceType + ": (no records)");
+        super.reportUntracedLeak(resourceType);
+    }
+}
