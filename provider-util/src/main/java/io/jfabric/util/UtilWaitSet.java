@@ -147,10 +147,16 @@ public final class UtilWaitSet extends UtilFabricObject implements WaitSet {
         return attr;
     }
 
+    /**
+     * The flag is set before the waiter count is read and a waiter counts itself in before it checks the flag, so
+     * a wakeup with nobody waiting skips the lock and the provider's wake and still ends the next wait at once.
+     */
     @Override
     public void wakeup() {
         wakeupPending.set(true);
-        waiters.wakeAll(progress);
+        if (waiters.hasWaiters()) {
+            waiters.wakeAll(progress);
+        }
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SleepingHook implements ProgressHook {
     final AtomicInteger sleeps = new AtomicInteger();
+    final AtomicInteger wakeups = new AtomicInteger();
     private final boolean platformOnly;
     private volatile Thread sleeper;
 
@@ -35,6 +36,7 @@ final class SleepingHook implements ProgressHook {
 
     @Override
     public void wakeup() {
+        wakeups.incrementAndGet();
         LockSupport.unpark(sleeper);
     }
 

@@ -90,6 +90,28 @@ class UtilWaitSetTest {
     }
 
     @Test
+    void aWakeupWithNobodyWaitingSkipsTheProvidersWakeAndStillEndsTheNextWait() throws Exception {
+        SleepingHook hook = new SleepingHook(true);
+        UtilWaitSet ws = new UtilWaitSet(WaitAttr.defaults());
+        UtilCompletionQueue cq = new UtilCompletionQueue(cqIn(ws), hook, true, true);
+        ws.wakeup();
+        assertEquals(0, hook.wakeups.get(), "nobody waits: the provider is not woken");
+        assertEquals(0, ws.await(10_000), "the pending wakeup ends the next wait at once");
+
+        CompletableFuture<Integer> w = CompletableFuture.supplyAsync(() -> ws.await(10_000));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (hook.sleeps.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertTrue(hook.sleeps.get() > 0, "the waiter sleeps in the provider's hook");
+        ws.wakeup();
+        assertEquals(0, w.get(5, TimeUnit.SECONDS), "a wakeup ends a wait asleep in the provider");
+        assertTrue(hook.wakeups.get() > 0, "by waking the provider's sleep");
+        cq.close();
+        ws.close();
+    }
+
+    @Test
     void aQueueWithoutAWaitObjectIsRefusedByTrywait() {
         CqAttr a = CqAttr.of(CqFormat.CONTEXT, 8);
         a.waitObj = WaitObj.NONE;
