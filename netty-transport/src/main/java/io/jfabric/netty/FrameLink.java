@@ -267,9 +267,9 @@ final class FrameLink implements AutoCloseable {
         }
     }
 
-    /** A free transmit slot, or null while all are in flight. */
+    /** A free transmit slot, or null while all are in flight or once the link has closed (its memory is gone). */
     TxSlot takeTx() {
-        return txFreeCount == 0 ? null : txFree[--txFreeCount];
+        return txFreeCount == 0 || closed ? null : txFree[--txFreeCount];
     }
 
     void giveBack(TxSlot slot) {

@@ -18,6 +18,9 @@ interface JfabricIoHandle extends IoHandle {
     /** Closes the channel now, as its loop shuts down. */
     void closeNow();
 
+    /** {@link #poll()} threw {@code cause}: the channel closes, telling its pipeline why. */
+    void pollFailed(RuntimeException cause);
+
     @Override
     default void handle(IoRegistration registration, IoEvent ioEvent) {
         // never called: progress is driven by poll()

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  * this loop opens is used by this loop's thread only.
  */
 public final class JfabricIoHandler implements IoHandler {
+    private static final System.Logger LOG = System.getLogger("jfabric.netty");
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final ThreadAwareExecutor executor;
@@ -71,7 +72,12 @@ public final class JfabricIoHandler implements IoHandler {
         for (int i = 0; i < regs.size(); i++) {
             Registration r = regs.get(i);
             if (r.valid) {
-                work += r.handle.poll();
+                try {
+                    work += r.handle.poll();
+                } catch (RuntimeException e) {
+                    work++;
+                    pollFailed(r.handle, e);
+                }
             }
         }
         if (!lingering.isEmpty()) {
@@ -100,6 +106,21 @@ public final class JfabricIoHandler implements IoHandler {
         return work;
     }
 
+    /**
+     * A channel's poll threw (a bug in the transport, not the peer's doing): that channel closes with the cause, as
+     * a malformed frame closes its channel only, and the loop goes on with the others. Left to propagate, the
+     * exception would end the loop's thread and every channel registered on it.
+     */
+    private static void pollFailed(JfabricIoHandle handle, RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "a jfabric channel failed in its event loop and is closed", e);
+        try {
+            handle.pollFailed(e);
+        } catch (RuntimeException again) {
+            e.addSuppressed(again);
+            LOG.log(System.Logger.Level.WARNING, "closing the failed jfabric channel failed too", again);
+        }
+    }
+
     /** Peer-failure events are rare: an idle loop reads them now and then, and so does one that never idles. */
     private int pollPeerEvents() {
         int n = 0;
@@ -114,8 +135,7 @@ public final class JfabricIoHandler implements IoHandler {
      * {@link #LINGER_NANOS} pass, so that closing right after a write loses nothing; then its endpoint closes.
      */
     void linger(FrameStream stream) {
-        stream.lingerDeadline = System.nanoTime() + LINGER_NANOS;
-        stream.lingering = true;
+        stream.linger(System.nanoTime() + LINGER_NANOS);
         lingering.add(stream);
     }
 
@@ -133,8 +153,16 @@ public final class JfabricIoHandler implements IoHandler {
         long now = System.nanoTime();
         for (int i = lingering.size() - 1; i >= 0; i--) {
             FrameStream s = lingering.get(i);
-            work += s.poll();
-            if (s.link.txIdle() && s.finSent() || now - s.lingerDeadline > 0) {
+            boolean done;
+            try {
+                work += s.poll();
+                done = s.link.txIdle() && s.finSent() || now - s.lingerDeadline > 0;
+            } catch (RuntimeException e) {
+                // its channel has closed already: nothing to tell, and the stream's last sends are given up
+                LOG.log(System.Logger.Level.WARNING, "a closed jfabric channel's last sends failed", e);
+                done = true;
+            }
+            if (done) {
                 lingering.remove(i);
                 s.link.close();
             }

@@ -226,6 +226,12 @@ public final class JfabricServerChannel extends AbstractServerChannel {
         }
 
         @Override
+        public void pollFailed(RuntimeException cause) {
+            pipeline().fireExceptionCaught(cause);
+            close(voidPromise());
+        }
+
+        @Override
         public void close() {
             close(voidPromise());
         }

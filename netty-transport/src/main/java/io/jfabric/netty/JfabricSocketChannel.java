@@ -750,6 +750,11 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         }
 
         @Override
+        public void pollFailed(RuntimeException cause) {
+            brokenNow(new IOException("jfabric channel to " + remote + " failed in its event loop: " + cause, cause));
+        }
+
+        @Override
         public void close() {
             close(voidPromise());
         }

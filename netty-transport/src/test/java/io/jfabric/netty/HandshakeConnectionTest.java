@@ -4,13 +4,18 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,12 +25,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Over ofi_rxm a client's CONNECT leaves from an endpoint of its own (Dialer), closed once the accepted side
- * answers: no TCP connection to the listener's port stays open beside the channels, which still carry data.
+ * answers: no TCP connection to the listener's port stays open beside the channels, which still carry data. A
+ * client closed while its CONNECT still waits on that endpoint drops the CONNECT with the dialer, and its loop
+ * carries on.
  */
 @Timeout(60)
 class HandshakeConnectionTest extends GroupTestBase {
@@ -92,5 +100,35 @@ class HandshakeConnectionTest extends GroupTestBase {
             }
         }
         return n;
+    }
+
+    /**
+     * The listener is a plain TCP socket that takes the connection and never answers ofi_rxm's handshake, so the
+     * CONNECT stays refused (EAGAIN) on the dialer's endpoint; the client closes meanwhile and lingers. Its loop
+     * must not try the CONNECT again on the closed dialer: that ended the loop once ("Already closed" on the
+     * dialer's freed memory) and every channel on it with it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {Providers.RXM, Providers.LIBFABRIC_RXM})
+    void aClientClosedWhileItsConnectWaitsLeavesItsLoopRunning(String provider) throws Exception {
+        Providers.assumeAvailable(provider);
+        EventLoopGroup loop = new JfabricEventLoopGroup(1);
+        try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            int port = silent.getLocalPort();
+            byte[] name = {2, 0, (byte) (port >> 8), (byte) port, 127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+            ChannelFuture connect = new Bootstrap().group(loop).channel(JfabricSocketChannel.class)
+                    .handler(new ChannelInboundHandlerAdapter()).connect(JfabricAddress.of(provider, name));
+            try (Socket taken = silent.accept()) {
+                Thread.sleep(100); // the CONNECT waits for the handshake nobody answers
+                assertFalse(connect.isDone(), "nothing answers, so the connect is still pending: " + connect.cause());
+                connect.channel().close().sync();
+                Thread.sleep(TimeUnit.SECONDS.toMillis(Providers.seconds(1))); // it lingers, polled every turn
+                assertEquals(42, loop.submit(() -> 42).get(Providers.seconds(5), TimeUnit.SECONDS),
+                        "the loop still runs tasks");
+            }
+            assertFalse(connect.isSuccess());
+        } finally {
+            loop.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+        }
     }
 }

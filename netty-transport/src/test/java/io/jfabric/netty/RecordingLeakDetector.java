@@ -27,6 +27,11 @@ public final class RecordingLeakDetector<T> extends ResourceLeakDetector<T> {
         DETECTORS.add(this);
     }
 
+    /** Netty's factory looks this older signature up as well, and logs an error where it is missing. */
+    public RecordingLeakDetector(Class<?> resourceType, int samplingInterval, long maxActive) {
+        this(resourceType, samplingInterval);
+    }
+
     /**
      * Collects what the garbage collector has found unreleased so far: a few collections, each followed by a
      * forced track on every detector, which is when a detector reports what its reference queue holds.
