@@ -35,9 +35,13 @@ public final class Providers {
         return seconds * TIME_SCALE;
     }
 
-    /** The providers of the echo and gRPC tests: shm, tcp;ofi_rxm and the connected tcp and libfabric:tcp. */
+    /**
+     * The providers of the echo and gRPC tests: shm, tcp;ofi_rxm, the connected tcp and libfabric:tcp, and
+     * libfabric:tcp;ofi_rxm.
+     */
     public static List<String> streams() {
-        String named = System.getProperty("jfabric.netty.test.providers", String.join(",", SHM, RXM, TCP, LIBFABRIC_TCP));
+        String named = System.getProperty("jfabric.netty.test.providers", String.join(",", SHM, RXM, TCP, LIBFABRIC_TCP,
+                LIBFABRIC_RXM));
         return List.of(named.split(","));
     }
 

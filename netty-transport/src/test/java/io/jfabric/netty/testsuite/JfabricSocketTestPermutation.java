@@ -19,8 +19,9 @@ import java.util.List;
 
 /**
  * netty-testsuite's socket tests over jfabric (the counterpart of Netty's EpollSocketTestPermutation): one combo
- * per provider named in {@code -Djfabric.netty.testsuite.providers} (default shm, tcp;ofi_rxm, and the connected
- * tcp and libfabric:tcp; add libfabric:tcp;ofi_rxm by naming it), each a jfabric server and client on one group.
+ * per provider named in {@code -Djfabric.netty.testsuite.providers} (default {@link #DEFAULT_PROVIDERS}: shm,
+ * tcp;ofi_rxm, the connected tcp and libfabric:tcp, and libfabric:tcp;ofi_rxm), each a jfabric server and client on
+ * one group.
  *
  * <p>A combo's server bootstrap notes its provider, so {@link #newSocketAddress()}, which the suite calls right
  * after, binds the server on that provider. Netty's leak detector runs at PARANOID for every suite test.
@@ -29,6 +30,7 @@ public final class JfabricSocketTestPermutation {
     private static final EventLoopGroup GROUP = new JfabricEventLoopGroup(2,
             new DefaultThreadFactory("jfabric-testsuite", true));
     private static volatile String current = "shm";
+    static final String DEFAULT_PROVIDERS = "shm,tcp;ofi_rxm,tcp,libfabric:tcp,libfabric:tcp;ofi_rxm";
 
     static {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
@@ -57,8 +59,7 @@ public final class JfabricSocketTestPermutation {
     }
 
     static List<String> providers() {
-        String named = System.getProperty("jfabric.netty.testsuite.providers",
-                "shm,tcp;ofi_rxm,tcp,libfabric:tcp");
+        String named = System.getProperty("jfabric.netty.testsuite.providers", DEFAULT_PROVIDERS);
         List<String> out = new ArrayList<>();
         for (String p : named.split(",")) {
             if (!p.isBlank() && Jfabric.isAvailable(p.strip())) {
@@ -92,7 +93,7 @@ public final class JfabricSocketTestPermutation {
         List<String> named = ofKinds(kinds);
         org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider of kind "
                 + List.of(kinds) + " among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
-                "shm,tcp;ofi_rxm,tcp,libfabric:tcp") + " (-Djfabric.netty.testsuite.providers)");
+                DEFAULT_PROVIDERS) + " (-Djfabric.netty.testsuite.providers)");
         return socketOver(named);
     }
 
@@ -138,8 +139,8 @@ public final class JfabricSocketTestPermutation {
             });
         }
         org.junit.jupiter.api.Assumptions.assumeFalse(combos.isEmpty(), () -> "not run: none of " + names
-                + " offers an endpoint here (named by -Djfabric.netty.testsuite.providers, default shm,tcp;ofi_rxm,tcp,"
-                + "libfabric:tcp, and the test's own choice)");
+                + " offers an endpoint here (named by -Djfabric.netty.testsuite.providers, default " + DEFAULT_PROVIDERS
+                + ", and the test's own choice)");
         return combos;
     }
 
