@@ -153,8 +153,12 @@ class SlotLendingTest extends GroupTestBase {
 
     @ParameterizedTest
     @MethodSource("io.jfabric.netty.Providers#streams")
-    void aLentBufferDroppedUnreleasedIsReportedAsALeak(String provider) throws Exception {
+    void aLentBufferDroppedUnreleasedIsReportedAsALeak(String provider) throws Throwable {
         Providers.assumeAvailable(provider);
+        RecordingLeakDetector.expectingLeaks(() -> dropOneLentBuffer(provider));
+    }
+
+    private static void dropOneLentBuffer(String provider) throws Exception {
         RecordingLeakDetector.collect();
         assertEquals(List.of(), RecordingLeakDetector.takeReports(), "no leak before this test");
         CompletableFuture<String> dropped = new CompletableFuture<>();
