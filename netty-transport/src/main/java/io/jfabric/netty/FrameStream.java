@@ -83,19 +83,6 @@ final class FrameStream implements FrameLink.Sink {
     long lingerDeadline;
     /** The channel has closed and the stream only finishes its last sends. */
     boolean lingering;
-
-    /**
-     * The channel has closed: the stream finishes its last sends until {@code deadline}. A CONNECT not yet sent is
-     * owed to nobody now (the client closed before it connected), and it would go through the dialer, which closed
-     * with the channel. A pending ACCEPT still goes, ahead of the FIN, from the stream's own endpoint.
-     */
-    void linger(long deadline) {
-        lingerDeadline = deadline;
-        lingering = true;
-        if (handshakeType == Frame.CONNECT) {
-            handshakeType = 0;
-        }
-    }
     /** Something arrived from the peer since the last {@link #probe}. */
     private boolean heard;
     /** Probes sent since the peer was last heard; a peer that stopped polling gets no more than {@link #MAX_UNANSWERED}. */
@@ -369,6 +356,19 @@ final class FrameStream implements FrameLink.Sink {
         creditPending = false;
         grant = 0;
         finPending = -1;
+    }
+
+    /**
+     * The channel has closed: the stream finishes its last sends until {@code deadline}. A CONNECT not yet sent is
+     * owed to nobody now (the client closed before it connected), and it would go through the dialer, which closed
+     * with the channel. A pending ACCEPT still goes, ahead of the FIN, from the stream's own endpoint.
+     */
+    void linger(long deadline) {
+        lingerDeadline = deadline;
+        lingering = true;
+        if (handshakeType == Frame.CONNECT) {
+            handshakeType = 0;
+        }
     }
 
     int poll() {
