@@ -24,6 +24,9 @@ public final class RecordingLeakDetector<T> extends ResourceLeakDetector<T> {
     /** Set while a test leaks on purpose: its leaks are kept but not logged, so the build log shows real ones only. */
     private static volatile boolean expecting;
 
+    /** Counts this detector's tracked objects, for their hints. */
+    private final AtomicLong tracked = new AtomicLong();
+
     public RecordingLeakDetector(Class<?> resourceType, int samplingInterval) {
         super(resourceType, samplingInterval);
         DETECTORS.add(this);
@@ -68,8 +71,6 @@ public final class RecordingLeakDetector<T> extends ResourceLeakDetector<T> {
         }
         return taken;
     }
-
-    private final AtomicLong tracked = new AtomicLong();
 
     /** A number for each tracked object, so that Netty does not drop a leak whose stack matches an earlier one's. */
     @Override
