@@ -13,12 +13,12 @@ import java.util.List;
  */
 public final class NoBufferLeaks implements AfterAllCallback {
     @Override
-    public void afterAll(ExtensionContext context) throws Exception {
+    public void afterAll(ExtensionContext context) {
         check(context.getRequiredTestClass().getSimpleName());
     }
 
     /** Throws an AssertionError naming {@code after} if any buffer has been collected unreleased since the last check. */
-    static void check(String after) throws InterruptedException {
+    static void check(String after) {
         if (!RecordingLeakDetector.class.getName().equals(System.getProperty(RecordingLeakDetector.PROPERTY))) {
             throw new IllegalStateException("Netty's leak detector is not the recording one: run the tests with"
                     + " -D" + RecordingLeakDetector.PROPERTY + "=" + RecordingLeakDetector.class.getName());

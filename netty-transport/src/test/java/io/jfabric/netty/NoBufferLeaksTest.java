@@ -44,6 +44,16 @@ class NoBufferLeaksTest {
         }
     }
 
+    @Test
+    void anInterruptLeftOnTheThreadDoesNotFailTheCheck() {
+        Thread.currentThread().interrupt();
+        try {
+            assertDoesNotThrow(() -> NoBufferLeaks.check("an interrupted thread"));
+        } finally {
+            assertTrue(Thread.interrupted(), "the check leaves the interrupt where it found it");
+        }
+    }
+
     private static void dropOne() {
         ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(64);
         b.writeLong(2); // and never released

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Netty's leak detector, installed for this module's tests ({@code io.netty.customResourceLeakDetector} in the pom),
@@ -42,10 +44,15 @@ public final class RecordingLeakDetector<T> extends ResourceLeakDetector<T> {
      * forced track on every detector, which is when a detector reports what its reference queue holds.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    static void collect() throws InterruptedException {
+    static void collect() {
         for (int i = 0; i < 3; i++) {
             System.gc();
-            Thread.sleep(20); // the reference handler enqueues the collected trackers on its own thread
+            // the reference handler enqueues the collected trackers on its own thread; parked, not slept, so that
+            // an interrupt left on the test thread cannot fail the check
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+            for (long left; (left = until - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(left);
+            }
             for (RecordingLeakDetector d : DETECTORS) {
                 Object probe = new Object();
                 d.trackForcibly(probe).close(probe);
