@@ -48,6 +48,36 @@ final class SlotByteBuf extends UnpooledDirectByteBuf {
         return this;
     }
 
+    /**
+     * A pipeline stage took the buffer: at ADVANCED or PARANOID a tracked lend records it, so that a leak report
+     * shows the handlers it went through, as Netty's own leak-aware buffers do (recording takes a stack trace, which
+     * SIMPLE does not pay for).
+     */
+    @Override
+    public ByteBuf touch(Object hint) {
+        ResourceLeakTracker<SlotByteBuf> tracker = recording();
+        if (tracker != null) {
+            tracker.record(hint);
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf touch() {
+        ResourceLeakTracker<SlotByteBuf> tracker = recording();
+        if (tracker != null) {
+            tracker.record();
+        }
+        return this;
+    }
+
+    /** This lend's tracker where the detector's level keeps access records, else null. */
+    private ResourceLeakTracker<SlotByteBuf> recording() {
+        ResourceLeakTracker<SlotByteBuf> tracker = leak;
+        return tracker != null && ResourceLeakDetector.getLevel().compareTo(ResourceLeakDetector.Level.ADVANCED) >= 0
+                ? tracker : null;
+    }
+
     /** The link's spares this slot goes back to. */
     LentSlots owner() {
         return owner;

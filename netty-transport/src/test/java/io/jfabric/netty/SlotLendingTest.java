@@ -191,5 +191,7 @@ class SlotLendingTest extends GroupTestBase {
         assertTrue(leaks.getFirst().startsWith(SlotByteBuf.class.getSimpleName() + ":"), leaks.getFirst());
         assertTrue(leaks.getFirst().contains(LentSlots.class.getName() + ".lend"),
                 "the report says where the buffer was lent: " + leaks.getFirst());
+        assertTrue(leaks.getFirst().contains("will handle the message from this point"),
+                "and which handler it went to: " + leaks.getFirst());
     }
 }
