@@ -36,12 +36,14 @@ public final class Providers {
     }
 
     /**
-     * The providers of the echo and gRPC tests: shm, tcp;ofi_rxm, the connected tcp and libfabric:tcp, and
-     * libfabric:tcp;ofi_rxm.
+     * The providers the echo and gRPC tests and netty-testsuite run over unless told otherwise: shm, tcp;ofi_rxm,
+     * the connected tcp and libfabric:tcp, and libfabric:tcp;ofi_rxm.
      */
+    public static final String DEFAULTS = String.join(",", SHM, RXM, TCP, LIBFABRIC_TCP, LIBFABRIC_RXM);
+
+    /** The providers of the echo and gRPC tests ({@code -Djfabric.netty.test.providers}, default {@link #DEFAULTS}). */
     public static List<String> streams() {
-        String named = System.getProperty("jfabric.netty.test.providers", String.join(",", SHM, RXM, TCP, LIBFABRIC_TCP,
-                LIBFABRIC_RXM));
+        String named = System.getProperty("jfabric.netty.test.providers", DEFAULTS);
         return List.of(named.split(","));
     }
 

@@ -30,7 +30,7 @@ public final class JfabricSocketTestPermutation {
     private static final EventLoopGroup GROUP = new JfabricEventLoopGroup(2,
             new DefaultThreadFactory("jfabric-testsuite", true));
     private static volatile String current = "shm";
-    static final String DEFAULT_PROVIDERS = "shm,tcp;ofi_rxm,tcp,libfabric:tcp,libfabric:tcp;ofi_rxm";
+    private static final String DEFAULT_PROVIDERS = io.jfabric.netty.Providers.DEFAULTS;
 
     static {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
