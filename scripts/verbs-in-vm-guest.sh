@@ -110,14 +110,16 @@ step_conform_rest() {
 }
 
 # netty-transport's tests in one JVM, servers on rxe0; the waits of echo and gRPC stretched 8 x for the emulation
-# (netty-testsuite's own waits are Netty's). usage: netty_run LOGNAME CLASS_REGEXES
+# (netty-testsuite's own waits are Netty's). The suite's connection attempts dial an unused address of the rxe
+# network (NETTY_BAD_HOST), which nothing answers. usage: netty_run LOGNAME CLASS_REGEXES
 netty_run() {
   local p="${NETTY_PROVIDERS:-verbs,verbs;ofi_rxm}"
   (cd "$ROOT/netty-transport" && "${JAVA[@]}" -Djfabric.conformance.package=io.jfabric.netty \
       -Djfabric.conformance.testLimitMs=600000 -Djfabric.netty.test.timeScale=8 -Djfabric.conformance.include="$2" \
       '-Djfabric.conformance.classOrder=org.junit.jupiter.api.ClassOrderer$ClassName' \
       -Djfabric.netty.test.providers="$p" -Djfabric.netty.testsuite.providers="$p" -Djfabric.netty.testsuite.ssl="$p" \
-      -Djfabric.netty.test.node="$IP1" -Dio.netty.customResourceLeakDetector=io.jfabric.netty.RecordingLeakDetector \
+      -Djfabric.netty.test.node="$IP1" -Djfabric.netty.testsuite.badHost="${NETTY_BAD_HOST:-192.0.2.77}" \
+      -Dio.netty.customResourceLeakDetector=io.jfabric.netty.RecordingLeakDetector \
       -cp "$NETTY_CP" io.jfabric.provider.verbs.ConformanceInVm) \
     | tee "$RESULTS/$1.log" | grep -v '^\s*at \|^Nov\|^Dec\|^WARNING\|^INFO\|^[0-9:.]* \[.*\] \(WARN\|INFO\|DEBUG\) '
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1

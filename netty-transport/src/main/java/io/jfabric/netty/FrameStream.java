@@ -47,7 +47,7 @@ final class FrameStream implements FrameLink.Sink {
      * the peer is gone: native ofi_rxm answers EAGAIN to every send to a killed peer (each starts a connect that is
      * refused), and native shm leaves such a send pending.
      */
-    private static final long PROBE_TIMEOUT_NANOS = 5_000_000_000L;
+    static final long PROBE_TIMEOUT_NANOS = 5_000_000_000L;
     private static final int MAX_UNANSWERED = 2;
     /** Completion polls a stream makes at most, when its peer is reported gone, to take what the peer sent first. */
     private static final int DRAIN_POLLS = 64;
@@ -148,6 +148,11 @@ final class FrameStream implements FrameLink.Sink {
     }
 
     /** Sends CONNECT from {@code dialer}'s endpoint, naming this stream's: the accepted side answers here. */
+    /** Whether a CONNECT or ACCEPT waits to be sent (the provider refused it with EAGAIN, or had no slot for it). */
+    boolean handshakePending() {
+        return handshakeType != 0;
+    }
+
     int sendConnect(Dialer dialer) {
         return sendHandshake(Frame.CONNECT, dialer.server, dialer.link());
     }

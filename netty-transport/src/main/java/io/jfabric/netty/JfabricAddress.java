@@ -1,5 +1,6 @@
 package io.jfabric.netty;
 
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -79,6 +80,16 @@ public final class JfabricAddress extends SocketAddress {
     /** The endpoint's name, or null for an address a server binds to. */
     public byte[] name() {
         return name == null ? null : name.clone();
+    }
+
+    /**
+     * The host and port in the name of an endpoint whose provider names endpoints by IP socket address (tcp,
+     * tcp;ofi_rxm, verbs, the bridge's tcp ones), e.g. the port a server bound to port 0 was given; null for other
+     * names (shm's) and for an address a server binds to.
+     */
+    public InetSocketAddress asInetSocketAddress() {
+        String host = name == null ? null : SockAddr.host(name);
+        return host == null ? null : new InetSocketAddress(host, SockAddr.port(name));
     }
 
     byte[] nameNoCopy() {

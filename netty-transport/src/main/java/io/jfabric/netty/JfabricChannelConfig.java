@@ -30,6 +30,7 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
     private volatile int window = DEFAULT_WINDOW;
     private volatile int slotSize = DEFAULT_SLOT_SIZE;
     private volatile boolean keepAlive;
+    private volatile String provider;
 
     JfabricChannelConfig(Channel channel) {
         super(channel);
@@ -38,7 +39,7 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), ChannelOption.ALLOW_HALF_CLOSURE, ChannelOption.SO_KEEPALIVE,
-                JfabricChannelOption.WINDOW, JfabricChannelOption.SLOT_SIZE);
+                JfabricChannelOption.WINDOW, JfabricChannelOption.SLOT_SIZE, JfabricChannelOption.PROVIDER);
     }
 
     @Override
@@ -56,6 +57,9 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
         if (option == ChannelOption.SO_KEEPALIVE) {
             return (T) Boolean.valueOf(keepAlive);
         }
+        if (option == JfabricChannelOption.PROVIDER) {
+            return (T) provider;
+        }
         return super.getOption(option);
     }
 
@@ -70,10 +74,17 @@ public final class JfabricChannelConfig extends DefaultChannelConfig implements 
             setSlotSize((Integer) value);
         } else if (option == ChannelOption.SO_KEEPALIVE) {
             keepAlive = (Boolean) value;
+        } else if (option == JfabricChannelOption.PROVIDER) {
+            provider = (String) value;
         } else {
             return super.setOption(option, value);
         }
         return true;
+    }
+
+    /** {@link JfabricChannelOption#PROVIDER}, or null. */
+    public String getProvider() {
+        return provider;
     }
 
     public int getWindow() {

@@ -95,10 +95,7 @@ public final class JfabricServerChannel extends AbstractServerChannel {
 
     @Override
     protected void doBind(SocketAddress localAddress) {
-        if (!(localAddress instanceof JfabricAddress a)) {
-            throw new IllegalArgumentException("a jfabric server binds to a JfabricAddress (JfabricAddress.any(\"shm\")"
-                    + " ...), not " + localAddress);
-        }
+        JfabricAddress a = HostPort.bindAddress(localAddress, config.getProvider());
         if (MsgPath.isConnected(a.provider())) {
             listener = MsgListener.open(handler, a);
             local = listener.address();

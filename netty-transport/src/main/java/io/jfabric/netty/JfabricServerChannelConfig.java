@@ -11,10 +11,11 @@ import java.util.Map;
  * accepted clients may wait while the pipeline is not reading (0, as for a server socket, takes the default,
  * {@link JfabricServerChannel#BACKLOG}). Servers written for NIO or epoll set it, and an option the channel refused
  * would log a warning at every bind. As with a server socket, a read takes up to 16 waiting clients (Netty's
- * messages per read), not one.
+ * messages per read), not one. {@link JfabricChannelOption#PROVIDER} names the provider of a bind to a host and port.
  */
 final class JfabricServerChannelConfig extends DefaultChannelConfig {
     private volatile int backlog = JfabricServerChannel.BACKLOG;
+    private volatile String provider;
 
     JfabricServerChannelConfig(JfabricServerChannel channel) {
         super(channel, new ServerChannelRecvByteBufAllocator());
@@ -22,7 +23,7 @@ final class JfabricServerChannelConfig extends DefaultChannelConfig {
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), ChannelOption.SO_BACKLOG);
+        return getOptions(super.getOptions(), ChannelOption.SO_BACKLOG, JfabricChannelOption.PROVIDER);
     }
 
     @Override
@@ -30,6 +31,9 @@ final class JfabricServerChannelConfig extends DefaultChannelConfig {
     public <T> T getOption(ChannelOption<T> option) {
         if (option == ChannelOption.SO_BACKLOG) {
             return (T) Integer.valueOf(backlog);
+        }
+        if (option == JfabricChannelOption.PROVIDER) {
+            return (T) provider;
         }
         return super.getOption(option);
     }
@@ -41,7 +45,16 @@ final class JfabricServerChannelConfig extends DefaultChannelConfig {
             setBacklog((Integer) value);
             return true;
         }
+        if (option == JfabricChannelOption.PROVIDER) {
+            provider = (String) value;
+            return true;
+        }
         return super.setOption(option, value);
+    }
+
+    /** {@link JfabricChannelOption#PROVIDER}, or null. */
+    String getProvider() {
+        return provider;
     }
 
     int getBacklog() {

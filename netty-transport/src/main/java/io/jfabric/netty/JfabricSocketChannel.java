@@ -74,7 +74,10 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     /** The endpoint this client's CONNECT left from, until the accepted side answers; null if none. */
     private Dialer dialer;
     private ChannelPromise connectPromise;
+    /** CONNECT_TIMEOUT_MILLIS's timer, or the check before it that native ofi_rxm has sent the CONNECT at all. */
     private Future<?> connectTimeout;
+    /** How long a native RDM provider may refuse a CONNECT with EAGAIN before the connect fails: as for a probe. */
+    static final long UNREACHED_MILLIS = FrameStream.PROBE_TIMEOUT_NANOS / 1_000_000;
     /** The periodic {@link FrameStream#probe} of a stream whose provider reports no peer failure, or null. */
     private Future<?> probes;
     private final StreamEvents events = new StreamEvents();
@@ -179,10 +182,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
 
     @Override
     protected void doBind(SocketAddress localAddress) throws Exception {
-        if (!(localAddress instanceof JfabricAddress a)) {
-            throw new IllegalArgumentException("a jfabric channel binds to a JfabricAddress, not " + localAddress);
-        }
-        bindTo = a;
+        bindTo = HostPort.bindAddress(localAddress, config.getProvider());
     }
 
     @Override
@@ -432,8 +432,9 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     }
 
     private void startConnect(SocketAddress remoteAddress, ChannelPromise promise) throws ConnectException {
-        boolean connected = remoteAddress instanceof JfabricAddress a && MsgPath.isConnected(a.provider());
-        if (!(remoteAddress instanceof JfabricAddress r) || r.nameNoCopy() == null && !connected) {
+        JfabricAddress r = HostPort.peerAddress(remoteAddress, config.getProvider());
+        boolean connected = MsgPath.isConnected(r.provider());
+        if (r.nameNoCopy() == null && !connected) {
             throw new ConnectException("a jfabric channel connects to a bound server's JfabricAddress, not "
                     + remoteAddress);
         }
@@ -475,15 +476,23 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         state = State.CONNECTING;
         connectPromise = promise;
         int timeout = config.getConnectTimeoutMillis();
-        if (timeout > 0) {
+        long start = System.nanoTime();
+        long deadline = timeout > 0 ? start + timeout * 1_000_000L : Long.MAX_VALUE;
+        // the bridge's native RDM providers report no peer's failure: native ofi_rxm (libfabric 1.17) retries a
+        // refused or unanswered connection on every send, so a CONNECT it has refused with EAGAIN this long finds
+        // no listener
+        if (stream.needsProbes() && (timeout <= 0 || timeout > UNREACHED_MILLIS)) {
             connectTimeout = eventLoop().schedule(() -> {
-                ChannelPromise p = connectPromise;
-                if (p != null && p.tryFailure(new ConnectTimeoutException("jfabric connect to " + r
-                        + " timed out after " + timeout + " ms"))) {
-                    connectPromise = null;
-                    unsafe().close(unsafe().voidPromise());
+                if (stream.handshakePending()) {
+                    failConnect(new ConnectException("jfabric connect to " + r + " failed: the provider refused the"
+                            + " CONNECT with EAGAIN for " + UNREACHED_MILLIS + " ms (nothing listens there, or it does"
+                            + " not answer: native ofi_rxm reports neither)"));
+                } else if (deadline != Long.MAX_VALUE) {
+                    connectTimeout = scheduleConnectTimeout(r, timeout, deadline - System.nanoTime());
                 }
-            }, timeout, TimeUnit.MILLISECONDS);
+            }, UNREACHED_MILLIS, TimeUnit.MILLISECONDS);
+        } else if (timeout > 0) {
+            connectTimeout = scheduleConnectTimeout(r, timeout, deadline - start);
         }
         promise.addListener((ChannelFutureListener) f -> {
             if (f.isCancelled()) {
@@ -494,6 +503,19 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
                 unsafe().close(unsafe().voidPromise());
             }
         });
+    }
+
+    private Future<?> scheduleConnectTimeout(JfabricAddress r, int timeout, long nanos) {
+        return eventLoop().schedule(() -> failConnect(new ConnectTimeoutException("jfabric connect to " + r
+                + " timed out after " + timeout + " ms")), nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void failConnect(ConnectException cause) {
+        ChannelPromise p = connectPromise;
+        if (p != null && p.tryFailure(cause)) {
+            connectPromise = null;
+            unsafe().close(unsafe().voidPromise());
+        }
     }
 
     /** The endpoint's own address; a connected provider's client may have none until it is connected. */
@@ -708,7 +730,9 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private final class JfabricUnsafe extends AbstractUnsafe implements JfabricIoHandle {
         @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
-            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+            // not made uncancellable, as NIO's and epoll's connects are not: cancelling a connect in flight closes
+            // the channel (startConnectTimer)
+            if (promise.isDone() || !ensureOpen(promise)) {
                 return;
             }
             if (state == State.ACTIVE) {

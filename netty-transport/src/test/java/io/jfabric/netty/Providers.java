@@ -47,6 +47,11 @@ public final class Providers {
         return List.of(named.split(","));
     }
 
+    /** Those of {@link #streams()} whose endpoints have IP socket addresses, so a channel can dial a host and port. */
+    public static List<String> hostAndPort() {
+        return streams().stream().filter(p -> !p.equals(SHM)).toList();
+    }
+
     /** Where a test server binds: shm names its own region; socket providers stay on {@link #NODE}. */
     public static JfabricAddress serverAddress(String provider) {
         return provider.equals(SHM) ? JfabricAddress.any(provider) : JfabricAddress.bind(provider, NODE, null);

@@ -14,6 +14,7 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.jfabric.netty.Jfabric;
 import io.jfabric.netty.JfabricAddress;
+import io.jfabric.netty.JfabricChannelOption;
 import io.jfabric.netty.GroupTestBase;
 import io.jfabric.netty.JfabricServerChannel;
 import io.jfabric.netty.JfabricSocketChannel;
@@ -30,6 +31,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -194,6 +196,32 @@ class GrpcOverJfabricTest extends GroupTestBase {
             for (int i = 0; i < 100; i++) {
                 assertEquals(Integer.toString(i), new String(calls.get(i).get(io.jfabric.netty.Providers.seconds(30), TimeUnit.SECONDS)));
             }
+        } finally {
+            channel.shutdownNow().awaitTermination(io.jfabric.netty.Providers.seconds(10), TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(io.jfabric.netty.Providers.seconds(10), TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A server bound to a host and port 0, and a channel whose target is "host:port": gRPC's DNS name resolver hands
+     * the channel an InetSocketAddress, which it dials over {@link JfabricChannelOption#PROVIDER}.
+     */
+    @ParameterizedTest
+    @MethodSource("io.jfabric.netty.Providers#hostAndPort")
+    void aChannelReachesAServerByHostAndPort(String provider) throws Exception {
+        Assumptions.assumeTrue(Jfabric.isAvailable(provider), () -> provider + " offers no RDM or MSG endpoint here");
+        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(io.jfabric.netty.Providers.NODE, 0))
+                .channelType(JfabricServerChannel.class).withOption(JfabricChannelOption.PROVIDER, provider)
+                .bossEventLoopGroup(group).workerEventLoopGroup(group)
+                .addService(service()).build().start();
+        InetSocketAddress bound = ((JfabricAddress) server.getListenSockets().getFirst()).asInetSocketAddress();
+        ManagedChannel channel = NettyChannelBuilder.forTarget(bound.getHostString() + ":" + bound.getPort())
+                .channelType(JfabricSocketChannel.class).withOption(JfabricChannelOption.PROVIDER, provider)
+                .eventLoopGroup(group).usePlaintext().build();
+        try {
+            byte[] hello = "hello by host and port".getBytes();
+            assertArrayEquals(hello, ClientCalls.blockingUnaryCall(channel, UNARY,
+                    CallOptions.DEFAULT.withDeadlineAfter(io.jfabric.netty.Providers.seconds(30), TimeUnit.SECONDS), hello));
         } finally {
             channel.shutdownNow().awaitTermination(io.jfabric.netty.Providers.seconds(10), TimeUnit.SECONDS);
             server.shutdownNow().awaitTermination(io.jfabric.netty.Providers.seconds(10), TimeUnit.SECONDS);

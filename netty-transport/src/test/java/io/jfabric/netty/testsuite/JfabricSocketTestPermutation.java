@@ -1,7 +1,7 @@
 package io.jfabric.netty.testsuite;
 
 import io.jfabric.netty.Jfabric;
-import io.jfabric.netty.JfabricAddress;
+import io.jfabric.netty.JfabricChannelOption;
 import io.jfabric.netty.JfabricEventLoopGroup;
 import io.jfabric.netty.JfabricServerChannel;
 import io.jfabric.netty.JfabricSocketChannel;
@@ -123,13 +123,12 @@ public final class JfabricSocketTestPermutation {
             combos.add(new BootstrapComboFactory<>() {
                 @Override
                 public ServerBootstrap newServerInstance() {
-                    current = provider;
-                    return new ServerBootstrap().group(GROUP, GROUP).channel(JfabricServerChannel.class);
+                    return serverOver(provider);
                 }
 
                 @Override
                 public Bootstrap newClientInstance() {
-                    return new Bootstrap().group(GROUP).channel(JfabricSocketChannel.class);
+                    return clientOf(provider);
                 }
 
                 @Override
@@ -144,15 +143,49 @@ public final class JfabricSocketTestPermutation {
         return combos;
     }
 
-    public static List<BootstrapFactory<Bootstrap>> clientSocket() {
+    /**
+     * Clients of the named providers that have host-and-port addresses (not shm, whose addresses name regions), for
+     * the suite tests that dial a host and port themselves ({@code Bootstrap.connect(host, port)}).
+     */
+    public static List<BootstrapFactory<Bootstrap>> clientSocketByHostAndPort() {
+        List<String> named = ofKinds(Kind.RXM, Kind.CONNECTED);
+        org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider with host-and-port"
+                + " addresses among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
+                DEFAULT_PROVIDERS) + " (-Djfabric.netty.testsuite.providers)");
         List<BootstrapFactory<Bootstrap>> out = new ArrayList<>();
-        for (String provider : providers()) {
-            out.add(() -> {
-                current = provider;
-                return new Bootstrap().group(GROUP).channel(JfabricSocketChannel.class);
-            });
+        for (String provider : named) {
+            out.add(() -> clientOf(provider));
         }
         return out;
+    }
+
+    /** Servers of every named provider, for the suite tests whose peer is not a Netty bootstrap of the combo. */
+    public static List<BootstrapFactory<ServerBootstrap>> serverSocket() {
+        List<BootstrapFactory<ServerBootstrap>> out = new ArrayList<>();
+        for (String provider : providers()) {
+            out.add(() -> serverOver(provider));
+        }
+        org.junit.jupiter.api.Assumptions.assumeFalse(out.isEmpty(), () -> "not run: none of the named providers "
+                + "offers an endpoint here (-Djfabric.netty.testsuite.providers)");
+        return out;
+    }
+
+    /** The provider of the combo whose server bootstrap was made last. */
+    static String currentProvider() {
+        return current;
+    }
+
+    /** A server of {@code provider}; a bind to a host and port (the suite's {@code bind(LOCALHOST, 0)}) is on it. */
+    private static ServerBootstrap serverOver(String provider) {
+        current = provider;
+        return new ServerBootstrap().group(GROUP, GROUP).channel(JfabricServerChannel.class)
+                .option(JfabricChannelOption.PROVIDER, provider);
+    }
+
+    /** A client whose dial of a host and port goes over {@code provider}. */
+    static Bootstrap clientOf(String provider) {
+        return new Bootstrap().group(GROUP).channel(JfabricSocketChannel.class)
+                .option(JfabricChannelOption.PROVIDER, provider);
     }
 
     /** Where the current combo's server binds: shm names its own region, socket providers bind loopback. */
