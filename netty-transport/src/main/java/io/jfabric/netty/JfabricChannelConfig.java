@@ -14,7 +14,8 @@ import java.util.Map;
 /**
  * A {@link JfabricSocketChannel}'s options: Netty's common ones, {@link ChannelOption#ALLOW_HALF_CLOSURE}, and the
  * stream's {@link JfabricChannelOption#WINDOW} and {@link JfabricChannelOption#SLOT_SIZE}, which take effect when
- * the channel connects or is accepted.
+ * the channel connects or is accepted, and {@link JfabricChannelOption#PROVIDER}, the provider of a dial to a host
+ * and port.
  *
  * <p>{@link ChannelOption#SO_KEEPALIVE} is accepted and read back but changes nothing: what a keepalive is for, finding
  * a peer that is gone, the provider does on every stream (a dead peer closes the channel within the peer-failure
