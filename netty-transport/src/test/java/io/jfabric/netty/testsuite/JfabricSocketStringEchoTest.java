@@ -12,7 +12,7 @@ import static io.jfabric.netty.testsuite.JfabricSocketTestPermutation.socket;
 
 /** Netty's {@link SocketStringEchoTest} over jfabric's providers ({@link JfabricSocketTestPermutation}). */
 public class JfabricSocketStringEchoTest extends SocketStringEchoTest {
-    // the suite's hooks, one line each: sixteen classes repeat them, one per suite test they subclass
+    // the suite's hooks, one line each: every class repeats them, one per suite test it subclasses
     @Override protected List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> newFactories() { return socket(); }
 
     @Override protected SocketAddress newSocketAddress() { return JfabricSocketTestPermutation.newSocketAddress(); }

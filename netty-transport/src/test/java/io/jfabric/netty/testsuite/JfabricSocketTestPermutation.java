@@ -144,6 +144,19 @@ public final class JfabricSocketTestPermutation {
     }
 
     /**
+     * The combos of the named providers with an endpoint on the loopback interface, for a suite test that binds
+     * {@code NetUtil.LOCALHOST} itself: those with host-and-port addresses, but not verbs, whose endpoints are its
+     * RDMA devices' interfaces.
+     */
+    public static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketOnLoopback() {
+        List<String> named = ofKinds(Kind.RXM, Kind.CONNECTED).stream().filter(p -> !p.startsWith("verbs")).toList();
+        org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider with an endpoint on"
+                + " loopback among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
+                DEFAULT_PROVIDERS) + " (shm has no host-and-port addresses; verbs none on loopback)");
+        return socketOver(named);
+    }
+
+    /**
      * Clients of the named providers that have host-and-port addresses (not shm, whose addresses name regions), for
      * the suite tests that dial a host and port themselves ({@code Bootstrap.connect(host, port)}).
      */
