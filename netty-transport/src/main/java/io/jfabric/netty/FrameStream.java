@@ -147,12 +147,12 @@ final class FrameStream implements FrameLink.Sink {
         return sendHandshake(type, dest, link);
     }
 
-    /** Sends CONNECT from {@code dialer}'s endpoint, naming this stream's: the accepted side answers here. */
     /** Whether a CONNECT or ACCEPT waits to be sent (the provider refused it with EAGAIN, or had no slot for it). */
     boolean handshakePending() {
         return handshakeType != 0;
     }
 
+    /** Sends CONNECT from {@code dialer}'s endpoint, naming this stream's: the accepted side answers here. */
     int sendConnect(Dialer dialer) {
         return sendHandshake(Frame.CONNECT, dialer.server, dialer.link());
     }

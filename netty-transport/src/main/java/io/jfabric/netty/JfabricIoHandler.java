@@ -52,9 +52,24 @@ public final class JfabricIoHandler implements IoHandler {
         this.executor = executor;
     }
 
-    /** The factory a {@link io.netty.channel.MultiThreadIoEventLoopGroup} makes each loop's handler with. */
+    /**
+     * The factory a {@link io.netty.channel.MultiThreadIoEventLoopGroup} makes each loop's handler with. Its loops may
+     * change threads, so an auto-scaling group can suspend an idle one (Netty suspends only a loop with nothing
+     * registered): nothing here is bound to a thread (the domains are FI_THREAD_DOMAIN, one caller at a time, not
+     * one thread), and {@link #initialize} notes the thread a resumed loop runs on, which {@link #wakeup} unparks.
+     */
     public static IoHandlerFactory newFactory() {
-        return JfabricIoHandler::new;
+        return new IoHandlerFactory() {
+            @Override
+            public IoHandler newHandler(ThreadAwareExecutor executor) {
+                return new JfabricIoHandler(executor);
+            }
+
+            @Override
+            public boolean isChangingThreadSupported() {
+                return true;
+            }
+        };
     }
 
     @Override

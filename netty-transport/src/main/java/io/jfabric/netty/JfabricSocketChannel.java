@@ -14,7 +14,6 @@ import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -74,10 +73,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     /** The endpoint this client's CONNECT left from, until the accepted side answers; null if none. */
     private Dialer dialer;
     private ChannelPromise connectPromise;
-    /** CONNECT_TIMEOUT_MILLIS's timer, or the check before it that native ofi_rxm has sent the CONNECT at all. */
-    private Future<?> connectTimeout;
-    /** How long a native RDM provider may refuse a CONNECT with EAGAIN before the connect fails: as for a probe. */
-    static final long UNREACHED_MILLIS = FrameStream.PROBE_TIMEOUT_NANOS / 1_000_000;
+    private ConnectDeadline connectDeadline;
     /** The periodic {@link FrameStream#probe} of a stream whose provider reports no peer failure, or null. */
     private Future<?> probes;
     private final StreamEvents events = new StreamEvents();
@@ -202,8 +198,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         State was = state;
         state = State.CLOSED;
         closeDialer();
-        if (connectTimeout != null) {
-            connectTimeout.cancel(false);
+        if (connectDeadline != null) {
+            connectDeadline.cancel();
         }
         if (probes != null) {
             probes.cancel(false);
@@ -475,39 +471,17 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
         remote = r;
         state = State.CONNECTING;
         connectPromise = promise;
-        int timeout = config.getConnectTimeoutMillis();
-        long start = System.nanoTime();
-        long deadline = timeout > 0 ? start + timeout * 1_000_000L : Long.MAX_VALUE;
-        // the bridge's native RDM providers report no peer's failure: native ofi_rxm (libfabric 1.17) retries a
-        // refused or unanswered connection on every send, so a CONNECT it has refused with EAGAIN this long finds
-        // no listener
-        if (stream.needsProbes() && (timeout <= 0 || timeout > UNREACHED_MILLIS)) {
-            connectTimeout = eventLoop().schedule(() -> {
-                if (stream.handshakePending()) {
-                    failConnect(new ConnectException("jfabric connect to " + r + " failed: the provider refused the"
-                            + " CONNECT with EAGAIN for " + UNREACHED_MILLIS + " ms (nothing listens there, or it does"
-                            + " not answer: native ofi_rxm reports neither)"));
-                } else if (deadline != Long.MAX_VALUE) {
-                    connectTimeout = scheduleConnectTimeout(r, timeout, deadline - System.nanoTime());
-                }
-            }, UNREACHED_MILLIS, TimeUnit.MILLISECONDS);
-        } else if (timeout > 0) {
-            connectTimeout = scheduleConnectTimeout(r, timeout, deadline - start);
-        }
+        connectDeadline = ConnectDeadline.start(eventLoop(), r, config.getConnectTimeoutMillis(), stream,
+                this::failConnect);
         promise.addListener((ChannelFutureListener) f -> {
             if (f.isCancelled()) {
-                if (connectTimeout != null) {
-                    connectTimeout.cancel(false);
+                if (connectDeadline != null) {
+                    connectDeadline.cancel();
                 }
                 connectPromise = null;
                 unsafe().close(unsafe().voidPromise());
             }
         });
-    }
-
-    private Future<?> scheduleConnectTimeout(JfabricAddress r, int timeout, long nanos) {
-        return eventLoop().schedule(() -> failConnect(new ConnectTimeoutException("jfabric connect to " + r
-                + " timed out after " + timeout + " ms")), nanos, TimeUnit.NANOSECONDS);
     }
 
     private void failConnect(ConnectException cause) {
@@ -588,8 +562,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             return;
         }
         connectPromise = null;
-        if (connectTimeout != null) {
-            connectTimeout.cancel(false);
+        if (connectDeadline != null) {
+            connectDeadline.cancel();
         }
         closeDialer(); // the listener had the CONNECT: the accepted side answered
         try {
