@@ -91,9 +91,7 @@ public final class JfabricSocketTestPermutation {
     /** The combos of the named providers ({@code -Djfabric.netty.testsuite.providers}) of the given kinds only. */
     public static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketOf(Kind... kinds) {
         List<String> named = ofKinds(kinds);
-        org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider of kind "
-                + List.of(kinds) + " among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
-                DEFAULT_PROVIDERS) + " (-Djfabric.netty.testsuite.providers)");
+        requireSome(named, "of kind " + List.of(kinds), "-Djfabric.netty.testsuite.providers");
         return socketOver(named);
     }
 
@@ -103,6 +101,13 @@ public final class JfabricSocketTestPermutation {
      */
     public static void onlyKinds(org.junit.jupiter.api.function.Executable test, Kind... kinds) throws Throwable {
         only(String.join(",", ofKinds(kinds)), test);
+    }
+
+    /** Aborts the test ("not run", with why) when none of the named providers is {@code what} the test needs. */
+    private static void requireSome(List<String> named, String what, String why) {
+        org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider " + what
+                + " among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
+                DEFAULT_PROVIDERS) + " (" + why + ")");
     }
 
     private static List<String> ofKinds(Kind... kinds) {
@@ -150,9 +155,7 @@ public final class JfabricSocketTestPermutation {
      */
     public static List<BootstrapComboFactory<ServerBootstrap, Bootstrap>> socketOnLoopback() {
         List<String> named = ofKinds(Kind.RXM, Kind.CONNECTED).stream().filter(p -> !p.startsWith("verbs")).toList();
-        org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider with an endpoint on"
-                + " loopback among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
-                DEFAULT_PROVIDERS) + " (shm has no host-and-port addresses; verbs none on loopback)");
+        requireSome(named, "with an endpoint on loopback", "shm has no host-and-port addresses; verbs none on loopback");
         return socketOver(named);
     }
 
@@ -162,9 +165,7 @@ public final class JfabricSocketTestPermutation {
      */
     public static List<BootstrapFactory<Bootstrap>> clientSocketByHostAndPort() {
         List<String> named = ofKinds(Kind.RXM, Kind.CONNECTED);
-        org.junit.jupiter.api.Assumptions.assumeFalse(named.isEmpty(), () -> "not run: no provider with host-and-port"
-                + " addresses among those available of " + System.getProperty("jfabric.netty.testsuite.providers",
-                DEFAULT_PROVIDERS) + " (-Djfabric.netty.testsuite.providers)");
+        requireSome(named, "with host-and-port addresses", "-Djfabric.netty.testsuite.providers");
         List<BootstrapFactory<Bootstrap>> out = new ArrayList<>();
         for (String provider : named) {
             out.add(() -> clientOf(provider));
