@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * bench/netty's {@code @pinned} transports: a thread factory whose threads each stay on one CPU, taking the CPUs the
  * creating thread may use in turn, so that a group of two event loops on a two-CPU machine has one loop per CPU
- * whatever the scheduler would have chosen (docs/performance.md, "Why a unary round is fast or slow").
+ * whatever the scheduler would have chosen (docs/netty-performance.md, "Why a unary round is fast or slow").
  *
  * <p>A thread that cannot be pinned when it starts (the process's CPUs changed since the factory was made) runs
  * unpinned and says so in a warning, rather than leave its event loop without a thread.
