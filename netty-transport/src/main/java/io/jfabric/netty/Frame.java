@@ -16,8 +16,8 @@ import java.nio.ByteOrder;
  * 12  u32  length    payload bytes after the header
  * </pre>
  *
- * CONNECT's payload is the client endpoint's name and ACCEPT's the accepting endpoint's name (fi_getname); the
- * {@code credit} of both is the sender's initial window. DATA carries stream bytes. CREDIT, FIN and the
+ * CONNECT's payload is the sender's slot size (u32) and then the client endpoint's name, ACCEPT's the same with the
+ * accepting endpoint's name (fi_getname); the {@code credit} of both is the sender's initial window. DATA carries stream bytes. CREDIT, FIN and the
  * handshake use no credit: the receiver keeps {@link #CONTROL_SLOTS} receive slots for them.
  */
 final class Frame {

@@ -37,8 +37,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A client dials a {@link JfabricServerChannel}'s address: it sends CONNECT with its own endpoint's name, and the
  * server's new child channel, once registered on its loop, opens its own endpoint and answers ACCEPT from there.
- * Writes of direct buffers go out in place where the provider needs no local descriptor (shm); everything else is
- * copied once into a registered slot, small writes packed together.
+ * Direct writes of 4 KiB or more go out in place where the provider needs no local descriptor (shm, tcp;ofi_rxm:
+ * no FI_MR_LOCAL); everything else is copied once into a registered slot, small writes packed together.
  */
 public final class JfabricSocketChannel extends AbstractChannel implements DuplexChannel {
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One loop domain's registrations of Netty's pooled memory, so that a direct write on a provider that wants a local
- * descriptor (FI_MR_LOCAL: tcp;ofi_rxm, verbs) is sent in place instead of copied into a slot.
+ * descriptor (FI_MR_LOCAL: verbs) is sent in place instead of copied into a slot.
  *
  * <p>What is registered is the whole block a pooled buffer lives in: its internal NIO buffer is a view of the
  * arena's chunk, whose capacity and base (the buffer's address less the view's position) name the chunk without
