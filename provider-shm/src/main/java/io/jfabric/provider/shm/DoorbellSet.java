@@ -8,7 +8,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * A domain's sleep on the doorbells of all its endpoints at once ({@code futex_waitv}), so that a waiter on a
  * domain with several endpoints (an event loop's channels, a wait set over their CQs) sleeps until a peer writes
  * into any of their rings, instead of polling them between short parks. Each endpoint is armed and checked as
- * for its own sleep ({@link ShmProgress#armForSleep}); a producer's ring ends the sleep.
+ * for its own sleep ({@link ShmProgress#armForSleep}); a producer's ring ends the sleep, and so does a peer that
+ * consumes the oldest deferred send of an endpoint whose sleep armed that wake ({@link ConsumeWait}).
  */
 final class DoorbellSet implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
@@ -35,6 +36,7 @@ final class DoorbellSet implements AutoCloseable {
                 waitv = w;
             }
             long limit = nanos;
+            int words = 0;
             for (ShmEndpoint ep : eps) {
                 long l = ep.armForSleep(nanos);
                 armed++;
@@ -42,9 +44,17 @@ final class DoorbellSet implements AutoCloseable {
                     return true; // work already waiting: no sleep
                 }
                 limit = Math.min(limit, l);
-                w.set(armed - 1, ep.doorbellAddress(), 1);
+                w.set(words++, ep.doorbellAddress(), 1);
+                long consumed = ep.consumeWaitAddress();
+                if (consumed != 0) {
+                    if (words < FutexWaitv.MAX) {
+                        w.set(words++, consumed, ep.consumeWaitExpected());
+                    } else {
+                        limit = Math.min(limit, ConsumeWait.POLL_NANOS); // no room for the peer's head: look soon
+                    }
+                }
             }
-            w.await(armed, limit);
+            w.await(words, limit);
             return true;
         } finally {
             for (int i = 0; i < armed; i++) {

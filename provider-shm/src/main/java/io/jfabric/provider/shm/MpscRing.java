@@ -1,8 +1,11 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.ffi.Futex;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * A many-producer, one-consumer ring of variable-length records on a (shared, mapped)
@@ -35,7 +38,14 @@ public final class MpscRing {
     static final int TAIL_OFFSET = 128;
     static final int HEAD_CACHE_OFFSET = 256;
     static final int HEAD_OFFSET = 384;
+    /**
+     * Set by a producer about to sleep until the head passes its record; on the head's second line, which only
+     * such producers write, so the consumer's read of it stays a cache hit.
+     */
+    static final int CONSUME_WAIT_OFFSET = HEAD_OFFSET + 64;
     public static final int TRAILER_LENGTH = 512;
+    /** A sleeper waits on the head's low 32 bits (a futex word), which sit at the head's address only here. */
+    private static final boolean HEAD_WORD_AT_HEAD = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private static final int LENGTH_FIELD = 0;
     private static final int TYPE_FIELD = 4;
@@ -61,6 +71,7 @@ public final class MpscRing {
     private final long tailAt;
     private final long headCacheAt;
     private final long headAt;
+    private final long consumeWaitAt;
     private final int maxPayload;
 
     private long corruptRecords;
@@ -85,6 +96,7 @@ public final class MpscRing {
         this.tailAt = cap + TAIL_OFFSET;
         this.headCacheAt = cap + HEAD_CACHE_OFFSET;
         this.headAt = cap + HEAD_OFFSET;
+        this.consumeWaitAt = cap + CONSUME_WAIT_OFFSET;
         this.maxPayload = capacity / 8 - HEADER_LENGTH;
     }
 
@@ -227,6 +239,44 @@ public final class MpscRing {
         return (long) LONG.getVolatile(buffer, headAt) - endPosition >= 0;
     }
 
+    /**
+     * Producer: announces a sleep until the head moves (to learn that a record was consumed), to be followed by a
+     * read of {@link #headWord}, a last {@link #consumed} check, {@link #consumeWaiterAnnounced}, and a futex wait on
+     * {@link #headWordAddress} for the word read. The consumer's next move of the head clears the announcement and
+     * wakes every such sleeper. False where the head's word cannot be slept on.
+     */
+    public boolean announceConsumeWaiter() {
+        if (!HEAD_WORD_AT_HEAD) {
+            return false;
+        }
+        INT.setVolatile(buffer, consumeWaitAt, 1);
+        return true;
+    }
+
+    /** Whether the announcement still stands; false once a move of the head has woken the sleepers. */
+    public boolean consumeWaiterAnnounced() {
+        return (int) INT.getVolatile(buffer, consumeWaitAt) != 0;
+    }
+
+    /** The low 32 bits of the head, the value a sleeper passes with {@link #headWordAddress}. */
+    public int headWord() {
+        return (int) INT.getVolatile(buffer, headAt);
+    }
+
+    /** The address of the head's low 32 bits in this process's mapping. */
+    public long headWordAddress() {
+        return buffer.address() + headAt;
+    }
+
+    /** Consumer: moves the head, then wakes the producers that sleep until it moves. */
+    private void publishHead(long position) {
+        LONG.setRelease(buffer, headAt, position);
+        if ((int) INT.getVolatile(buffer, consumeWaitAt) != 0) {
+            INT.setVolatile(buffer, consumeWaitAt, 0);
+            Futex.wake(buffer.address() + headAt, Integer.MAX_VALUE);
+        }
+    }
+
     /** Publishes a claimed record to the consumer. */
     public void commit(long payloadOffset) {
         long at = payloadOffset - HEADER_LENGTH + LENGTH_FIELD;
@@ -283,7 +333,7 @@ public final class MpscRing {
             }
         } finally {
             if (position != head) {
-                LONG.setRelease(buffer, headAt, position);
+                publishHead(position);
             }
         }
         return count;
@@ -341,7 +391,7 @@ public final class MpscRing {
             // cache line out of the consumer's path), so a forged length can carry the head past the tail;
             // the periodic stuck-head check lands here and puts it back where producers are writing
             corruptRecords++;
-            LONG.setRelease(buffer, headAt, tail);
+            publishHead(tail);
             return true;
         }
         if (tail - head == 0 || tail - head > capacity) {
@@ -359,7 +409,7 @@ public final class MpscRing {
         } else {
             return false;
         }
-        LONG.setRelease(buffer, headAt, next);
+        publishHead(next);
         return true;
     }
 

@@ -339,6 +339,15 @@ final class ShmEndpoint extends UtilEndpoint {
         progress.sleepDone();
     }
 
+    /** The word beside the doorbell that the last {@link #armForSleep} armed (a peer's ring head), or 0. */
+    long consumeWaitAddress() {
+        return progress.consumeWaitAddress();
+    }
+
+    int consumeWaitExpected() {
+        return progress.consumeWaitExpected();
+    }
+
     /** The address of this endpoint's doorbell word in this process. */
     long doorbellAddress() {
         return ep.doorbell.address();
@@ -375,6 +384,7 @@ final class ShmEndpoint extends UtilEndpoint {
         } finally {
             ep.unlock();
         }
+        progress.close();
         ep.region.close();
         ep.futex.close();
         ep.cma.close();

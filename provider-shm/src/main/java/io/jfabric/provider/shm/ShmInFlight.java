@@ -66,6 +66,19 @@ final class ShmInFlight {
         return deferredHead != deferredTail;
     }
 
+    /**
+     * The deferred send that completes next (sends complete in posting order), or null when the oldest entry was
+     * completed otherwise. A sleeper reads it without the endpoint's lock: a stale answer costs a spurious wake or
+     * a sleep that ends at its fallback limit, nothing else.
+     */
+    PendingOp oldestDeferred() {
+        if (deferredHead == deferredTail) {
+            return null;
+        }
+        PendingOp op = pending.find(deferred[deferredHead & (deferred.length - 1)]);
+        return op != null && op.ringEnd >= 0 ? op : null;
+    }
+
     /** Completes, in posting order, the deferred sends whose records the peers have consumed. */
     int completeConsumed() {
         int n = 0;

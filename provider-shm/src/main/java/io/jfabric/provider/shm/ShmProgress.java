@@ -22,7 +22,6 @@ final class ShmProgress implements RecordHandler {
     /** ... and skipped anyway after this long, when no known sender died (one that never reached us did). */
     private static final long UNBLOCK_WITHOUT_DEAD_SENDER = TimeUnit.SECONDS.toNanos(10);
     private static final int READ_BATCH = 64;
-    private static final long DEFERRED_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     private static final long BLOCKED_GAP_CAP = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int LIVENESS_CLOCK_EVERY = 64;
     private static final int HEAD_CHECK_EVERY = 1024;
@@ -37,6 +36,7 @@ final class ShmProgress implements RecordHandler {
     private final ShmAckQueue acks;
     private final DeadPeerTally deadPeers = new DeadPeerTally();
     private final ShmPeerWatch peerWatch;
+    private final ConsumeWait consumeWait = new ConsumeWait();
 
     private long lastLivenessScan;
     /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
@@ -187,7 +187,7 @@ final class ShmProgress implements RecordHandler {
     void block(long nanos, boolean closed) {
         try {
             long limit = armForSleep(nanos, closed);
-            if (limit > 0) {
+            if (limit > 0 && !consumeWait.sleep(ep.doorbell.address(), limit)) {
                 ep.doorbell.await(ep.futex, limit);
             }
         } finally {
@@ -210,17 +210,36 @@ final class ShmProgress implements RecordHandler {
         long limit = inFlight.inFlight() > 0 || peerWatch.active()
                 ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
         if (inFlight.hasDeferred()) {
-            // nobody rings this doorbell when a peer consumes a deferred send: look again soon
-            limit = Math.min(limit, DEFERRED_POLL_NANOS);
+            // a peer that consumes a deferred send does not ring this doorbell: sleep on its head as well
+            long l = consumeWait.arm(inFlight.oldestDeferred());
+            if (l == 0) {
+                return 0;
+            }
+            limit = Math.min(limit, l);
         }
         return limit;
     }
 
     /** The sleep {@link #armForSleep} prepared is over. */
     void sleepDone() {
+        consumeWait.disarm();
         ep.doorbell.disarm();
         ep.domain.wakeSeen();
         busyPolls = LIVENESS_CLOCK_EVERY - 1; // after a sleep the next progress looks at the clock
+    }
+
+    /** The peer's head word {@link #armForSleep} armed beside the doorbell, for a sleep on several words; 0: none. */
+    long consumeWaitAddress() {
+        return consumeWait.armed() ? consumeWait.address() : 0;
+    }
+
+    int consumeWaitExpected() {
+        return consumeWait.expected();
+    }
+
+    /** After the last sleep: waits for one in progress to end. */
+    void close() {
+        consumeWait.close();
     }
 
     /** Ends a concurrent {@link #block}. */

@@ -1,5 +1,7 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.Errno;
+import io.jfabric.provider.shm.ffi.Futex;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -10,11 +12,14 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class MpscRingTest {
@@ -301,5 +306,39 @@ class MpscRingTest {
         assertEquals(1, ring.read(c, 10));
         assertEquals(3, c.records.get(0)[0]);
         assertEquals(7, c.records.get(0)[1]);
+    }
+
+    /**
+     * A producer that sleeps until the consumer takes its record (ShmProgress's sleep with a deferred send) is woken
+     * by the consumer's move of the head. Its futex wait either finds the word moved already (EAGAIN) or is woken
+     * (0); a missing wake would leave it to its 20 s limit (ETIMEDOUT).
+     */
+    @Test
+    void aProducerAsleepUntilItsRecordIsConsumedIsWokenWhenTheHeadMoves() throws Exception {
+        assumeTrue(Futex.supported(), "no futex on this platform");
+        MpscRing ring = ring(1024);
+        ring.commit(ring.tryClaim(7, 8));
+        long end = ring.tailPosition();
+        assertTrue(ring.announceConsumeWaiter());
+        int seen = ring.headWord();
+        assertFalse(ring.consumed(end));
+        assertTrue(ring.consumeWaiterAnnounced());
+        CompletableFuture<Integer> slept = new CompletableFuture<>();
+        Thread sleeper = Thread.ofPlatform().name("consume-waiter").start(() -> {
+            try (Futex futex = new Futex()) {
+                slept.complete(futex.await(ring.headWordAddress(), seen, TimeUnit.SECONDS.toNanos(20)));
+            } catch (Throwable t) {
+                slept.completeExceptionally(t);
+            }
+        });
+        Thread.sleep(200); // most likely asleep by now; if not, its wait finds the word moved
+        assertEquals(1, ring.read(new Collector(), 10));
+        int rc = slept.get(15, TimeUnit.SECONDS);
+        sleeper.join();
+        assertNotEquals(-Errno.ETIMEDOUT, rc, "the consumer's move of the head should wake the sleeper");
+        assertTrue(rc == 0 || rc == -Errno.EAGAIN, "futex wait answered " + rc);
+        assertTrue(ring.consumed(end));
+        assertFalse(ring.consumeWaiterAnnounced(), "the wake clears the announcement");
+        assertNotEquals(seen, ring.headWord());
     }
 }
