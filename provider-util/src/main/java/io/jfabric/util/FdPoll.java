@@ -1,16 +1,12 @@
 package io.jfabric.util;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -25,27 +21,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * eventfd would take each other's wake-ups. Nothing is allocated per sleep.
  */
 public final class FdPoll implements AutoCloseable {
-    /** {@code struct pollfd { int fd; short events; short revents; }} of {@code <poll.h>}. */
-    private static final long POLLFD_SIZE = 8;
-    private static final long EVENTS = 4;
-    private static final long REVENTS = 6;
-    private static final short POLLIN = 1;
-    private static final int EFD_NONBLOCK = 04000;
-    private static final int EFD_CLOEXEC = 02000000;
-
-    private static final class Libc {
-        private static final Linker LINKER = Linker.nativeLinker();
-        static final MethodHandle POLL = find("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-        static final MethodHandle EVENTFD = find("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-        static final MethodHandle READ = find("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-        static final MethodHandle WRITE = find("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-        static final MethodHandle CLOSE = find("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-
-        private static MethodHandle find(String name, FunctionDescriptor fd) {
-            return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), fd);
-        }
-    }
-
     /** Freed by the GC: a wakeup racing with close must never touch freed memory. */
     private final Arena arena = Arena.ofAuto();
     /** Two pollfds: the watched fd, then the wake eventfd. */
@@ -66,13 +41,13 @@ public final class FdPoll implements AutoCloseable {
      */
     public FdPoll(int fd) {
         this.fd = fd;
-        wakeFd = eventfd();
-        fds = arena.allocate(2 * POLLFD_SIZE, 8);
+        wakeFd = PollCalls.eventfd();
+        fds = arena.allocate(2 * PollCalls.POLLFD_SIZE, 8);
         fds.set(JAVA_INT, 0, fd);
-        fds.set(ValueLayout.JAVA_SHORT, EVENTS, POLLIN);
+        fds.set(ValueLayout.JAVA_SHORT, PollCalls.EVENTS, PollCalls.POLLIN);
         // -1 if eventfd failed: poll(2) ignores it, and sleeps end by their timeout
-        fds.set(JAVA_INT, POLLFD_SIZE, wakeFd);
-        fds.set(ValueLayout.JAVA_SHORT, POLLFD_SIZE + EVENTS, POLLIN);
+        fds.set(JAVA_INT, PollCalls.POLLFD_SIZE, wakeFd);
+        fds.set(ValueLayout.JAVA_SHORT, PollCalls.POLLFD_SIZE + PollCalls.EVENTS, PollCalls.POLLIN);
         one = arena.allocate(JAVA_LONG);
         one.set(JAVA_LONG, 0, 1L);
         drained = arena.allocate(JAVA_LONG);
@@ -101,13 +76,14 @@ public final class FdPoll implements AutoCloseable {
             if (closed) {
                 return false;
             }
-            fds.set(ValueLayout.JAVA_SHORT, REVENTS, (short) 0);
-            fds.set(ValueLayout.JAVA_SHORT, POLLFD_SIZE + REVENTS, (short) 0);
-            int ready = (int) Libc.POLL.invokeExact(fds, 2L, Math.max(0, timeoutMillis));
-            if (ready > 0 && (fds.get(ValueLayout.JAVA_SHORT, POLLFD_SIZE + REVENTS) & POLLIN) != 0) {
-                long unused = (long) Libc.READ.invokeExact(wakeFd, drained, 8L); // clears the eventfd's count
+            fds.set(ValueLayout.JAVA_SHORT, PollCalls.REVENTS, (short) 0);
+            fds.set(ValueLayout.JAVA_SHORT, PollCalls.POLLFD_SIZE + PollCalls.REVENTS, (short) 0);
+            int ready = (int) PollCalls.POLL.invokeExact(fds, 2L, Math.max(0, timeoutMillis));
+            short woken = fds.get(ValueLayout.JAVA_SHORT, PollCalls.POLLFD_SIZE + PollCalls.REVENTS);
+            if (ready > 0 && (woken & PollCalls.POLLIN) != 0) {
+                long unused = (long) PollCalls.READ.invokeExact(wakeFd, drained, 8L); // clears the eventfd's count
             }
-            return ready > 0 && (fds.get(ValueLayout.JAVA_SHORT, REVENTS) & POLLIN) != 0;
+            return ready > 0 && (fds.get(ValueLayout.JAVA_SHORT, PollCalls.REVENTS) & PollCalls.POLLIN) != 0;
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
@@ -123,7 +99,7 @@ public final class FdPoll implements AutoCloseable {
         waking.incrementAndGet();
         try {
             if (!closed) {
-                long unused = (long) Libc.WRITE.invokeExact(wakeFd, one, 8L);
+                long unused = (long) PollCalls.WRITE.invokeExact(wakeFd, one, 8L);
             }
         } catch (Throwable t) {
             throw new AssertionError(t);
@@ -149,20 +125,12 @@ public final class FdPoll implements AutoCloseable {
                 Thread.onSpinWait();
             }
             if (wakeFd >= 0) {
-                int unused = (int) Libc.CLOSE.invokeExact(wakeFd);
+                int unused = (int) PollCalls.CLOSE.invokeExact(wakeFd);
             }
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
             sleeper.unlock();
-        }
-    }
-
-    private static int eventfd() {
-        try {
-            return (int) Libc.EVENTFD.invokeExact(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.jfabric.provider.shm;
 import io.jfabric.provider.shm.wire.RegionLayout;
 
 import io.jfabric.util.Cma;
+import io.jfabric.util.FdWatcher;
 import io.jfabric.provider.shm.ffi.Pidfd;
 
 import java.lang.foreign.Arena;
@@ -26,12 +27,20 @@ final class Peer {
     final boolean cmaWorks;
     /** A pidfd on the owner process (allocation-free liveness checks), or negative when unavailable. */
     private final int pidfd;
+    /**
+     * Where every peer's pidfd is watched, so that a peer process's exit is heard when it happens, by the endpoints
+     * asleep or busy with no operation to it as well, rather than at their next liveness scan.
+     */
+    private static final FdWatcher EXITS = new FdWatcher("jfabric-shm-peer-exits");
+
     private final Arena arena = Arena.ofShared();
     private final MemorySegment callState = arena.allocate(Pidfd.callStateSize(), 8);
     private volatile boolean dead;
     /** The address av.insert takes for this peer, made on first use (FI_SOURCE_ERR's err_data). */
     private byte[] avAddress;
     private long lastLivenessCheck;
+    /** The watch on the pidfd, or null. */
+    private FdWatcher.Watch exitWatch;
     private int sendsSinceClock = -1;
 
     Peer(String name, ShmRegion region, long senderId, boolean cmaAllowed) {
@@ -51,6 +60,19 @@ final class Peer {
             dead = true;
         }
         this.pidfd = fd;
+    }
+
+    /**
+     * Watches the peer's process: when it exits, the peer is gone at once and {@code onExit} runs on the watcher's
+     * thread. Without a pidfd, the liveness scans notice the exit.
+     */
+    void watchExit(Runnable onExit) {
+        if (pidfd >= 0 && !dead) {
+            exitWatch = EXITS.watch(pidfd, () -> {
+                dead = true;
+                onExit.run();
+            });
+        }
     }
 
     byte[] avAddress() {
@@ -131,6 +153,9 @@ final class Peer {
     }
 
     void close() {
+        if (exitWatch != null) {
+            EXITS.unwatch(exitWatch); // before the pidfd closes: its number may be reused
+        }
         if (pidfd >= 0) {
             Pidfd.close(pidfd);
         }

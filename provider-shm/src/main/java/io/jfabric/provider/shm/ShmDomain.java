@@ -77,6 +77,8 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
      * Selector.wakeup is kept for the next select). Cleared when a sleep ends, after which the waiter looks again.
      */
     private volatile boolean wakeRequested;
+    /** How many of this domain's peers' processes have exited; written by the peer-exit watcher's thread only. */
+    private volatile int peerExits;
 
     ShmDomain(ShmFabric fabric, FabricInfo info) {
         super("shm domain", fabric, info);
@@ -228,6 +230,7 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
             long id = ShmCm.senderIdOf(name);
             ShmRegion region = ShmRegion.open(directory, name);
             p = new Peer(name, region, id, cmaAllowed);
+            p.watchExit(this::peerExited);
             peersByName.put(name, p);
             if (id != -1) {
                 synchronized (peersBySender) {
@@ -236,6 +239,22 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
             }
             return p;
         }
+    }
+
+    /**
+     * A peer's process exited (the peer-exit watcher's thread): the endpoints' next progress scans for the operations
+     * and receives bound to it, and any asleep wake to do so.
+     */
+    private void peerExited() {
+        peerExits++; // one writer
+        for (ShmEndpoint ep : endpointArray) {
+            ep.wakeup();
+        }
+    }
+
+    /** Changes when a peer's process exits: progress compares it with the count its last liveness scan saw. */
+    int peerExits() {
+        return peerExits;
     }
 
     /** Whether any peer this domain has mapped is gone (control path: it may read /proc for each). */

@@ -39,6 +39,8 @@ final class ShmProgress implements RecordHandler {
     private final ConsumeWait consumeWait = new ConsumeWait();
 
     private long lastLivenessScan;
+    /** {@link ShmDomain#peerExits} at the last liveness scan: a change means a peer process exited since. */
+    private int seenPeerExits;
     /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
     private long blockedSince;
     /**
@@ -92,8 +94,10 @@ final class ShmProgress implements RecordHandler {
         if ((inFlight.inFlight() > 0 || pulls > 0 || peerWatch.active())
                 && (++busyPolls & (LIVENESS_CLOCK_EVERY - 1)) == 0) {
             now = System.nanoTime();
-            if (now - lastLivenessScan > ShmEndpointState.LIVENESS_INTERVAL) {
+            int exits = ep.domain.peerExits();
+            if (now - lastLivenessScan > ShmEndpointState.LIVENESS_INTERVAL || exits != seenPeerExits) {
                 lastLivenessScan = now;
+                seenPeerExits = exits;
                 deadPeers.begin();
                 work += pull.failToDeadPeers(now, deadPeers) + inFlight.failToDeadPeers(now, deadPeers);
                 deadPeers.emit();

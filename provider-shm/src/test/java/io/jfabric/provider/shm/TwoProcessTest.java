@@ -159,6 +159,35 @@ class TwoProcessTest {
      * (never a success for a message nobody took); and within {@link Peer#SEND_CLOCK_EVERY} calls posted
      * more than the check interval after the death, sends fail at once, whatever their size.
      */
+    /**
+     * A peer's process exit is heard when it happens (its pidfd, watched by a thread of the provider's), not at the
+     * next liveness scan of a progress call: with no call into the endpoint at all, the peer is gone and the domain
+     * has counted the exit, which a progress call compares to decide to scan at once.
+     */
+    @Test
+    void aPeerProcessExitIsHeardWithoutAnyCallIntoTheEndpoint() throws Exception {
+        try (ShmNode node = new ShmNode()) {
+            Process child = startPeer("idle", new String(node.name(), StandardCharsets.US_ASCII));
+            try {
+                long childAddr = node.av.insert(readAddress(child).getBytes(StandardCharsets.US_ASCII));
+                Peer peer = ((ShmAv) node.av).peer(childAddr);
+                ShmDomain domain = (ShmDomain) node.domain;
+                int exitsBefore = domain.peerExits();
+                assertFalse(peer.gone(), "the idle peer is alive");
+                child.destroyForcibly(); // SIGKILL: its endpoint never says it closed
+                assertTrue(child.waitFor(10, TimeUnit.SECONDS));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!peer.gone() && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertTrue(peer.gone(), "the killed peer is gone without a liveness check from this side");
+                assertEquals(exitsBefore + 1, domain.peerExits(), "the domain counted one peer exit");
+            } finally {
+                child.destroyForcibly();
+            }
+        }
+    }
+
     @Test
     void sendsToAKilledReceiverFailPromptly() throws Exception {
         try (ShmNode node = new ShmNode(); Arena arena = Arena.ofShared()) {
