@@ -66,22 +66,21 @@ public final class FdWatcher {
     }
 
     /**
-     * Stops watching; afterwards the descriptor may be closed. When it was the last one, waits (at most a few
+     * Stops watching; afterwards the descriptor may be closed. When nothing is left to watch, waits (at most a few
      * seconds) for the thread to end, so that its eventfd is closed when this returns.
      */
     public void unwatch(Watch w) {
         synchronized (this) {
-            if (!watches.remove(w)) {
-                return;
-            }
-            wake();
+            if (watches.remove(w)) {
+                wake();
+            } // else its action has run or runs now, and the thread looks at the set after it
             Thread ending = thread;
-            if (ending == Thread.currentThread()) {
-                return; // an action unwatching: the thread looks at the set when the action returns
+            if (!watches.isEmpty() || ending == null || ending == Thread.currentThread()) {
+                return;
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(END_WAIT_MILLIS);
             boolean interrupted = false;
-            while (watches.isEmpty() && thread == ending && ending != null) {
+            while (watches.isEmpty() && thread == ending) {
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (left <= 0) {
                     LOG.log(System.Logger.Level.WARNING, "{0} did not end within {1} ms", threadName, END_WAIT_MILLIS);
