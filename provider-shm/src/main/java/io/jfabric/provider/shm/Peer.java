@@ -16,6 +16,11 @@ import java.lang.foreign.ValueLayout;
  * libfabric keeps the same per-peer state in {@code smr_peer} / {@code smr_peer_data}.
  */
 final class Peer {
+    /**
+     * Where every peer's pidfd is watched, so that a peer process's exit is heard when it happens, by the endpoints
+     * asleep or busy with no operation to it as well, rather than at their next liveness scan.
+     */
+    private static final FdWatcher EXITS = new FdWatcher("jfabric-shm-peer-exits");
 
     final String name;
     final ShmRegion region;
@@ -27,12 +32,6 @@ final class Peer {
     final boolean cmaWorks;
     /** A pidfd on the owner process (allocation-free liveness checks), or negative when unavailable. */
     private final int pidfd;
-    /**
-     * Where every peer's pidfd is watched, so that a peer process's exit is heard when it happens, by the endpoints
-     * asleep or busy with no operation to it as well, rather than at their next liveness scan.
-     */
-    private static final FdWatcher EXITS = new FdWatcher("jfabric-shm-peer-exits");
-
     private final Arena arena = Arena.ofShared();
     private final MemorySegment callState = arena.allocate(Pidfd.callStateSize(), 8);
     private volatile boolean dead;
