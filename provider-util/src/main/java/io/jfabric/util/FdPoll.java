@@ -27,8 +27,7 @@ public final class FdPoll implements AutoCloseable {
     private final MemorySegment fds;
     private final int fd;
     private final int wakeFd;
-    /** 1, written by {@link #wakeup}; the count read back lands in {@link #drained}. */
-    private final MemorySegment one;
+    /** Where the eventfd's count is read back to. */
     private final MemorySegment drained;
     private final ReentrantLock sleeper = new ReentrantLock();
     /** Wake-ups under way; close waits for them, so that none writes to a closed (maybe reused) descriptor. */
@@ -48,8 +47,6 @@ public final class FdPoll implements AutoCloseable {
         // -1 if eventfd failed: poll(2) ignores it, and sleeps end by their timeout
         fds.set(JAVA_INT, PollCalls.POLLFD_SIZE, wakeFd);
         fds.set(ValueLayout.JAVA_SHORT, PollCalls.POLLFD_SIZE + PollCalls.EVENTS, PollCalls.POLLIN);
-        one = arena.allocate(JAVA_LONG);
-        one.set(JAVA_LONG, 0, 1L);
         drained = arena.allocate(JAVA_LONG);
     }
 
@@ -99,10 +96,8 @@ public final class FdPoll implements AutoCloseable {
         waking.incrementAndGet();
         try {
             if (!closed) {
-                long unused = (long) PollCalls.WRITE.invokeExact(wakeFd, one, 8L);
+                PollCalls.signal(wakeFd);
             }
-        } catch (Throwable t) {
-            throw new AssertionError(t);
         } finally {
             waking.decrementAndGet();
         }

@@ -25,8 +25,6 @@ public final class FdWatcher {
     private static final System.Logger LOG = System.getLogger(FdWatcher.class.getName());
     /** How long {@link #unwatch} of the last descriptor waits for the thread to close its eventfd and end. */
     private static final long END_WAIT_MILLIS = TimeUnit.SECONDS.toMillis(5);
-    /** 1, what a wake writes to the eventfd. */
-    private static final MemorySegment ONE = one();
 
     /** One watched descriptor, as {@link #watch} returns it. */
     public static final class Watch {
@@ -105,13 +103,8 @@ public final class FdWatcher {
 
     /** Ends the thread's poll under way, or its next one. Call holding the lock: the eventfd stays open meanwhile. */
     private void wake() {
-        if (wakeFd < 0) {
-            return;
-        }
-        try {
-            long unused = (long) PollCalls.WRITE.invokeExact(wakeFd, ONE, 8L);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
+        if (wakeFd >= 0) {
+            PollCalls.signal(wakeFd);
         }
     }
 
@@ -123,10 +116,7 @@ public final class FdWatcher {
                 Watch[] snapshot;
                 synchronized (this) {
                     if (watches.isEmpty()) {
-                        closeEventFd(efd);
-                        wakeFd = -1;
-                        thread = null;
-                        notifyAll();
+                        ended(efd);
                         return;
                     }
                     snapshot = watches.toArray(new Watch[0]);
@@ -158,12 +148,17 @@ public final class FdWatcher {
             // nothing is expected here; without the thread, providers fall back on their periodic checks
             LOG.log(System.Logger.Level.ERROR, threadName + " stopped", t);
             synchronized (this) {
-                closeEventFd(efd);
-                wakeFd = -1;
-                thread = null;
-                notifyAll();
+                ended(efd);
             }
         }
+    }
+
+    /** The thread is ending (holding the lock): its eventfd closes, and an unwatch waiting for the end returns. */
+    private void ended(int efd) {
+        closeEventFd(efd);
+        wakeFd = -1;
+        thread = null;
+        notifyAll();
     }
 
     /** Runs {@code w}'s action, unless it was unwatched meanwhile (its fd may be another's by now). */
@@ -193,12 +188,6 @@ public final class FdWatcher {
 
     private static short revents(MemorySegment fds, int i) {
         return fds.get(ValueLayout.JAVA_SHORT, i * PollCalls.POLLFD_SIZE + PollCalls.REVENTS);
-    }
-
-    private static MemorySegment one() {
-        MemorySegment s = Arena.global().allocate(JAVA_LONG);
-        s.set(JAVA_LONG, 0, 1L);
-        return s;
     }
 
     private static void closeEventFd(int efd) {

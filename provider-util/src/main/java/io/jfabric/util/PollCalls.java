@@ -1,7 +1,9 @@
 package io.jfabric.util;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -26,7 +28,23 @@ final class PollCalls {
     static final MethodHandle WRITE = find("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     static final MethodHandle CLOSE = find("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
+    /** 1, what a wake-up adds to an eventfd's count; never freed, so a late writer cannot touch freed memory. */
+    private static final MemorySegment ONE = Arena.global().allocate(JAVA_LONG);
+
+    static {
+        ONE.set(JAVA_LONG, 0, 1L);
+    }
+
     private PollCalls() {
+    }
+
+    /** Adds one to {@code efd}'s count, ending a poll(2) that waits on it. */
+    static void signal(int efd) {
+        try {
+            long unused = (long) WRITE.invokeExact(efd, ONE, 8L);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
     }
 
     private static MethodHandle find(String name, FunctionDescriptor fd) {

@@ -247,9 +247,7 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
      */
     private void peerExited() {
         peerExits++; // one writer
-        for (ShmEndpoint ep : endpointArray) {
-            ep.wakeup();
-        }
+        ringEndpoints();
     }
 
     /** Changes when a peer's process exits: progress compares it with the count its last liveness scan saw. */
@@ -341,6 +339,11 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
     @Override
     public void wakeup() {
         wakeRequested = true; // before the doorbells are read (ShmProgress.armForSleep reads it after arming)
+        ringEndpoints();
+    }
+
+    /** Rings every endpoint's doorbell, from any thread: a sleep under way on any of them ends. */
+    private void ringEndpoints() {
         for (ShmEndpoint ep : endpointArray) {
             ep.wakeup();
         }
