@@ -54,7 +54,7 @@ final class AtomicEntryPoints {
             } else if (r.elements > limit || (r.flags & ep.refusedTxLevels()) != 0) {
                 rc = -Errno.EINVAL;
             } else {
-                rc = ep.postAtomic(r);
+                rc = ep.postAtomicLocked(r);
             }
         }
         r.clear();

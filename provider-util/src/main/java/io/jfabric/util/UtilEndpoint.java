@@ -12,6 +12,7 @@ import io.jfabric.RmaMsg;
 import io.jfabric.TaggedMsg;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The 27 data-path entry points of fi_msg(3), fi_tagged(3) and fi_rma(3), written once: every plain, iov,
@@ -20,8 +21,9 @@ import java.lang.foreign.MemorySegment;
  * funnel their entry points into one generic send or receive. A provider without RMA leaves the RMA hooks
  * alone and its RMA calls answer -FI_ENOSYS.
  *
- * <p>The request is the posting thread's own for this endpoint (see {@link OpRequest}), so this layer takes
- * no lock and allocates nothing once warm; the provider applies the locking its threading level needs.
+ * <p>The request is the posting thread's own for this endpoint (see {@link OpRequest}), so this layer allocates
+ * nothing once warm. It calls every hook under the lock the provider gave {@link #lockHooksWith}, none by default:
+ * the provider decides what its threading level needs.
  */
 public abstract class UtilEndpoint implements Endpoint {
     /**
@@ -106,28 +108,64 @@ public abstract class UtilEndpoint implements Endpoint {
         return count < 0 || count > 0 && (iov == null || count > iov.length || desc != null && count > desc.length);
     }
 
+    private static final int SEND = 0;
+    private static final int RECV = 1;
+    private static final int READ = 2;
+    private static final int WRITE = 3;
+
+    /** Taken around every hook call: NoLock unless the provider's threading level needs one. */
+    private Lock hookLock = NoLock.INSTANCE;
+
+    /**
+     * Has every data-path hook ({@link #postSend}, {@link #postRecv}, {@link #postRead}, {@link #postWrite},
+     * {@link #postAtomic}) called under {@code lock}, so that a provider whose threading level needs a lock
+     * around its posts does not wrap each hook itself. Call it from the constructor.
+     */
+    protected final void lockHooksWith(Lock lock) {
+        hookLock = lock;
+    }
+
     private int send(OpRequest r) {
-        int rc = postSend(r);
-        r.clear();
-        return rc;
+        return post(SEND, r);
     }
 
     private int recv(OpRequest r) {
-        int rc = postRecv(r);
-        r.clear();
-        return rc;
+        return post(RECV, r);
     }
 
     private int read(OpRequest r) {
-        int rc = postRead(r);
-        r.clear();
-        return rc;
+        return post(READ, r);
     }
 
     private int write(OpRequest r) {
-        int rc = postWrite(r);
-        r.clear();
-        return rc;
+        return post(WRITE, r);
+    }
+
+    private int post(int hook, OpRequest r) {
+        Lock lock = hookLock;
+        lock.lock();
+        try {
+            return switch (hook) {
+                case SEND -> postSend(r);
+                case RECV -> postRecv(r);
+                case READ -> postRead(r);
+                default -> postWrite(r);
+            };
+        } finally {
+            lock.unlock();
+            r.clear();
+        }
+    }
+
+    /** {@link #postAtomic} under the hook lock, for {@link AtomicEntryPoints}. */
+    final int postAtomicLocked(AtomicRequest r) {
+        Lock lock = hookLock;
+        lock.lock();
+        try {
+            return postAtomic(r);
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---- messages ----------------------------------------------------------------------------------

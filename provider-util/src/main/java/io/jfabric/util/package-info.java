@@ -8,7 +8,8 @@
  * <li>{@link io.jfabric.util.UtilEndpoint}: the 27 data-path entry points of fi_msg(3), fi_tagged(3) and
  * fi_rma(3) written once. A provider's endpoint extends it and implements four hooks ({@code postSend},
  * {@code postRecv}, {@code postRead}, {@code postWrite}); each gets an {@link io.jfabric.util.OpRequest}
- * with the operation in named fields.</li>
+ * with the operation in named fields, under the lock the endpoint handed {@code lockHooksWith}
+ * ({@link io.jfabric.util.NoLock} unless its threading level needs one).</li>
  * <li>{@link io.jfabric.util.EndpointBindings}: fi_ep_bind bookkeeping (one CQ per direction, one counter
  * per event kind, EINVAL for a second), fi_enable's checks, and the named reporting methods
  * ({@code reportTx}, {@code reportTxError}, {@code reportRx}, {@code reportRxError}, {@code reportRemote})
@@ -34,8 +35,8 @@
  * </ul>
  *
  * <h2>Threading</h2>
- * The report methods and the base endpoint take no locks; the provider applies what its threading level
- * needs. {@link io.jfabric.util.TagMatcher} is not thread-safe: keep it under the endpoint's lock or on
+ * The report methods take no locks, and the base endpoint takes only the lock the provider gave it for its
+ * hooks: the provider decides what its threading level needs. {@link io.jfabric.util.TagMatcher} is not thread-safe: keep it under the endpoint's lock or on
  * the progress thread. Queues are built lock-free for one writer and one reader, and take the
  * multi-writer/multi-reader paths only when the domain's threading level asks for them.
  */

@@ -12,6 +12,7 @@ import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
 import io.jfabric.provider.tcp.wire.CmMessage;
 import io.jfabric.util.EndpointBindings;
+import io.jfabric.util.NoLock;
 import io.jfabric.util.jfr.EndpointStatistics;
 import io.jfabric.util.jfr.EndpointStatisticsEvent;
 import io.jfabric.util.OpRequest;
@@ -25,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The tcp FI_EP_MSG endpoint ({@code fi_endpoint}), libfabric tcp's {@code xnet_ep.c}: the facade and the
  * control path (bind, enable, connect/accept/shutdown through {@link TcpCm}, options, cancel, close). The 27
- * data-path calls come from {@link UtilEndpoint} and go, under the endpoint's lock, to {@link TcpMsg},
+ * data-path calls come from {@link UtilEndpoint} and go, under the endpoint's lock (which UtilEndpoint
+ * takes around the hooks), to {@link TcpMsg},
  * {@link TcpTagged} and {@link TcpRma}; one {@link TcpProgress} moves the connection's data and
  * {@link TcpCompletions} reports it.
  *
@@ -59,6 +61,7 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
         this.domain = domain;
         this.info = info;
         this.lock = domain.needsLock() ? new ReentrantLock() : NoLock.INSTANCE;
+        lockHooksWith(lock);
         honourTxLevels(TcpProvider.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "tcp endpoint");
         int txSize = (int) Math.max(1, Math.min(info.txAttr == null || info.txAttr.size == 0
                 ? TcpParams.TX_SIZE.get() : info.txAttr.size, 1 << 16));
@@ -97,42 +100,22 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
 
     @Override
     protected int postSend(OpRequest op) {
-        lock.lock();
-        try {
-            return (op.flags & OpFlags.TAGGED) != 0 ? tagged.send(op) : msg.send(op, false);
-        } finally {
-            lock.unlock();
-        }
+        return (op.flags & OpFlags.TAGGED) != 0 ? tagged.send(op) : msg.send(op, false);
     }
 
     @Override
     protected int postRecv(OpRequest op) {
-        lock.lock();
-        try {
-            return (op.flags & OpFlags.TAGGED) != 0 ? tagged.recv(op) : msg.recv(op, false);
-        } finally {
-            lock.unlock();
-        }
+        return (op.flags & OpFlags.TAGGED) != 0 ? tagged.recv(op) : msg.recv(op, false);
     }
 
     @Override
     protected int postRead(OpRequest op) {
-        lock.lock();
-        try {
-            return rma.read(op);
-        } finally {
-            lock.unlock();
-        }
+        return rma.read(op);
     }
 
     @Override
     protected int postWrite(OpRequest op) {
-        lock.lock();
-        try {
-            return rma.write(op);
-        } finally {
-            lock.unlock();
-        }
+        return rma.write(op);
     }
 
     // =================================================================== binding and enable

@@ -42,8 +42,6 @@ final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsMsg msg;
     private final VerbsRma rma;
     private final VerbsAtomic atomic;
-    /** Taken around every post: a no-op below FI_THREAD_SAFE (VerbsDataLock). */
-    private final VerbsDataLock lock;
 
     private final EndpointBindings bindings = new EndpointBindings("verbs endpoint");
     /** The shared receive context whose SRQ the QP takes its receives from, or null. */
@@ -74,7 +72,8 @@ final class VerbsEndpoint extends UtilEndpoint {
         msg = new VerbsMsg(qp);
         rma = new VerbsRma(qp);
         atomic = new VerbsAtomic(qp, domain, arena);
-        lock = domain.dataLock();
+        // taken around every post, by UtilEndpoint: a no-op below FI_THREAD_SAFE (VerbsDataLock)
+        lockHooksWith(domain.dataLock().asLock());
         domain.acquire();
     }
 
@@ -248,12 +247,7 @@ final class VerbsEndpoint extends UtilEndpoint {
         if ((op.flags & OpFlags.TAGGED) != 0) {
             return -Errno.ENOSYS; // no FI_TAGGED on verbs
         }
-        lock.lock();
-        try {
-            return msg.send(op);
-        } finally {
-            lock.unlock();
-        }
+        return msg.send(op);
     }
 
     @Override
@@ -261,43 +255,23 @@ final class VerbsEndpoint extends UtilEndpoint {
         if ((op.flags & OpFlags.TAGGED) != 0) {
             return -Errno.ENOSYS;
         }
-        lock.lock();
-        try {
-            // with a bound srx the QP has no receive queue of its own: the SRQ takes the endpoint's receives
-            return srx != null ? srx.postRecv(op) : msg.recv(op);
-        } finally {
-            lock.unlock();
-        }
+        // with a bound srx the QP has no receive queue of its own: the SRQ takes the endpoint's receives
+        return srx != null ? srx.postRecv(op) : msg.recv(op);
     }
 
     @Override
     protected int postRead(OpRequest op) {
-        lock.lock();
-        try {
-            return rma.read(op);
-        } finally {
-            lock.unlock();
-        }
+        return rma.read(op);
     }
 
     @Override
     protected int postWrite(OpRequest op) {
-        lock.lock();
-        try {
-            return rma.write(op);
-        } finally {
-            lock.unlock();
-        }
+        return rma.write(op);
     }
 
     @Override
     protected int postAtomic(AtomicRequest op) {
-        lock.lock();
-        try {
-            return atomic.post(op);
-        } finally {
-            lock.unlock();
-        }
+        return atomic.post(op);
     }
 
     @Override

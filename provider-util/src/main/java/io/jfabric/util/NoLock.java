@@ -1,4 +1,4 @@
-package io.jfabric.provider.tcp;
+package io.jfabric.util;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -6,10 +6,11 @@ import java.util.concurrent.locks.Lock;
 
 /**
  * The lock of an endpoint whose domain promises serialised access (FI_THREAD_DOMAIN, COMPLETION or
- * ENDPOINT) under manual progress: nothing to exclude, so nothing is done.
+ * ENDPOINT) under manual progress: nothing to exclude, so nothing is done. Providers hand it where a lock is
+ * expected, so that one code path serves every threading level.
  */
-final class NoLock implements Lock {
-    static final NoLock INSTANCE = new NoLock();
+public final class NoLock implements Lock {
+    public static final NoLock INSTANCE = new NoLock();
 
     private NoLock() {
     }
