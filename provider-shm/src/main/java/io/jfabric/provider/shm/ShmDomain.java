@@ -26,7 +26,9 @@ import org.agrona.collections.Long2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
@@ -60,6 +62,11 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
     /** Where a waiter sleeps when the domain has several endpoints. */
     private final DoorbellSet doorbells = new DoorbellSet();
     private final Map<String, Peer> peersByName = new HashMap<>();
+    /**
+     * Peers that were gone when their name was mapped again: AV entries and operations in flight may still hold
+     * them (and find them gone), so their mappings and pidfds close with the domain, under peersByName's lock.
+     */
+    private final List<Peer> replacedPeers = new ArrayList<>();
     private final Long2ObjectHashMap<Peer> peersBySender = new Long2ObjectHashMap<>();
     /**
      * Null at FI_THREAD_DOMAIN with manual progress (no lock needed); otherwise held by every data-path
@@ -229,9 +236,13 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
             }
             long id = ShmCm.senderIdOf(name);
             ShmRegion region = ShmRegion.open(directory, name);
+            Peer replaced = p;
             p = new Peer(name, region, id, cmaAllowed);
             p.watchExit(this::peerExited);
             peersByName.put(name, p);
+            if (replaced != null) {
+                replacedPeers.add(replaced);
+            }
             if (id != -1) {
                 synchronized (peersBySender) {
                     peersBySender.put(id, p);
@@ -373,6 +384,8 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
                 p.close();
             }
             peersByName.clear();
+            replacedPeers.forEach(Peer::close);
+            replacedPeers.clear();
         }
         synchronized (peersBySender) {
             peersBySender.clear();

@@ -1,5 +1,6 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.provider.shm.wire.RegionLayout;
 import io.jfabric.provider.shm.wire.Wire;
 
 import io.jfabric.CqEntry;
@@ -11,10 +12,13 @@ import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Hostile ring contents and the CMA switch. */
@@ -57,6 +61,31 @@ class ShmRobustnessTest {
             assertEquals("r", e.context);
             assertEquals("genuine", dst.getString(0));
             assertEquals(5, ((ShmEndpoint) b.ep).corruptDropped(), b.ep.toString());
+        }
+    }
+
+    /**
+     * A peer found gone whose region can still be mapped (its owner marked it closed and has not yet unlinked it) is
+     * mapped again as a new peer. The old one may still be held by AV entries, so it stays mapped while the domain
+     * is open, and is unmapped (its pidfd closed and unwatched) when the domain closes.
+     */
+    @Test
+    void aPeerMappedAgainAfterItWasGoneIsClosedWithTheDomain() {
+        try (ShmNode a = new ShmNode()) {
+            String aName = ShmAv.regionName(a.name());
+            Peer first;
+            try (ShmNode b = new ShmNode()) {
+                ShmDomain bDomain = (ShmDomain) b.domain;
+                first = bDomain.peerByName(aName);
+                try (ShmRegion foreign = ShmRegion.open(ShmRegion.DEFAULT_DIRECTORY, aName)) {
+                    foreign.segment().set(ValueLayout.JAVA_LONG, RegionLayout.CLOSED_OFFSET, 1L);
+                }
+                assertTrue(first.gone(), "a region marked closed makes its peer gone");
+                Peer second = bDomain.peerByName(aName);
+                assertNotSame(first, second, "a gone peer is mapped again as a new one");
+                assertTrue(first.region.segment().scope().isAlive(), "the replaced peer stays mapped while its domain is open");
+            }
+            assertFalse(first.region.segment().scope().isAlive(), "the replaced peer is still mapped after its domain closed");
         }
     }
 
