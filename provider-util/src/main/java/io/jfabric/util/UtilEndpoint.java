@@ -113,35 +113,45 @@ public abstract class UtilEndpoint implements Endpoint {
     private static final int READ = 2;
     private static final int WRITE = 3;
 
-    /** Taken around every hook call: NoLock unless the provider's threading level needs one. */
-    private Lock hookLock = NoLock.INSTANCE;
+    /** Taken around every hook call; null where the provider's threading level needs none. */
+    private Lock hookLock;
 
     /**
      * Has every data-path hook ({@link #postSend}, {@link #postRecv}, {@link #postRead}, {@link #postWrite},
      * {@link #postAtomic}) called under {@code lock}, so that a provider whose threading level needs a lock
-     * around its posts does not wrap each hook itself. Call it from the constructor.
+     * around its posts does not wrap each hook itself ({@link NoLock} for none). Call it from the constructor.
      */
     protected final void lockHooksWith(Lock lock) {
-        hookLock = lock;
+        hookLock = lock == NoLock.INSTANCE ? null : lock;
     }
 
+    // Without a lock each form calls its hook directly: small enough for C2 to inline the provider's whole post
+    // path into the caller (docs/performance.md, "Post paths small enough to inline").
     private int send(OpRequest r) {
-        return post(SEND, r);
+        int rc = hookLock == null ? postSend(r) : locked(SEND, r);
+        r.clear();
+        return rc;
     }
 
     private int recv(OpRequest r) {
-        return post(RECV, r);
+        int rc = hookLock == null ? postRecv(r) : locked(RECV, r);
+        r.clear();
+        return rc;
     }
 
     private int read(OpRequest r) {
-        return post(READ, r);
+        int rc = hookLock == null ? postRead(r) : locked(READ, r);
+        r.clear();
+        return rc;
     }
 
     private int write(OpRequest r) {
-        return post(WRITE, r);
+        int rc = hookLock == null ? postWrite(r) : locked(WRITE, r);
+        r.clear();
+        return rc;
     }
 
-    private int post(int hook, OpRequest r) {
+    private int locked(int hook, OpRequest r) {
         Lock lock = hookLock;
         lock.lock();
         try {
@@ -153,13 +163,15 @@ public abstract class UtilEndpoint implements Endpoint {
             };
         } finally {
             lock.unlock();
-            r.clear();
         }
     }
 
     /** {@link #postAtomic} under the hook lock, for {@link AtomicEntryPoints}. */
     final int postAtomicLocked(AtomicRequest r) {
         Lock lock = hookLock;
+        if (lock == null) {
+            return postAtomic(r);
+        }
         lock.lock();
         try {
             return postAtomic(r);
