@@ -261,6 +261,21 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
         ringEndpoints();
     }
 
+    /**
+     * An endpoint of this domain closed (its region already says so): every live peer the domain has mapped is told,
+     * so that one waiting on that endpoint finds it gone at once rather than at its next liveness scan.
+     */
+    void announceClose() {
+        synchronized (peersByName) {
+            for (Peer p : peersByName.values()) {
+                if (!p.gone()) {
+                    p.region.noticeClose();
+                    p.doorbell.ring();
+                }
+            }
+        }
+    }
+
     /** Changes when a peer's process exits: progress compares it with the count its last liveness scan saw. */
     int peerExits() {
         return peerExits;

@@ -386,6 +386,7 @@ final class ShmEndpoint extends UtilEndpoint {
         }
         progress.close();
         ep.region.close();
+        ep.domain.announceClose();
         ep.futex.close();
         ep.cma.close();
         ep.bindings.releaseAll();

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ShmEndpointState {
     static final System.Logger LOG = FabricLog.logger("shm");
-    /** How often operations waiting on a peer look at whether it is still alive. */
-    static final long LIVENESS_INTERVAL = TimeUnit.MILLISECONDS.toNanos(50);
+    /** How often operations waiting on a peer look at whether it is still alive (FI_SHM_LIVENESS_INTERVAL_MS). */
+    static final long LIVENESS_INTERVAL =
+            TimeUnit.MILLISECONDS.toNanos(Math.max(1, ShmParams.LIVENESS_INTERVAL_MS.get()));
     /** Ring payload lengths of the fixed-size commands, padded to whole cache lines (Wire.recordPayload). */
     static final int COMMAND_RECORD = Wire.recordPayload(Wire.HEADER);
     static final int RMA_RECORD = Wire.recordPayload(Wire.RMA_HEADER);

@@ -29,6 +29,9 @@ final class ShmParams {
     static final ProviderParams.IntParam UNEXPECTED = PARAMS.integer("unexpected_msgs", 256,
             "Unexpected messages buffered per endpoint before the receiver stops draining its ring "
                     + "(senders then see EAGAIN)");
+    static final ProviderParams.IntParam LIVENESS_INTERVAL_MS = PARAMS.integer("liveness_interval_ms", 50,
+            "Milliseconds between the scans that operations waiting on a peer make for peers gone without a word "
+                    + "(a peer's process exit and its endpoint's close are heard at once; the scan finds the rest)");
     static final ProviderParams.StringParam DIRECTORY = PARAMS.string("dir", "/dev/shm",
             "Directory (a tmpfs) holding the endpoint regions");
 

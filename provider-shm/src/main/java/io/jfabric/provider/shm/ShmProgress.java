@@ -41,6 +41,8 @@ final class ShmProgress implements RecordHandler {
     private long lastLivenessScan;
     /** {@link ShmDomain#peerExits} at the last liveness scan: a change means a peer process exited since. */
     private int seenPeerExits;
+    /** This endpoint's close notices (ShmRegion#closeNotices) at the last liveness scan. */
+    private int seenCloseNotices;
     /** When the stuck-head check last ran while the head was blocked (0: not blocked). */
     private long blockedSince;
     /**
@@ -95,9 +97,12 @@ final class ShmProgress implements RecordHandler {
                 && (++busyPolls & (LIVENESS_CLOCK_EVERY - 1)) == 0) {
             now = System.nanoTime();
             int exits = ep.domain.peerExits();
-            if (now - lastLivenessScan > ShmEndpointState.LIVENESS_INTERVAL || exits != seenPeerExits) {
+            int notices = ep.region.closeNotices();
+            if (now - lastLivenessScan > ShmEndpointState.LIVENESS_INTERVAL || exits != seenPeerExits
+                    || notices != seenCloseNotices) {
                 lastLivenessScan = now;
                 seenPeerExits = exits;
+                seenCloseNotices = notices;
                 deadPeers.begin();
                 work += pull.failToDeadPeers(now, deadPeers) + inFlight.failToDeadPeers(now, deadPeers);
                 deadPeers.emit();
@@ -210,9 +215,13 @@ final class ShmProgress implements RecordHandler {
         if (!ep.ring.isEmpty() || !acks.isEmpty() || closed || ep.domain.wakeRequested()) {
             return 0;
         }
-        // with operations in flight, wake up now and then to notice dead peers
-        long limit = inFlight.inFlight() > 0 || peerWatch.active()
-                ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
+        boolean watching = inFlight.inFlight() > 0 || peerWatch.active();
+        // after arming: a peer that announced its close before it found the doorbell armed is seen here
+        if (watching && ep.region.closeNotices() != seenCloseNotices) {
+            return 0;
+        }
+        // with operations in flight, wake up now and then to notice peers gone without a word
+        long limit = watching ? Math.min(nanos, ShmEndpointState.LIVENESS_INTERVAL) : nanos;
         if (inFlight.hasDeferred()) {
             // a peer that consumes a deferred send does not ring this doorbell: sleep on its head as well
             long l = consumeWait.arm(inFlight.oldestDeferred());

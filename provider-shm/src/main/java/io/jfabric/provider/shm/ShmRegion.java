@@ -294,6 +294,16 @@ public final class ShmRegion implements AutoCloseable {
         return (long) LONG.getAcquire(segment, (long) RegionLayout.CLOSED_OFFSET) != 0;
     }
 
+    /** How many peers have announced the close of an endpoint (RegionLayout): progress scans when it moves. */
+    public int closeNotices() {
+        return (int) INT.getVolatile(segment, (long) RegionLayout.CLOSE_NOTICES_OFFSET);
+    }
+
+    /** Tells this region's owner that a peer endpoint it may be waiting on has closed (ring its doorbell after). */
+    public void noticeClose() {
+        INT.getAndAdd(segment, (long) RegionLayout.CLOSE_NOTICES_OFFSET, 1);
+    }
+
     /** Int field access for the doorbell (shared with {@link Doorbell}). */
     static VarHandle intHandle() {
         return INT;

@@ -15,7 +15,11 @@ import java.nio.charset.StandardCharsets;
  * <li>{@code send <parent> <count> <rmaAddr> <rmaKey>}: sends count tagged messages of mixed sizes
  * (tag = index, content = {@link #pattern}), RMA-writes a 64 KiB pattern to the parent's region and
  * reads it back, sends tag {@link #DONE} with "ok" or a failure text, waits for tag {@link #BYE}, exits 0;</li>
- * <li>{@code stream <parent>}: sends tagged messages of mixed sizes for up to 20 s (killed by the test).</li>
+ * <li>{@code stream <parent>}: sends tagged messages of mixed sizes for up to 20 s (killed by the test);</li>
+ * <li>{@code waitclose <parent>}: posts a 200 KB send the parent never receives, drives progress for 200 ms, prints
+ * "POSTED", and waits in sread
+ * for its completion for up to 20 s, then prints "DONE &lt;err&gt;" (the completion's error, 0 if none) or
+ * "TIMEOUT".</li>
  * </ul>
  */
 public final class ShmPeerMain {
@@ -46,6 +50,27 @@ public final class ShmPeerMain {
             if (args[0].equals("idle")) {
                 // posts nothing and waits to be killed (bounded, in case the test dies first)
                 Thread.sleep(30_000);
+                return;
+            }
+            if (args[0].equals("waitclose")) {
+                check(node.ep.tsend(buf.asSlice(0, 200_000), null, parent, 1, "in flight"), "tsend");
+                // progress long enough for the first liveness scan (due at once) to pass while the parent is open
+                node.progressFor(200);
+                System.out.println("POSTED");
+                System.out.flush();
+                CqEntry[] one = {e};
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while (System.nanoTime() < deadline) {
+                    int rc = node.cq.sread(one, 1, 1000);
+                    if (rc == 1 || rc == -Errno.EAVAIL) {
+                        if (rc == -Errno.EAVAIL) {
+                            node.cq.readError(err, 0);
+                        }
+                        System.out.println("DONE " + (rc == 1 ? 0 : err.err));
+                        return;
+                    }
+                }
+                System.out.println("TIMEOUT");
                 return;
             }
             if (args[0].equals("burst")) {

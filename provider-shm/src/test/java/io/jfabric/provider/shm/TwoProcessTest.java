@@ -10,13 +10,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,14 +32,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TwoProcessTest {
 
     static Process startPeer(String... args) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String[] cmd = new String[5 + args.length];
-        cmd[0] = java;
-        cmd[1] = "--enable-native-access=ALL-UNNAMED";
-        cmd[2] = "-cp";
-        cmd[3] = System.getProperty("java.class.path");
-        cmd[4] = ShmPeerMain.class.getName();
-        System.arraycopy(args, 0, cmd, 5, args.length);
+        return startPeerWith(List.of(), args);
+    }
+
+    /** {@link #startPeer} with JVM options of the test's, such as provider parameters. */
+    static Process startPeerWith(List<String> jvmOptions, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ShmPeerMain.class.getName()));
+        cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
@@ -182,6 +190,45 @@ class TwoProcessTest {
                 }
                 assertTrue(peer.gone(), "the killed peer is gone without a liveness check from this side");
                 assertEquals(exitsBefore + 1, domain.peerExits(), "the domain counted one peer exit");
+            } finally {
+                child.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * A peer that closes its endpoint while its process lives on tells the peers its domain has mapped: one waiting
+     * on it in sread finds its send failed at once. The waiting child's periodic liveness scan is set to a minute,
+     * so only the close notice can end its wait within the bound.
+     */
+    @Test
+    void aPeerEndpointsCloseIsHeardAtOnceByAPeerWaitingOnIt() throws Exception {
+        try (ShmNode node = new ShmNode()) {
+            Process child = startPeerWith(List.of("-Djfabric.shm.liveness_interval_ms=60000"), "waitclose",
+                    new String(node.name(), StandardCharsets.US_ASCII));
+            try {
+                BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                        StandardCharsets.US_ASCII));
+                String line = out.readLine();
+                assertTrue(line != null && line.startsWith("ADDR "), "peer printed " + line);
+                node.av.insert(line.substring(5).getBytes(StandardCharsets.US_ASCII));
+                assertEquals("POSTED", out.readLine());
+                node.ep.close(); // the process lives on: no pidfd tells the child
+                CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return out.readLine();
+                    } catch (IOException ex) {
+                        return ex.toString();
+                    }
+                });
+                String done;
+                try {
+                    done = result.get(10, TimeUnit.SECONDS);
+                } catch (TimeoutException ex) {
+                    throw new AssertionError("the waiting child heard nothing of the endpoint's close in 10 s", ex);
+                }
+                assertEquals("DONE " + Errno.ECONNRESET, done,
+                        "the child's send to the closed endpoint completes with ECONNRESET");
             } finally {
                 child.destroyForcibly();
             }

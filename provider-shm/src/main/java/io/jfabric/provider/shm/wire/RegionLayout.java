@@ -21,6 +21,8 @@ import io.jfabric.provider.shm.MpscRing;
  *  80 int  name length      84 name bytes (at most 255)
  * 512 int  doorbell (futex word, alone on its cache lines)
  * 640 long closed flag (1 once the owner has closed the endpoint)
+ * 768 int  close notices: bumped by a peer as it closes an endpoint of a domain that has this region mapped (it
+ *      then rings the doorbell), so that the owner looks for the peers it waits on at once
  * 2048 long[32] split-copy words, one per cache line (see ShmSplitCopy): a sender claims here the half of a
  *      large CMA message that the owner, its receiver, offered it to write
  * </pre>
@@ -53,6 +55,7 @@ public record RegionLayout(int ringCapacity, int bounceSlotSize, int bounceSlotC
     public static final int MAX_NAME_LENGTH = 255;
     public static final int DOORBELL_OFFSET = 512;
     public static final int CLOSED_OFFSET = 640;
+    public static final int CLOSE_NOTICES_OFFSET = 768;
     public static final int SPLIT_WORDS_OFFSET = 2048;
     public static final int SPLIT_WORD_STRIDE = 64;
     public static final int SPLIT_WORDS = 32;
