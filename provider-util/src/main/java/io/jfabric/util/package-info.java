@@ -36,8 +36,8 @@
  *
  * <h2>Threading</h2>
  * The report methods take no locks, and the base endpoint takes only the lock the provider gave it for its
- * hooks: the provider decides what its threading level needs. {@link io.jfabric.util.TagMatcher} is not thread-safe: keep it under the endpoint's lock or on
- * the progress thread. Queues are built lock-free for one writer and one reader, and take the
+ * hooks: the provider decides what its threading level needs. {@link io.jfabric.util.TagMatcher} is not
+ * thread-safe: keep it under the endpoint's lock or on the progress thread. Queues are built lock-free for one writer and one reader, and take the
  * multi-writer/multi-reader paths only when the domain's threading level asks for them.
  */
 package io.jfabric.util;

@@ -1,6 +1,8 @@
 package io.jfabric.util;
 
 import io.jfabric.AddressVector;
+import io.jfabric.AtomicDatatype;
+import io.jfabric.AtomicOp;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Counter;
 import io.jfabric.EndpointOption;
@@ -17,7 +19,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -123,6 +128,59 @@ class UtilEndpointTest {
         @Override public void setOpt(EndpointOption option, long value) { }
         @Override public int cancel(Object context) { return -Errno.ENOENT; }
         @Override public void close() { }
+    }
+
+    /** Records, for each hook, whether the lock handed to lockHooksWith was held while it ran. */
+    static final class LockWatching extends MessagesOnly {
+        final ReentrantLock lock = new ReentrantLock();
+        final List<String> ran = new ArrayList<>();
+        final List<String> heldIn = new ArrayList<>();
+        boolean throwInSend;
+
+        LockWatching() {
+            lockHooksWith(lock);
+        }
+
+        private int note(String hook) {
+            ran.add(hook);
+            if (lock.isHeldByCurrentThread()) {
+                heldIn.add(hook);
+            }
+            return 0;
+        }
+
+        @Override protected int postSend(OpRequest op) {
+            note("send");
+            if (throwInSend) {
+                throw new IllegalStateException("a provider bug");
+            }
+            return 0;
+        }
+        @Override protected int postRecv(OpRequest op) { return note("recv"); }
+        @Override protected int postRead(OpRequest op) { return note("read"); }
+        @Override protected int postWrite(OpRequest op) { return note("write"); }
+        @Override protected int postAtomic(AtomicRequest op) { return note("atomic"); }
+        @Override protected long atomicLimit(int kind, AtomicDatatype datatype) { return 1; }
+    }
+
+    private void postEveryKind(LockWatching ep) {
+        assertEquals(0, ep.send(buf, null, 1, "s"));
+        assertEquals(0, ep.recv(buf, null, 1, "r"));
+        assertEquals(0, ep.read(buf, null, 1, 0x1000, 42, "rd"));
+        assertEquals(0, ep.write(buf, null, 1, 0x1000, 42, "wr"));
+        assertEquals(0, ep.atomic(buf.asSlice(0, 8), null, 1, 0x1000, 42, AtomicDatatype.UINT64, AtomicOp.SUM, "a"));
+    }
+
+    @Test
+    void everyHookRunsUnderTheLockTheProviderHanded() {
+        LockWatching ep = new LockWatching();
+        postEveryKind(ep);
+        assertEquals(List.of("send", "recv", "read", "write", "atomic"), ep.ran);
+        assertEquals(ep.ran, ep.heldIn, "hooks that ran without the lock");
+        assertFalse(ep.lock.isLocked(), "every hook's lock is released when it returns");
+        ep.throwInSend = true;
+        assertThrows(IllegalStateException.class, () -> ep.send(buf, null, 1, "s"));
+        assertFalse(ep.lock.isLocked(), "a hook that throws releases the lock too");
     }
 
     private final Arena arena = Arena.ofAuto();
