@@ -96,30 +96,21 @@ public final class EndpointBindings {
         refuseSecondCounter(flags, BindFlags.WRITE, writeCntr, "FI_WRITE");
         refuseSecondCounter(flags, BindFlags.REMOTE_READ, remoteReadCntr, "FI_REMOTE_READ");
         refuseSecondCounter(flags, BindFlags.REMOTE_WRITE, remoteWriteCntr, "FI_REMOTE_WRITE");
-        if ((flags & BindFlags.TRANSMIT) != 0) {
-            c.acquire();
-            sendCntr = c;
+        sendCntr = bindIfAsked(flags, BindFlags.TRANSMIT, c, sendCntr);
+        recvCntr = bindIfAsked(flags, BindFlags.RECV, c, recvCntr);
+        readCntr = bindIfAsked(flags, BindFlags.READ, c, readCntr);
+        writeCntr = bindIfAsked(flags, BindFlags.WRITE, c, writeCntr);
+        remoteReadCntr = bindIfAsked(flags, BindFlags.REMOTE_READ, c, remoteReadCntr);
+        remoteWriteCntr = bindIfAsked(flags, BindFlags.REMOTE_WRITE, c, remoteWriteCntr);
+    }
+
+    /** {@code c}, holding one more reference, when {@code flags} ask for {@code flag}; else what is bound now. */
+    private static UtilCounter bindIfAsked(long flags, long flag, UtilCounter c, UtilCounter bound) {
+        if ((flags & flag) == 0) {
+            return bound;
         }
-        if ((flags & BindFlags.RECV) != 0) {
-            c.acquire();
-            recvCntr = c;
-        }
-        if ((flags & BindFlags.READ) != 0) {
-            c.acquire();
-            readCntr = c;
-        }
-        if ((flags & BindFlags.WRITE) != 0) {
-            c.acquire();
-            writeCntr = c;
-        }
-        if ((flags & BindFlags.REMOTE_READ) != 0) {
-            c.acquire();
-            remoteReadCntr = c;
-        }
-        if ((flags & BindFlags.REMOTE_WRITE) != 0) {
-            c.acquire();
-            remoteWriteCntr = c;
-        }
+        c.acquire();
+        return c;
     }
 
     /**
