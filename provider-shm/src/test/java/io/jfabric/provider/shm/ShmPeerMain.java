@@ -17,9 +17,8 @@ import java.nio.charset.StandardCharsets;
  * reads it back, sends tag {@link #DONE} with "ok" or a failure text, waits for tag {@link #BYE}, exits 0;</li>
  * <li>{@code stream <parent>}: sends tagged messages of mixed sizes for up to 20 s (killed by the test);</li>
  * <li>{@code waitclose <parent>}: posts a 200 KB send the parent never receives, drives progress for 200 ms, prints
- * "POSTED", and waits in sread
- * for its completion for up to 20 s, then prints "DONE &lt;err&gt;" (the completion's error, 0 if none) or
- * "TIMEOUT".</li>
+ * "POSTED", and waits in sread for its completion for up to 20 s, then prints "DONE &lt;err&gt;" (the completion's
+ * error, 0 if none) or "TIMEOUT".</li>
  * </ul>
  */
 public final class ShmPeerMain {

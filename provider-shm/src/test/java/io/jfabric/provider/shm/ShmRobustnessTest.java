@@ -83,9 +83,11 @@ class ShmRobustnessTest {
                 assertTrue(first.gone(), "a region marked closed makes its peer gone");
                 Peer second = bDomain.peerByName(aName);
                 assertNotSame(first, second, "a gone peer is mapped again as a new one");
-                assertTrue(first.region.segment().scope().isAlive(), "the replaced peer stays mapped while its domain is open");
+                assertTrue(first.region.segment().scope().isAlive(),
+                        "the replaced peer stays mapped while its domain is open");
             }
-            assertFalse(first.region.segment().scope().isAlive(), "the replaced peer is still mapped after its domain closed");
+            assertFalse(first.region.segment().scope().isAlive(),
+                    "the replaced peer is still mapped after its domain closed");
         }
     }
 
