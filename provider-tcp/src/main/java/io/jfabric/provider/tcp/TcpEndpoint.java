@@ -26,9 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The tcp FI_EP_MSG endpoint ({@code fi_endpoint}), libfabric tcp's {@code xnet_ep.c}: the facade and the
  * control path (bind, enable, connect/accept/shutdown through {@link TcpCm}, options, cancel, close). The 27
- * data-path calls come from {@link UtilEndpoint} and go, under the endpoint's lock (which UtilEndpoint
- * takes around the hooks), to {@link TcpMsg},
- * {@link TcpTagged} and {@link TcpRma}; one {@link TcpProgress} moves the connection's data and
+ * data-path calls come from {@link UtilEndpoint}, which takes the endpoint's lock around the hooks, and go to
+ * {@link TcpMsg}, {@link TcpTagged} and {@link TcpRma}; one {@link TcpProgress} moves the connection's data and
  * {@link TcpCompletions} reports it.
  *
  * <p>Completions go to the bound CQs (a transmit completion only with FI_COMPLETION when the CQ was bound
