@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * fi_rma(3): write and read through a valid key, and the three ways to be refused (unknown key, range
- * outside the region, key without the access). A refusal is an error completion at the initiator, and the
- * target's memory stays as it was.
+ * fi_rma(3): write and read through a valid key, fi_inject_write, and the three ways to be refused (unknown
+ * key, range outside the region, key without the access). A refusal is an error completion at the initiator,
+ * and the target's memory stays as it was.
  */
 @Timeout(60)
 class RmaTest {
@@ -58,6 +58,36 @@ class RmaTest {
             assertSame("r", re.context);
             assertTrue((re.flags & OpFlags.READ) != 0, "FI_READ: " + re);
             assertEquals(-1, back.mismatch(target.asSlice(off, LEN / 2)), "data read from offset " + off);
+        }
+    }
+
+    /**
+     * fi_inject_write: the source buffer is the caller's again when the call returns, so bytes overwritten right
+     * after it must not reach the target; the write lands where it was aimed and writes no completion.
+     */
+    @ForEachFabric
+    void anInjectWriteLandsWithoutACompletionAndFreesItsBufferAtOnce(FabricCase c) {
+        Gate.rma(c);
+        int len = (int) Math.min(c.info().txAttr.injectSize, 64);
+        Gate.require(len > 0, c, "has inject_size 0, so fi_inject_write carries nothing");
+        EndpointPair p = EndpointPair.open(c, dump);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment target = Mem.alloc(arena, 4096);
+            Mem.fill(target, (byte) 0);
+            MemoryRegion mr = p.b.register(target, Access.REMOTE_WRITE);
+            MemorySegment src = Mem.alloc(arena, len);
+            Mem.fill(src, 57);
+            p.poller.post("fi_inject_write", () -> p.a.ep.injectWrite(src, p.a.peer, p.b.remoteAddr(mr, 128), mr.key()));
+            Mem.fill(src, (byte) 0x5A);
+            MemorySegment landed = target.asSlice(128, len);
+            long until = System.nanoTime() + T * 1_000_000L;
+            while (Mem.mismatch(landed, 57) != -1 && System.nanoTime() < until) {
+                p.poller.drive();
+            }
+            assertEquals(-1, Mem.mismatch(landed, 57), "the injected bytes as they were when the call returned");
+            assertEquals(-1, Mem.mismatch(target.asSlice(0, 128), (byte) 0), "nothing before the range");
+            assertEquals(-1, Mem.mismatch(target.asSlice(128 + len, 4096 - 128 - len), (byte) 0), "nothing after it");
+            p.poller.expectQuiet(p.a.txCq, 200, "fi_inject_write");
         }
     }
 

@@ -168,7 +168,7 @@ final class ShmProgress implements RecordHandler {
                 return true;
             }
             case Wire.RMA_READ, Wire.RMA_WRITE -> {
-                return length < Wire.RMA_HEADER ? ep.dropCorrupt(type, length) : rma.onCommand(type, s, at);
+                return length < Wire.RMA_HEADER ? ep.dropCorrupt(type, length) : rma.onCommand(type, s, at, length);
             }
             case Wire.ATOMIC -> {
                 return length < Wire.ATOMIC_HEADER ? ep.dropCorrupt(type, length) : atomic.onCommand(s, at, length);

@@ -19,8 +19,12 @@ import java.lang.foreign.MemorySegment;
  * <p>One local buffer and one remote range per operation: the command names one initiator buffer, and the
  * target copies straight between it and the registered memory. Forms with more (readv/writev with
  * several buffers, readmsg/writemsg with several buffers or ranges) answer EINVAL, and the info says
- * rma_iov_limit 1; so does a msg form whose range length differs from its buffer's. The inject forms
- * answer ENOSYS: the target copies from the initiator's buffer after the call has returned.
+ * rma_iov_limit 1; so does a msg form whose range length differs from its buffer's.
+ *
+ * <p>A write with FI_INJECT (fi_inject_write, fi_inject_writedata, fi_writemsg with the flag) may not leave the
+ * target reading the initiator's buffer after the call returns, so its bytes, up to inject_size and gathered from
+ * up to iov_limit buffers of any kind, travel in the command itself ({@link Wire#FLAG_INLINE_DATA}) and the target
+ * copies them out of its ring.
  */
 final class ShmRma {
     private final ShmEndpointState ep;
@@ -43,14 +47,10 @@ final class ShmRma {
 
     /** FI_REMOTE_CQ_DATA (fi_writedata): the target reports the data as remote CQ data. */
     int write(OpRequest req) {
-        return post(Wire.RMA_WRITE, req);
+        return (req.flags & OpFlags.INJECT) != 0 ? writeInline(req) : post(Wire.RMA_WRITE, req);
     }
 
     private int post(int type, OpRequest req) {
-        if ((req.flags & OpFlags.INJECT) != 0) {
-            // the target copies from the initiator's buffer after the call returns, which inject forbids
-            return -Errno.ENOSYS;
-        }
         if (req.count != 1 || req.rmaCount != 1 || req.iov[0] == null
                 || req.rmaIov[0].len != req.iov[0].byteSize()) {
             return -Errno.EINVAL;
@@ -59,6 +59,26 @@ final class ShmRma {
         if (!buf.isNative()) {
             return -Errno.EINVAL; // the target copies straight into/out of this buffer with CMA
         }
+        return claimAndSend(type, req, buf.byteSize(), buf);
+    }
+
+    /** An inject write: its bytes go in the command, so the caller's buffers are free when this returns. */
+    private int writeInline(OpRequest req) {
+        long len = ShmIov.length(req.iov, req.count);
+        if (len < 0 || req.rmaCount != 1 || req.rmaIov[0].len != len) {
+            return -Errno.EINVAL;
+        }
+        if (len > ep.inlineSize) {
+            return -Errno.EMSGSIZE;
+        }
+        return claimAndSend(Wire.RMA_WRITE, req, len, null);
+    }
+
+    /**
+     * Puts the command in the peer's ring: with {@code cmaBuffer}, the initiator's buffer that the target copies
+     * to or from; without, the bytes to write follow the header.
+     */
+    private int claimAndSend(int type, OpRequest req, long len, MemorySegment cmaBuffer) {
         Peer peer = ep.av.peer(req.peer);
         if (peer == null) {
             return -Errno.EINVAL;
@@ -66,7 +86,7 @@ final class ShmRma {
         if (peer.goneForSend()) {
             return -Errno.ECONNRESET;
         }
-        if (!peer.cmaWorks) {
+        if (cmaBuffer != null && !peer.cmaWorks) {
             return -Errno.EOPNOTSUPP;
         }
         PendingOp op = inFlight.acquire(ep.bindings.txWantsCompletion(req.flags));
@@ -74,23 +94,29 @@ final class ShmRma {
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(type, ShmEndpointState.RMA_RECORD);
+        long at = r.tryClaim(type, cmaBuffer != null ? ShmEndpointState.RMA_RECORD
+                : Wire.recordPayload(Wire.RMA_HEADER + (int) len));
         if (at == MpscRing.FULL) {
             inFlight.cancel(op);
             return ShmCm.full(peer);
         }
         op.context = req.context;
         op.completionFlags = OpFlags.RMA | (type == Wire.RMA_READ ? OpFlags.READ : OpFlags.WRITE);
-        op.length = buf.byteSize();
+        op.length = len;
         op.peer = peer;
         op.rmaAddr = req.rmaIov[0].addr;
         op.rmaKey = req.rmaIov[0].key;
         boolean hasData = type == Wire.RMA_WRITE && (req.flags & OpFlags.REMOTE_CQ_DATA) != 0;
+        int flags = (hasData ? Wire.FLAG_CQ_DATA : 0) | (cmaBuffer == null ? Wire.FLAG_INLINE_DATA : 0);
         MemorySegment s = r.buffer();
-        ep.putHeader(s, at, 0, type == Wire.RMA_WRITE ? req.data : 0, hasData ? Wire.FLAG_CQ_DATA : 0, buf.byteSize(), op.id(),
-                req.rmaIov[0].addr);
+        ep.putHeader(s, at, 0, type == Wire.RMA_WRITE ? req.data : 0, flags, len, op.id(), req.rmaIov[0].addr);
         Wire.putLong(s, at + Wire.KEY, req.rmaIov[0].key);
-        Wire.putLong(s, at + Wire.LOCAL_ADDRESS, buf.address());
+        if (cmaBuffer != null) {
+            Wire.putLong(s, at + Wire.LOCAL_ADDRESS, cmaBuffer.address());
+        } else {
+            Wire.putLong(s, at + Wire.LOCAL_ADDRESS, 0);
+            ShmIov.gather(req.iov, req.count, s, at + Wire.RMA_HEADER);
+        }
         r.commit(at);
         peer.doorbell.ring();
         return 0;
@@ -98,8 +124,8 @@ final class ShmRma {
 
     // ---- target ----------------------------------------------------------------------------------
 
-    /** A peer's RMA_READ or RMA_WRITE command. */
-    boolean onCommand(int type, MemorySegment s, long at) {
+    /** A peer's RMA_READ or RMA_WRITE command, {@code length} bytes of it in the ring. */
+    boolean onCommand(int type, MemorySegment s, long at, int length) {
         long sender = Wire.getLong(s, at + Wire.SENDER);
         Peer peer = cm.sender(sender);
         if (peer == null) {
@@ -110,9 +136,12 @@ final class ShmRma {
         long addr = Wire.getLong(s, at + Wire.ADDRESS);
         long key = Wire.getLong(s, at + Wire.KEY);
         long remote = Wire.getLong(s, at + Wire.LOCAL_ADDRESS);
+        boolean inline = type == Wire.RMA_WRITE && (Wire.getInt(s, at + Wire.FLAGS) & Wire.FLAG_INLINE_DATA) != 0;
         UtilMemoryRegion mr = ep.domain.mrMap.find(key);
         int status;
-        if (mr == null) {
+        if (inline && (len < 0 || len > length - Wire.RMA_HEADER)) {
+            status = Errno.EIO; // the command does not hold the bytes it says it brings: nothing is written
+        } else if (mr == null) {
             status = Errno.ENOKEY;
         } else {
             long off = mr.resolve(addr, len, type == Wire.RMA_WRITE ? Access.REMOTE_WRITE : Access.REMOTE_READ);
@@ -120,10 +149,12 @@ final class ShmRma {
                 status = (int) -off;
             } else if (len == 0) {
                 status = 0;
+            } else if (inline) {
+                status = copyPieces(type, peer, mr, off, at + Wire.RMA_HEADER, len, s);
             } else if (mr.segmentCount() == 1) {
                 status = copy(type, peer, mr.segment().address() + off, remote, len);
             } else {
-                status = copyPieces(type, peer, mr, off, remote, len);
+                status = copyPieces(type, peer, mr, off, remote, len, null);
             }
         }
         if (status == 0 && type == Wire.RMA_WRITE && (Wire.getInt(s, at + Wire.FLAGS) & Wire.FLAG_CQ_DATA) != 0) {
@@ -143,18 +174,24 @@ final class ShmRma {
     }
 
     /**
-     * The range at {@code off} of a multi-segment region's concatenation: one copy per segment it touches,
-     * the initiator's buffer advancing with them.
+     * The range at {@code off} of the region's concatenation, one copy per segment it touches: with CMA from or
+     * to the initiator's buffer at {@code from}, or, for an inject write, from offset {@code from} of the
+     * {@code command} in our ring.
      */
-    private int copyPieces(int type, Peer peer, UtilMemoryRegion mr, long off, long remote, long len) {
+    private int copyPieces(int type, Peer peer, UtilMemoryRegion mr, long off, long from, long len,
+                           MemorySegment command) {
         int seg = mr.segmentIndex(off);
         long inSeg = off - mr.segmentStart(seg);
         int status = 0;
         while (len > 0 && status == 0) {
             MemorySegment s = mr.segment(seg);
             long piece = Math.min(len, s.byteSize() - inSeg);
-            status = copy(type, peer, s.address() + inSeg, remote, piece);
-            remote += piece;
+            if (command != null) {
+                MemorySegment.copy(command, from, s, inSeg, piece);
+            } else {
+                status = copy(type, peer, s.address() + inSeg, from, piece);
+            }
+            from += piece;
             len -= piece;
             seg++;
             inSeg = 0;

@@ -193,8 +193,6 @@ class ShmEntryPointsTest extends ShmPairFixture {
         multi.iovCount = 2;
         multi.addr = Fabrics.ADDR_UNSPEC;
         assertEquals(-Errno.EINVAL, b.ep.recvmsg(multi, OpFlags.MULTI_RECV), "a multi-receive buffer is one buffer");
-        assertEquals(-Errno.ENOSYS, a.ep.injectWrite(two[0], aToB, 0, 1),
-                "the target reads the initiator's buffer after an inject would have returned");
         assertTrue(a.info.txAttr.iovLimit == ShmIov.LIMIT && a.info.rxAttr.iovLimit == ShmIov.LIMIT
                 && a.info.txAttr.rmaIovLimit == 1, "the info tells what the endpoint serves");
     }
@@ -226,6 +224,73 @@ class ShmEntryPointsTest extends ShmPairFixture {
         } finally {
             mr.close();
         }
+    }
+
+    @Test
+    void injectWritesCarryTheirBytesSoTheBuffersAreFreeAtOnce() {
+        MemorySegment target = arena.allocate(4096);
+        MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_WRITE, 0x43);
+        try {
+            long base = (b.info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0 ? target.address() : 0;
+            int injectSize = (int) a.info.txAttr.injectSize;
+            assertTrue(injectSize >= 64 && injectSize + 2048 <= target.byteSize(), "inject_size " + injectSize);
+
+            MemorySegment src = pattern(injectSize, 11);
+            assertEquals(0, a.ep.injectWrite(src, aToB, base + 8, 0x43));
+            src.fill((byte) 0); // the caller's again as soon as the call returns
+            MemorySegment heap = MemorySegment.ofArray(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+            assertEquals(0, a.ep.injectWritedata(heap, 0x5eedL, aToB, base + 2048 + 64, 0x43), "heap memory is copied");
+            heap.fill((byte) 0);
+
+            CqEntry remote = awaitRemoteData(0x5eedL);
+            assertTrue((remote.flags & OpFlags.REMOTE_WRITE) != 0, OpFlags.toString(remote.flags));
+            assertEquals(-1, target.asSlice(8, injectSize).mismatch(pattern(injectSize, 11)));
+            assertEquals(-1, target.asSlice(2048 + 64, 8).mismatch(MemorySegment.ofArray(new byte[] {1, 2, 3, 4, 5, 6, 7, 8})));
+            assertEquals(0, target.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 7), "nothing before the range");
+            assertEquals(0, target.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8 + injectSize), "nothing after it");
+            assertEquals(-Errno.EAGAIN, a.cq.read(new CqEntry[] {new CqEntry()}, 1), "fi_inject_write writes no completion");
+
+            assertEquals(-Errno.EMSGSIZE, a.ep.injectWrite(arena.allocate(injectSize + 1), aToB, base, 0x43),
+                    "past inject_size");
+
+            // fi_writemsg with FI_INJECT gathers its buffers into the command and still completes
+            RmaMsg rm = new RmaMsg(2);
+            rm.iov[0] = pattern(24, 12);
+            rm.iov[1] = pattern(40, 13);
+            rm.iovCount = 2;
+            rm.rmaIov[0].set(base + 1024, 64, 0x43);
+            rm.rmaIovCount = 1;
+            rm.addr = aToB;
+            rm.context = "writemsg inject";
+            assertEquals(0, a.ep.writemsg(rm, OpFlags.INJECT | OpFlags.COMPLETION));
+            rm.iov[0].fill((byte) 0);
+            rm.iov[1].fill((byte) 0);
+            pumpTx("writemsg inject");
+            assertTrue((txEntry.flags & OpFlags.WRITE) != 0);
+            assertEquals(-1, target.asSlice(1024, 24).mismatch(pattern(24, 12)));
+            assertEquals(-1, target.asSlice(1024 + 24, 40).mismatch(pattern(40, 13)));
+
+            // a key the target never registered: the inject's error still reaches the initiator's CQ
+            assertEquals(0, a.ep.injectWrite(pattern(16, 14), aToB, 0, 0x7777));
+            assertEquals(Errno.ENOKEY, nextError(a, null).err);
+        } finally {
+            mr.close();
+        }
+    }
+
+    /** Drives both nodes until b reports a remote write with CQ data {@code data}. */
+    private CqEntry awaitRemoteData(long data) {
+        CqEntry[] one = {new CqEntry()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            a.cq.read(new CqEntry[0], 0);
+            int rc = b.cq.read(one, 1);
+            assertTrue(rc != -Errno.EAVAIL, () -> "target error: " + readError(b.cq));
+            if (rc == 1 && one[0].data == data) {
+                return one[0];
+            }
+        }
+        throw new AssertionError("no remote CQ data " + data + ": " + b.ep);
     }
 
     /** Drives both nodes until a's completion for {@code ctx} shows up (in {@link #txEntry}). */

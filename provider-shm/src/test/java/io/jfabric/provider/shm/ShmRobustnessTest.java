@@ -3,10 +3,12 @@ package io.jfabric.provider.shm;
 import io.jfabric.provider.shm.wire.RegionLayout;
 import io.jfabric.provider.shm.wire.Wire;
 
+import io.jfabric.Access;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
 import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -61,6 +63,45 @@ class ShmRobustnessTest {
             assertEquals("r", e.context);
             assertEquals("genuine", dst.getString(0));
             assertEquals(5, ((ShmEndpoint) b.ep).corruptDropped(), b.ep.toString());
+        }
+    }
+
+    /**
+     * An inject write's bytes travel in its command. One that says it brings more bytes than its record holds
+     * writes nothing (the target would otherwise copy whatever follows the record in its ring into the region),
+     * and the endpoint goes on to apply a genuine one.
+     */
+    @Test
+    void anInjectWriteThatClaimsMoreBytesThanItCarriesWritesNothing() {
+        try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
+            long aToB = a.insert(b);
+            MemorySegment target = arena.allocate(4096);
+            try (MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_WRITE, 0x51)) {
+                long base = (b.info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0 ? target.address() : 0;
+                String bName = new String(b.name(), StandardCharsets.US_ASCII).substring("fi_shm://".length());
+                try (ShmRegion foreign = ShmRegion.open(ShmRegion.DEFAULT_DIRECTORY, bName)) {
+                    MpscRing ring = foreign.ring();
+                    long at = ring.tryClaim(Wire.RMA_WRITE, Wire.recordPayload(Wire.RMA_HEADER + 8));
+                    MemorySegment s = ring.buffer();
+                    Wire.putLong(s, at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId());
+                    Wire.putInt(s, at + Wire.FLAGS, Wire.FLAG_INLINE_DATA);
+                    Wire.putLong(s, at + Wire.LENGTH, 2048);
+                    Wire.putLong(s, at + Wire.ADDRESS, base);
+                    Wire.putLong(s, at + Wire.KEY, mr.key());
+                    s.asSlice(at + Wire.RMA_HEADER, 8).fill((byte) 0x66);
+                    ring.commit(at);
+                }
+                MemorySegment genuine = arena.allocate(16).fill((byte) 0x77);
+                assertEquals(0, a.ep.injectWrite(genuine, aToB, base + 3000, mr.key()));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (target.get(ValueLayout.JAVA_BYTE, 3015) != 0x77 && System.nanoTime() < deadline) {
+                    b.progressFor(1);
+                    a.progressFor(1);
+                }
+                assertEquals(-1, target.asSlice(3000, 16).mismatch(genuine), "the genuine inject landed");
+                assertEquals(-1, target.asSlice(0, 3000).mismatch(arena.allocate(3000)),
+                        "the forged command wrote nothing");
+            }
         }
     }
 
@@ -162,6 +203,18 @@ class ShmRobustnessTest {
         try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
             long aToB = a.insert(b);
             assertEquals(-Errno.EOPNOTSUPP, a.ep.write(arena.allocate(64), null, aToB, 0, 1, null));
+            MemorySegment rmaTarget = arena.allocate(64);
+            try (MemoryRegion mr = b.domain.registerMemory(rmaTarget, Access.REMOTE_WRITE, 0x52)) {
+                long base = (b.info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0 ? rmaTarget.address() : 0;
+                MemorySegment bytes = arena.allocate(64).fill((byte) 0x3C);
+                assertEquals(0, a.ep.injectWrite(bytes, aToB, base, mr.key()), "an inject write brings its bytes");
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (rmaTarget.mismatch(bytes) != -1 && System.nanoTime() < until) {
+                    b.progressFor(1);
+                    a.progressFor(1);
+                }
+                assertEquals(-1, rmaTarget.mismatch(bytes), "an inject write needs no CMA");
+            }
             CqEntry e = new CqEntry();
             CqErrEntry err = new CqErrEntry();
             // expected (receive first), unexpected (send first) and truncated, each far larger than the

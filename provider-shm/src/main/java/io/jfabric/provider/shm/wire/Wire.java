@@ -57,6 +57,8 @@ public final class Wire {
 
     public static final int FLAG_TAGGED = 1;
     public static final int FLAG_CQ_DATA = 2;
+    /** RMA_WRITE of an inject: the bytes follow the header at {@link #RMA_HEADER}; LOCAL_ADDRESS is 0. */
+    public static final int FLAG_INLINE_DATA = 4;
 
     public static final int SENDER = 0;
     public static final int TAG = 8;
