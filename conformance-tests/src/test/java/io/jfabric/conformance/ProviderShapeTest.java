@@ -46,7 +46,7 @@ class ProviderShapeTest {
             new Shape("provider-tcp", "tcp", "Tcp", List.of("Provider", "Fabric", "Domain", "Endpoint",
                     "PassiveEndpoint", "Msg", "Tagged", "Rma", "Cq", "Eq", "Counter", "Progress", "Cm")),
             new Shape("provider-shm", "shm", "Shm", List.of("Provider", "Fabric", "Domain", "Endpoint", "Msg",
-                    "Tagged", "Rma", "Cq", "Av", "Progress")),
+                    "Tagged", "Rma", "Cq", "Av", "Counter", "Progress")),
             new Shape("provider-rxm", "rxm", "Rxm", List.of("Provider", "Fabric", "Domain", "Endpoint", "Msg",
                     "Tagged", "Rma", "Cq", "Av", "Counter", "Progress", "Cm")),
             new Shape("provider-verbs", "verbs", "Verbs", List.of("Provider", "Fabric", "Domain", "Endpoint",

@@ -63,7 +63,7 @@ class WaitSetTest {
             CounterAttr na = new CounterAttr();
             na.waitObj = WaitObj.SET;
             na.waitSet = ws[0];
-            rxCntr[0] = optionalCounter(s.domain, na); // shm has no counters
+            rxCntr[0] = optionalCounter(s.domain, na); // verbs has no counters
             EqAttr ea = new EqAttr();
             ea.waitObj = WaitObj.SET;
             ea.waitSet = ws[0];

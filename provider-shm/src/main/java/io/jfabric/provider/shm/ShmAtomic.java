@@ -156,6 +156,7 @@ final class ShmAtomic {
         if (status != 0 || kind == AtomicRequest.WRITE) {
             if (status == 0) {
                 target.apply(s, src, null, 0, null, 0);
+                ep.bindings.reportRemote(OpFlags.ATOMIC | OpFlags.REMOTE_WRITE, bytes, 0, false);
             }
             acks.send(peer, opId, status);
             return true;
@@ -171,6 +172,7 @@ final class ShmAtomic {
         MemorySegment out = r.buffer();
         ep.putHeader(out, rat, 0, 0, 0, bytes, opId, 0);
         target.apply(readOnly ? null : s, src, compares == 0 ? null : s, src + operands, out, rat + Wire.HEADER);
+        ep.bindings.reportRemote(OpFlags.ATOMIC | OpFlags.REMOTE_READ, bytes, 0, false); // fi_endpoint(3): fetch, compare
         r.commit(rat);
         peer.doorbell.ring();
         return true;

@@ -45,6 +45,9 @@ final class ShmBounce {
         }
         r.commit(at);
         peer.doorbell.ring();
+        if (op == null) {
+            ep.bindings.countTx(cqFlags); // as an untracked inline send
+        }
         return 0;
     }
 

@@ -204,7 +204,15 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
 
     @Override
     public Counter openCounter(CounterAttr attr) {
-        throw new FabricException(Errno.ENOSYS, "shm has no counters yet; use completion queues");
+        checkOpen("open a counter on");
+        acquire();
+        try {
+            return new ShmCounter(this, attr == null ? CounterAttr.defaults() : attr,
+                    autoProgress() ? ProgressHook.NONE : this);
+        } catch (RuntimeException e) {
+            release();
+            throw e;
+        }
     }
 
     @Override

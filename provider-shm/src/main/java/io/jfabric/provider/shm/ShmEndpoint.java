@@ -121,7 +121,11 @@ final class ShmEndpoint extends UtilEndpoint {
 
     @Override
     public void bind(Counter counter, long flags) {
-        throw new FabricException(Errno.ENOSYS, "shm has no counters yet; use completion queues");
+        checkOpen("bind a counter to");
+        if (!(counter instanceof ShmCounter c) || c.domain != ep.domain) {
+            throw new FabricException(Errno.EINVAL, "shm endpoints bind counters opened from their own domain");
+        }
+        ep.bindings.bindCounter(c, flags);
     }
 
     @Override

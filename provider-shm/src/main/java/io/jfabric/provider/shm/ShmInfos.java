@@ -19,7 +19,7 @@ import io.jfabric.util.MrMap;
 
 /**
  * The info template shm offers before hint matching. Attribute values follow libfabric 1.17's shm
- * where jfabric behaves the same; differences: no counters, FI_THREAD_DOMAIN by default (no locks on
+ * where jfabric behaves the same; differences: FI_THREAD_DOMAIN by default (no locks on
  * the data path; libfabric answers FI_THREAD_SAFE) and FI_THREAD_SAFE when the hints ask, MR mode FI_MR_VIRT_ADDR only when asked (offsets
  * otherwise), no src_addr until an endpoint is opened (each endpoint names its own region), and
  * rma_iov_limit 1 (an RMA command names one initiator buffer, see ShmRma; libfabric's shm offers 4).

@@ -53,6 +53,9 @@ final class ShmInline {
         }
         r.publish(position, Wire.INLINE, recordLength);
         peer.doorbell.ring();
+        if (op == null) {
+            ep.bindings.countTx(cqFlags); // nothing tracks it further: it counts when sent, as libfabric's shm does
+        }
         return 0;
     }
 

@@ -161,6 +161,10 @@ final class ShmRma {
             // fi_writedata: the data is in place before the target's completion is visible
             ep.bindings.reportRemote(OpFlags.RMA | OpFlags.REMOTE_WRITE, len, Wire.getLong(s, at + Wire.DATA), true,
                     ep.av == null ? Fabrics.ADDR_NOTAVAIL : ep.av.addrOfSender(sender));
+        } else if (status == 0) {
+            // the FI_REMOTE_WRITE or FI_REMOTE_READ counter, where one is bound
+            ep.bindings.reportRemote(OpFlags.RMA | (type == Wire.RMA_WRITE ? OpFlags.REMOTE_WRITE : OpFlags.REMOTE_READ),
+                    len, 0, false);
         }
         acks.send(peer, opId, status);
         return true;
