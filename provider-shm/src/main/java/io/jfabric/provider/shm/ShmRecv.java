@@ -119,6 +119,23 @@ final class ShmRecv {
         }
     }
 
+    /**
+     * FI_DISCARD of a queued message that arrived on this endpoint (already off the matcher's queue): a CMA or pulled
+     * one is ACKed as taken, so its send completes; its bytes are never read.
+     */
+    void discardUnexpected(TagMatcher.Unexpected u) {
+        UnexpectedMessage m = (UnexpectedMessage) u.payload;
+        if ((m.type == Wire.CMA || m.type == Wire.RTS) && m.peer != null) {
+            acks.send(m.peer, m.opId, 0);
+        }
+        freeUnexpected(u);
+    }
+
+    /** FI_PEEK, FI_CLAIM, FI_DISCARD (fi_tagged(3)) on the endpoint's receive context. */
+    int peekOrClaim(OpRequest req) {
+        return queue.peekOrClaim(req);
+    }
+
     /** Returns a queued message that arrived on this endpoint, taken or dropped, to the pools. */
     void freeUnexpected(TagMatcher.Unexpected u) {
         UnexpectedMessage m = (UnexpectedMessage) u.payload;

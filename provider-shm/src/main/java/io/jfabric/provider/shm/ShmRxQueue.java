@@ -4,6 +4,7 @@ import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
 import io.jfabric.OpFlags;
+import io.jfabric.provider.shm.wire.Wire;
 import io.jfabric.util.OpRequest;
 import io.jfabric.util.TagMatcher;
 import io.jfabric.util.UtilCompletionQueue;
@@ -87,14 +88,31 @@ final class ShmRxQueue {
         if (cq == null) {
             return -Errno.EOPBADSTATE;
         }
-        TagMatcher.Recv r = matcher.newRecv();
+        TagMatcher.Recv r = reserve(req, tagged, length);
         if (r == null) {
             return -Errno.EAGAIN;
         }
-        // the CQ slot for this receive's completion is promised now, so delivery can never overrun it
+        r.flags = multi && !tagged ? OpFlags.MULTI_RECV : 0;
+        resolveSourcesFor(r.src);
+        TagMatcher.Unexpected u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src);
+        if (u == null || !deliverQueued(r, u)) {
+            postOrFail(r);
+        }
+        return 0;
+    }
+
+    /**
+     * A receive node for {@code req} with its CQ slot promised now, so that its delivery can never overrun the CQ;
+     * null when either is lacking (answer -EAGAIN).
+     */
+    private TagMatcher.Recv reserve(OpRequest req, boolean tagged, long length) {
+        TagMatcher.Recv r = matcher.newRecv();
+        if (r == null) {
+            return null;
+        }
         if (!cq.tryReserve()) {
             matcher.free(r);
-            return -Errno.EAGAIN;
+            return null;
         }
         r.buffer = req.count == 1 ? req.iov[0] : bufferList(req);
         r.length = length;
@@ -103,15 +121,83 @@ final class ShmRxQueue {
         r.src = req.peer;
         r.tag = tagged ? req.tag : 0;
         r.ignore = tagged ? req.ignore : 0;
-        r.flags = multi && !tagged ? OpFlags.MULTI_RECV : 0;
-        if (unknownSources > 0 && r.src != Fabrics.ADDR_UNSPEC) {
+        return r;
+    }
+
+    /** Queued messages that came before their sender was in the AV are matched by source once it is. */
+    private void resolveSourcesFor(long src) {
+        if (unknownSources > 0 && src != Fabrics.ADDR_UNSPEC) {
             unknownSources = matcher.resolveUnknownSources(sourceOfUnexpected);
         }
-        TagMatcher.Unexpected u = matcher.takeUnexpected(tagged, r.tag, r.ignore, r.src);
-        if (u == null || !deliverQueued(r, u)) {
-            postOrFail(r);
+    }
+
+    /**
+     * fi_tagged(3) on the queued tagged messages. FI_PEEK completes at once with the first message a receive with
+     * this tag, ignore mask and source would take (its length, tag, data and source; the buffers are untouched), or
+     * with an FI_ENOMSG error; with FI_CLAIM it also reserves that message for this context, with FI_DISCARD it
+     * drops it. FI_CLAIM without FI_PEEK receives the message this context claimed (EINVAL when there is none), or
+     * with FI_DISCARD drops it. A dropped message's sender sees its send complete. None of these counts on a
+     * counter but the FI_CLAIM receive.
+     */
+    int peekOrClaim(OpRequest req) {
+        long length = ShmIov.length(req.iov, req.count);
+        if (length < 0) {
+            return -Errno.EINVAL;
+        }
+        if (cq == null) {
+            return -Errno.EOPBADSTATE;
+        }
+        boolean discard = (req.flags & OpFlags.DISCARD) != 0;
+        if ((req.flags & OpFlags.PEEK) != 0) {
+            if (!cq.tryReserve()) {
+                return -Errno.EAGAIN;
+            }
+            resolveSourcesFor(req.peer);
+            TagMatcher.Unexpected u = matcher.findUnexpected(true, req.tag, req.ignore, req.peer);
+            if (u == null) {
+                cq.writeError(true, req.context, OpFlags.RECV | OpFlags.TAGGED, 0, 0, 0, req.tag, 0, Errno.ENOMSG,
+                        Errno.ENOMSG, null);
+                return 0;
+            }
+            cq.writeFrom(true, req.context, OpFlags.RECV | OpFlags.TAGGED | dataFlag(u), u.len, 0, u.data, u.tag,
+                    u.src);
+            if (discard) {
+                matcher.removeUnexpected(u);
+                ((UnexpectedMessage) u.payload).owner.discardUnexpected(u);
+            } else if ((req.flags & OpFlags.CLAIM) != 0) {
+                matcher.claim(u, req.context);
+            }
+            return 0;
+        }
+        if (req.context == null) {
+            return -Errno.EINVAL; // a claim is paired with its peek by the context
+        }
+        // what completing the claimed message needs is taken first, so that a lack of it leaves the claim as it was
+        TagMatcher.Recv r = discard ? null : reserve(req, true, length);
+        if (discard ? !cq.tryReserve() : r == null) {
+            return -Errno.EAGAIN;
+        }
+        TagMatcher.Unexpected u = matcher.takeClaimed(req.context);
+        if (u == null) {
+            cq.cancelReservation();
+            if (r != null) {
+                free(r);
+            }
+            return -Errno.EINVAL;
+        }
+        ShmRecv owner = ((UnexpectedMessage) u.payload).owner;
+        if (discard) {
+            cq.writeFrom(true, req.context, OpFlags.RECV | OpFlags.TAGGED | dataFlag(u), 0, 0, u.data, u.tag, u.src);
+            owner.discardUnexpected(u);
+        } else {
+            owner.deliverUnexpected(r, u);
+            owner.freeUnexpected(u);
         }
         return 0;
+    }
+
+    private static long dataFlag(TagMatcher.Unexpected u) {
+        return (u.flags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0;
     }
 
     void watchPeers(ShmPeerWatch watch) {

@@ -18,6 +18,7 @@ final class ShmSharedRx extends UtilSharedRx {
     private static final int POST_TAGGED = 1;
     private static final int CANCEL = 2;
     private static final int CLOSE = 3;
+    private static final int PEEK_OR_CLAIM = 4;
 
     final ShmDomain domain;
     final ShmRxQueue queue;
@@ -33,8 +34,8 @@ final class ShmSharedRx extends UtilSharedRx {
     @Override
     protected int postRecv(OpRequest req) {
         boolean tagged = (req.flags & OpFlags.TAGGED) != 0;
-        if (tagged && (req.flags & (OpFlags.PEEK | OpFlags.CLAIM | OpFlags.DISCARD)) != 0) {
-            return -Errno.EOPNOTSUPP;
+        if (tagged && (req.flags & (OpFlags.PEEK | OpFlags.CLAIM)) != 0) {
+            return locked(PEEK_OR_CLAIM, req, null);
         }
         return locked(tagged ? POST_TAGGED : POST, req, null);
     }
@@ -57,6 +58,7 @@ final class ShmSharedRx extends UtilSharedRx {
             return switch (what) {
                 case POST -> queue.post(req, false, (req.flags & OpFlags.MULTI_RECV) != 0);
                 case POST_TAGGED -> queue.post(req, true, false);
+                case PEEK_OR_CLAIM -> queue.peekOrClaim(req);
                 case CANCEL -> queue.cq() == null ? -Errno.ENOENT : queue.cancel(context);
                 default -> {
                     if (queue.cq() != null) {

@@ -1,10 +1,9 @@
 package io.jfabric.provider.shm;
 
-import io.jfabric.Errno;
 import io.jfabric.OpFlags;
 import io.jfabric.util.OpRequest;
 
-/** fi_tagged(3) on shm: tagged sends and receives. FI_PEEK, FI_CLAIM and FI_DISCARD are not offered. */
+/** fi_tagged(3) on shm: tagged sends and receives, and FI_PEEK, FI_CLAIM and FI_DISCARD on the queued messages. */
 final class ShmTagged {
     private final ShmTransmit transmit;
     private final ShmRecv recv;
@@ -19,8 +18,8 @@ final class ShmTagged {
     }
 
     int recv(OpRequest req) {
-        if ((req.flags & (OpFlags.PEEK | OpFlags.CLAIM | OpFlags.DISCARD)) != 0) {
-            return -Errno.EOPNOTSUPP;
+        if ((req.flags & (OpFlags.PEEK | OpFlags.CLAIM)) != 0) {
+            return recv.peekOrClaim(req);
         }
         return recv.post(req, true, false);
     }
