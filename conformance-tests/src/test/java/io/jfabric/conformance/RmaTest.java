@@ -5,6 +5,7 @@ import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.MemoryRegion;
 import io.jfabric.OpFlags;
+import io.jfabric.RmaMsg;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * fi_rma(3): write and read through a valid key, fi_inject_write, and the three ways to be refused (unknown
- * key, range outside the region, key without the access). A refusal is an error completion at the initiator,
+ * fi_rma(3): write and read through a valid key, with several buffers and ranges where rma_iov_limit allows,
+ * fi_inject_write, and the three ways to be refused (unknown key, range outside the region, key without the access). A refusal is an error completion at the initiator,
  * and the target's memory stays as it was.
  */
 @Timeout(60)
@@ -58,6 +59,70 @@ class RmaTest {
             assertSame("r", re.context);
             assertTrue((re.flags & OpFlags.READ) != 0, "FI_READ: " + re);
             assertEquals(-1, back.mismatch(target.asSlice(off, LEN / 2)), "data read from offset " + off);
+        }
+    }
+
+    /**
+     * fi_writemsg and fi_readmsg with two buffers and two ranges that split them differently: the bytes land in
+     * order across both ranges, nothing between them is touched, and a read gathers them back.
+     */
+    @ForEachFabric
+    void severalBuffersMoveThroughSeveralRanges(FabricCase c) {
+        Gate.rma(c);
+        Gate.require(c.info().txAttr.rmaIovLimit >= 2 && c.info().txAttr.iovLimit >= 2, c, "has rma_iov_limit "
+                + c.info().txAttr.rmaIovLimit + " and iov_limit " + c.info().txAttr.iovLimit);
+        EndpointPair p = EndpointPair.open(c, dump);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment target = Mem.alloc(arena, 8192);
+            Mem.fill(target, (byte) 0);
+            MemoryRegion mr = p.b.register(target, Access.REMOTE_READ | Access.REMOTE_WRITE);
+            MemorySegment whole = Mem.alloc(arena, 4000);
+            Mem.fill(whole, 63);
+            MemorySegment one = Mem.alloc(arena, 1000);
+            MemorySegment two = Mem.alloc(arena, 3000);
+            one.copyFrom(whole.asSlice(0, 1000));
+            two.copyFrom(whole.asSlice(1000, 3000));
+            RmaMsg w = new RmaMsg(2);
+            w.iov[0] = one;
+            w.iov[1] = two;
+            w.desc[0] = p.a.desc(one);
+            w.desc[1] = p.a.desc(two);
+            w.iovCount = 2;
+            w.rmaIov[0].set(p.b.remoteAddr(mr, 100), 2500, mr.key());
+            w.rmaIov[1].set(p.b.remoteAddr(mr, 5000), 1500, mr.key());
+            w.rmaIovCount = 2;
+            w.addr = p.a.peer;
+            w.context = "writemsg";
+            p.poller.post("fi_writemsg", () -> p.a.ep.writemsg(w, OpFlags.COMPLETION));
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "fi_writemsg of two buffers into two ranges");
+            long until = System.nanoTime() + T * 1_000_000L;
+            while ((target.asSlice(100, 2500).mismatch(whole.asSlice(0, 2500)) != -1
+                    || target.asSlice(5000, 1500).mismatch(whole.asSlice(2500, 1500)) != -1)
+                    && System.nanoTime() < until) {
+                p.poller.drive();
+            }
+            assertEquals(-1, target.asSlice(100, 2500).mismatch(whole.asSlice(0, 2500)), "the first range");
+            assertEquals(-1, target.asSlice(5000, 1500).mismatch(whole.asSlice(2500, 1500)), "the second range");
+            assertEquals(-1, Mem.mismatch(target.asSlice(2600, 2400), (byte) 0), "nothing between the ranges");
+            assertEquals(-1, Mem.mismatch(target.asSlice(0, 100), (byte) 0), "nothing before the first");
+
+            MemorySegment first = Mem.alloc(arena, 2000);
+            MemorySegment second = Mem.alloc(arena, 2000);
+            RmaMsg r = new RmaMsg(2);
+            r.iov[0] = first;
+            r.iov[1] = second;
+            r.desc[0] = p.a.desc(first);
+            r.desc[1] = p.a.desc(second);
+            r.iovCount = 2;
+            r.rmaIov[0].set(p.b.remoteAddr(mr, 100), 2500, mr.key());
+            r.rmaIov[1].set(p.b.remoteAddr(mr, 5000), 1500, mr.key());
+            r.rmaIovCount = 2;
+            r.addr = p.a.peer;
+            r.context = "readmsg";
+            p.poller.post("fi_readmsg", () -> p.a.ep.readmsg(r, OpFlags.COMPLETION));
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "fi_readmsg of two ranges into two buffers");
+            assertEquals(-1, first.mismatch(whole.asSlice(0, 2000)), "the first buffer read back");
+            assertEquals(-1, second.mismatch(whole.asSlice(2000, 2000)), "the second buffer read back");
         }
     }
 

@@ -169,7 +169,8 @@ public final class RxmProvider implements UtilityProvider {
         t.txAttr.injectSize = coreInject > RxmPacket.SIZE ? coreInject - RxmPacket.SIZE : Math.max(0, coreInject);
         t.txAttr.size = RxmParams.defaults().txSize();
         t.txAttr.iovLimit = 4;
-        t.txAttr.rmaIovLimit = 4;
+        // RMA goes to the core as posted, so rxm offers no more ranges than its core takes (verbs: 1), as libfabric's
+        t.txAttr.rmaIovLimit = core.txAttr == null ? 4 : Math.min(4, core.txAttr.rmaIovLimit);
         t.rxAttr.caps = CAPS & ~(Caps.SEND | Caps.READ | Caps.WRITE | comm);
         t.rxAttr.msgOrder = core.rxAttr == null ? t.txAttr.msgOrder : core.rxAttr.msgOrder;
         t.rxAttr.compOrder = MsgOrder.NONE;

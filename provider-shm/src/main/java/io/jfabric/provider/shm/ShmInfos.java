@@ -21,8 +21,7 @@ import io.jfabric.util.MrMap;
  * The info template shm offers before hint matching. Attribute values follow libfabric 1.17's shm
  * where jfabric behaves the same; differences: FI_THREAD_DOMAIN by default (no locks on
  * the data path; libfabric answers FI_THREAD_SAFE) and FI_THREAD_SAFE when the hints ask, MR mode FI_MR_VIRT_ADDR only when asked (offsets
- * otherwise), no src_addr until an endpoint is opened (each endpoint names its own region), and
- * rma_iov_limit 1 (an RMA command names one initiator buffer, see ShmRma; libfabric's shm offers 4).
+ * otherwise), and no src_addr until an endpoint is opened (each endpoint names its own region).
  */
 final class ShmInfos {
 
@@ -68,7 +67,7 @@ final class ShmInfos {
         f.txAttr.injectSize = injectSize;
         f.txAttr.size = 1024;
         f.txAttr.iovLimit = ShmIov.LIMIT;
-        f.txAttr.rmaIovLimit = 1;
+        f.txAttr.rmaIovLimit = ShmRmaVector.LIMIT;
         f.rxAttr.caps = RX_CAPS;
         f.rxAttr.opFlags = RX_OP_FLAGS;
         f.rxAttr.msgOrder = MsgOrder.SAS;

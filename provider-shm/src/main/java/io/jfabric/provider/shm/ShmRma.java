@@ -16,10 +16,9 @@ import java.lang.foreign.MemorySegment;
  * map, copies with process_vm_readv/writev and ACKs with the status, and the initiator completes on the
  * ACK.
  *
- * <p>One local buffer and one remote range per operation: the command names one initiator buffer, and the
- * target copies straight between it and the registered memory. Forms with more (readv/writev with
- * several buffers, readmsg/writemsg with several buffers or ranges) answer EINVAL, and the info says
- * rma_iov_limit 1; so does a msg form whose range length differs from its buffer's.
+ * <p>With one local buffer and one remote range the command names the initiator's buffer, and the target copies
+ * straight between it and the registered memory; with up to four of each (readv/writev, readmsg/writemsg) it lists
+ * them ({@link ShmRmaVector}). The buffers must be native memory and add up to the ranges (EINVAL otherwise).
  *
  * <p>A write with FI_INJECT (fi_inject_write, fi_inject_writedata, fi_writemsg with the flag) may not leave the
  * target reading the initiator's buffer after the call returns, so its bytes, up to inject_size and gathered from
@@ -31,12 +30,14 @@ final class ShmRma {
     private final ShmInFlight inFlight;
     private final ShmAckQueue acks;
     private final ShmCm cm;
+    private final ShmRmaVector vector;
 
     ShmRma(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm) {
         this.ep = ep;
         this.inFlight = inFlight;
         this.acks = acks;
         this.cm = cm;
+        this.vector = new ShmRmaVector(ep.domain.mrMap, ep.cma);
     }
 
     // ---- initiator -------------------------------------------------------------------------------
@@ -51,15 +52,15 @@ final class ShmRma {
     }
 
     private int post(int type, OpRequest req) {
-        if (req.count != 1 || req.rmaCount != 1 || req.iov[0] == null
-                || req.rmaIov[0].len != req.iov[0].byteSize()) {
-            return -Errno.EINVAL;
+        if (req.count != 1 || req.rmaCount != 1) {
+            int record = ShmRmaVector.recordLength(req);
+            return record < 0 ? record : claimAndSend(type, req, req.length(), record, Wire.FLAG_VECTOR, null);
         }
         MemorySegment buf = req.iov[0];
-        if (!buf.isNative()) {
+        if (buf == null || req.rmaIov[0].len != buf.byteSize() || !buf.isNative()) {
             return -Errno.EINVAL; // the target copies straight into/out of this buffer with CMA
         }
-        return claimAndSend(type, req, buf.byteSize(), buf);
+        return claimAndSend(type, req, buf.byteSize(), ShmEndpointState.RMA_RECORD, 0, buf);
     }
 
     /** An inject write: its bytes go in the command, so the caller's buffers are free when this returns. */
@@ -71,14 +72,16 @@ final class ShmRma {
         if (len > ep.inlineSize) {
             return -Errno.EMSGSIZE;
         }
-        return claimAndSend(Wire.RMA_WRITE, req, len, null);
+        return claimAndSend(Wire.RMA_WRITE, req, len, Wire.recordPayload(Wire.RMA_HEADER + (int) len),
+                Wire.FLAG_INLINE_DATA, null);
     }
 
     /**
-     * Puts the command in the peer's ring: with {@code cmaBuffer}, the initiator's buffer that the target copies
-     * to or from; without, the bytes to write follow the header.
+     * Puts the command in the peer's ring: with {@code cmaBuffer}, the initiator's one buffer that the target copies
+     * to or from; otherwise the bytes to write ({@link Wire#FLAG_INLINE_DATA}) or the lists of buffers and ranges
+     * ({@link Wire#FLAG_VECTOR}) follow the header.
      */
-    private int claimAndSend(int type, OpRequest req, long len, MemorySegment cmaBuffer) {
+    private int claimAndSend(int type, OpRequest req, long len, int recordLength, int form, MemorySegment cmaBuffer) {
         Peer peer = ep.av.peer(req.peer);
         if (peer == null) {
             return -Errno.EINVAL;
@@ -86,7 +89,7 @@ final class ShmRma {
         if (peer.goneForSend()) {
             return -Errno.ECONNRESET;
         }
-        if (cmaBuffer != null && !peer.cmaWorks) {
+        if (form != Wire.FLAG_INLINE_DATA && !peer.cmaWorks) {
             return -Errno.EOPNOTSUPP;
         }
         PendingOp op = inFlight.acquire(ep.bindings.txWantsCompletion(req.flags));
@@ -94,8 +97,7 @@ final class ShmRma {
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        long at = r.tryClaim(type, cmaBuffer != null ? ShmEndpointState.RMA_RECORD
-                : Wire.recordPayload(Wire.RMA_HEADER + (int) len));
+        long at = r.tryClaim(type, recordLength);
         if (at == MpscRing.FULL) {
             inFlight.cancel(op);
             return ShmCm.full(peer);
@@ -107,15 +109,15 @@ final class ShmRma {
         op.rmaAddr = req.rmaIov[0].addr;
         op.rmaKey = req.rmaIov[0].key;
         boolean hasData = type == Wire.RMA_WRITE && (req.flags & OpFlags.REMOTE_CQ_DATA) != 0;
-        int flags = (hasData ? Wire.FLAG_CQ_DATA : 0) | (cmaBuffer == null ? Wire.FLAG_INLINE_DATA : 0);
+        int flags = (hasData ? Wire.FLAG_CQ_DATA : 0) | form;
         MemorySegment s = r.buffer();
         ep.putHeader(s, at, 0, type == Wire.RMA_WRITE ? req.data : 0, flags, len, op.id(), req.rmaIov[0].addr);
         Wire.putLong(s, at + Wire.KEY, req.rmaIov[0].key);
-        if (cmaBuffer != null) {
-            Wire.putLong(s, at + Wire.LOCAL_ADDRESS, cmaBuffer.address());
-        } else {
-            Wire.putLong(s, at + Wire.LOCAL_ADDRESS, 0);
+        Wire.putLong(s, at + Wire.LOCAL_ADDRESS, cmaBuffer == null ? 0 : cmaBuffer.address());
+        if (form == Wire.FLAG_INLINE_DATA) {
             ShmIov.gather(req.iov, req.count, s, at + Wire.RMA_HEADER);
+        } else if (form == Wire.FLAG_VECTOR) {
+            ShmRmaVector.encode(req, s, at);
         }
         r.commit(at);
         peer.doorbell.ring();
@@ -136,10 +138,13 @@ final class ShmRma {
         long addr = Wire.getLong(s, at + Wire.ADDRESS);
         long key = Wire.getLong(s, at + Wire.KEY);
         long remote = Wire.getLong(s, at + Wire.LOCAL_ADDRESS);
-        boolean inline = type == Wire.RMA_WRITE && (Wire.getInt(s, at + Wire.FLAGS) & Wire.FLAG_INLINE_DATA) != 0;
+        int wflags = Wire.getInt(s, at + Wire.FLAGS);
+        boolean inline = type == Wire.RMA_WRITE && (wflags & Wire.FLAG_INLINE_DATA) != 0;
         UtilMemoryRegion mr = ep.domain.mrMap.find(key);
         int status;
-        if (inline && (len < 0 || len > length - Wire.RMA_HEADER)) {
+        if ((wflags & Wire.FLAG_VECTOR) != 0) {
+            status = vector.apply(type, s, at, length, peer);
+        } else if (inline && (len < 0 || len > length - Wire.RMA_HEADER)) {
             status = Errno.EIO; // the command does not hold the bytes it says it brings: nothing is written
         } else if (mr == null) {
             status = Errno.ENOKEY;
@@ -157,7 +162,7 @@ final class ShmRma {
                 status = copyPieces(type, peer, mr, off, remote, len, null);
             }
         }
-        if (status == 0 && type == Wire.RMA_WRITE && (Wire.getInt(s, at + Wire.FLAGS) & Wire.FLAG_CQ_DATA) != 0) {
+        if (status == 0 && type == Wire.RMA_WRITE && (wflags & Wire.FLAG_CQ_DATA) != 0) {
             // fi_writedata: the data is in place before the target's completion is visible
             ep.bindings.reportRemote(OpFlags.RMA | OpFlags.REMOTE_WRITE, len, Wire.getLong(s, at + Wire.DATA), true,
                     ep.av == null ? Fabrics.ADDR_NOTAVAIL : ep.av.addrOfSender(sender));

@@ -185,8 +185,10 @@ class ShmEntryPointsTest extends ShmPairFixture {
         assertEquals(-Errno.EINVAL, a.ep.sendv(five, null, 5, aToB, "too many"), "more buffers than iov_limit");
         assertEquals(-Errno.EINVAL, b.ep.recvv(five, null, 5, Fabrics.ADDR_UNSPEC, "too many"));
         MemorySegment[] two = {arena.allocate(8), arena.allocate(8)};
-        assertEquals(-Errno.EINVAL, a.ep.readv(two, null, 2, aToB, 0, 1, "readv"), "rma_iov_limit is 1");
-        assertEquals(-Errno.EINVAL, a.ep.writev(two, null, 2, aToB, 0, 1, "writev"));
+        MemorySegment[] fiveRma = {two[0], two[1], two[0], two[1], two[0]};
+        assertEquals(-Errno.EINVAL, a.ep.writev(fiveRma, null, 5, aToB, 0, 1, "writev"), "more buffers than iov_limit");
+        assertEquals(-Errno.EINVAL, a.ep.writev(new MemorySegment[] {two[0], MemorySegment.ofArray(new byte[8])}, null,
+                2, aToB, 0, 1, "heap"), "the target copies RMA buffers with CMA: native memory only");
         Msg multi = new Msg(2);
         multi.iov[0] = two[0];
         multi.iov[1] = two[1];
@@ -194,7 +196,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
         multi.addr = Fabrics.ADDR_UNSPEC;
         assertEquals(-Errno.EINVAL, b.ep.recvmsg(multi, OpFlags.MULTI_RECV), "a multi-receive buffer is one buffer");
         assertTrue(a.info.txAttr.iovLimit == ShmIov.LIMIT && a.info.rxAttr.iovLimit == ShmIov.LIMIT
-                && a.info.txAttr.rmaIovLimit == 1, "the info tells what the endpoint serves");
+                && a.info.txAttr.rmaIovLimit == ShmIov.LIMIT, "the info tells what the endpoint serves");
     }
 
     @Test
@@ -221,6 +223,51 @@ class ShmEntryPointsTest extends ShmPairFixture {
             pumpTx("readmsg");
             assertTrue((txEntry.flags & OpFlags.READ) != 0);
             assertEquals(-1, back.mismatch(src));
+
+            // four buffers of uneven sizes into three ranges, then read back through two buffers from two ranges
+            MemorySegment whole = pattern(1500, 21);
+            MemorySegment[] parts = cut(whole, 100, 700, 701);
+            RmaMsg wm = new RmaMsg(4);
+            System.arraycopy(parts, 0, wm.iov, 0, 4);
+            wm.iovCount = 4;
+            wm.rmaIov[0].set(base + 2000, 300, 0x42);
+            wm.rmaIov[1].set(base + 2500, 1000, 0x42);
+            wm.rmaIov[2].set(base + 3800, 200, 0x42);
+            wm.rmaIovCount = 3;
+            wm.addr = aToB;
+            wm.context = "writemsg vector";
+            assertEquals(0, a.ep.writemsg(wm, OpFlags.COMPLETION));
+            pumpTx("writemsg vector");
+            assertEquals(-1, target.asSlice(2000, 300).mismatch(whole.asSlice(0, 300)));
+            assertEquals(-1, target.asSlice(2500, 1000).mismatch(whole.asSlice(300, 1000)));
+            assertEquals(-1, target.asSlice(3800, 200).mismatch(whole.asSlice(1300, 200)));
+            assertEquals(0, target.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 2300), "nothing between the ranges");
+
+            MemorySegment firstBack = arena.allocate(400);
+            MemorySegment secondBack = arena.allocate(200);
+            RmaMsg vm = new RmaMsg(2);
+            vm.iov[0] = firstBack;
+            vm.iov[1] = secondBack;
+            vm.iovCount = 2;
+            vm.rmaIov[0].set(base + 2000, 300, 0x42);
+            vm.rmaIov[1].set(base + 2500, 300, 0x42);
+            vm.rmaIovCount = 2;
+            vm.addr = aToB;
+            vm.context = "readmsg vector";
+            assertEquals(0, a.ep.readmsg(vm, OpFlags.COMPLETION));
+            pumpTx("readmsg vector");
+            assertEquals(-1, firstBack.asSlice(0, 300).mismatch(whole.asSlice(0, 300)));
+            assertEquals(-1, firstBack.asSlice(300, 100).mismatch(whole.asSlice(300, 100)));
+            assertEquals(-1, secondBack.mismatch(whole.asSlice(400, 200)));
+
+            // one range the key does not reach refuses the whole operation: nothing is written
+            MemorySegment before = arena.allocate(4096).copyFrom(target);
+            wm.rmaIov[2].set(base + 4000, 200, 0x42); // runs past the 4096-byte region
+            wm.context = "writemsg refused";
+            assertEquals(0, a.ep.writemsg(wm, OpFlags.COMPLETION));
+            CqErrEntry refused = nextError(a, "writemsg refused");
+            assertEquals(Errno.EINVAL, refused.err, "a range outside the region");
+            assertEquals(-1, target.mismatch(before), "a refused vector write changes nothing");
         } finally {
             mr.close();
         }

@@ -106,6 +106,54 @@ class ShmRobustnessTest {
     }
 
     /**
+     * A vector RMA command lists the initiator's buffers and the target's ranges. One whose lists do not add up to its
+     * length, or that lists more than four of either, writes nothing, and the endpoint goes on.
+     */
+    @Test
+    void aVectorRmaWhoseListsDoNotAddUpWritesNothing() {
+        try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
+            long aToB = a.insert(b);
+            MemorySegment target = arena.allocate(4096);
+            MemorySegment source = arena.allocate(256).fill((byte) 0x44);
+            try (MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_WRITE, 0x53)) {
+                long base = (b.info.domainAttr.mrMode & io.jfabric.MrMode.VIRT_ADDR) != 0 ? target.address() : 0;
+                String bName = new String(b.name(), StandardCharsets.US_ASCII).substring("fi_shm://".length());
+                try (ShmRegion foreign = ShmRegion.open(ShmRegion.DEFAULT_DIRECTORY, bName)) {
+                    MpscRing ring = foreign.ring();
+                    int[][] forged = {{1, 1, 100, 200}, {1, 9, 100, 100}, {5, 1, 100, 100}};
+                    for (int[] f : forged) {
+                        long at = ring.tryClaim(Wire.RMA_WRITE, Wire.recordPayload(400));
+                        MemorySegment s = ring.buffer();
+                        Wire.putLong(s, at + Wire.SENDER, ((ShmEndpoint) a.ep).senderId());
+                        Wire.putInt(s, at + Wire.FLAGS, Wire.FLAG_VECTOR);
+                        Wire.putLong(s, at + Wire.LENGTH, f[2]);
+                        Wire.putInt(s, at + Wire.VECTOR_LOCAL_COUNT, f[0]);
+                        Wire.putInt(s, at + Wire.VECTOR_REMOTE_COUNT, f[1]);
+                        long e = at + Wire.VECTOR_ENTRIES;
+                        Wire.putLong(s, e, source.address());
+                        Wire.putLong(s, e + 8, f[2]);
+                        e += (long) Math.min(f[0], 4) * Wire.VECTOR_LOCAL_ENTRY;
+                        Wire.putLong(s, e, base);
+                        Wire.putLong(s, e + 8, f[3]);
+                        Wire.putLong(s, e + 16, mr.key());
+                        ring.commit(at);
+                    }
+                }
+                MemorySegment genuine = arena.allocate(16).fill((byte) 0x77);
+                assertEquals(0, a.ep.injectWrite(genuine, aToB, base + 3000, mr.key()));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (target.get(ValueLayout.JAVA_BYTE, 3015) != 0x77 && System.nanoTime() < deadline) {
+                    b.progressFor(1);
+                    a.progressFor(1);
+                }
+                assertEquals(-1, target.asSlice(3000, 16).mismatch(genuine), "the genuine write landed");
+                assertEquals(-1, target.asSlice(0, 3000).mismatch(arena.allocate(3000)),
+                        "the forged commands wrote nothing");
+            }
+        }
+    }
+
+    /**
      * A peer found gone whose region can still be mapped (its owner marked it closed and has not yet unlinked it) is
      * mapped again as a new peer. The old one may still be held by AV entries, so it stays mapped while the domain
      * is open, and is unmapped (its pidfd closed and unwatched) when the domain closes.

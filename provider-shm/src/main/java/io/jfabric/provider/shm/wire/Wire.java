@@ -59,6 +59,12 @@ public final class Wire {
     public static final int FLAG_CQ_DATA = 2;
     /** RMA_WRITE of an inject: the bytes follow the header at {@link #RMA_HEADER}; LOCAL_ADDRESS is 0. */
     public static final int FLAG_INLINE_DATA = 4;
+    /**
+     * RMA with several buffers or ranges: at {@link #VECTOR_LOCAL_COUNT} and {@link #VECTOR_REMOTE_COUNT} their
+     * counts, from {@link #VECTOR_ENTRIES} the initiator's buffers (address, length), then the target's ranges
+     * (address, length, key); LENGTH is the total; ADDRESS, KEY and LOCAL_ADDRESS are unused.
+     */
+    public static final int FLAG_VECTOR = 8;
 
     public static final int SENDER = 0;
     public static final int TAG = 8;
@@ -87,6 +93,12 @@ public final class Wire {
     /** RMA commands carry the target address in ADDRESS, the key in KEY and the initiator buffer here. */
     public static final int LOCAL_ADDRESS = 64;
     public static final int RMA_HEADER = 72;
+    /** Vector RMA ({@link #FLAG_VECTOR}): the counts, then the entries. */
+    public static final int VECTOR_LOCAL_COUNT = 72;
+    public static final int VECTOR_REMOTE_COUNT = 76;
+    public static final int VECTOR_ENTRIES = 80;
+    public static final int VECTOR_LOCAL_ENTRY = 16;
+    public static final int VECTOR_REMOTE_ENTRY = 24;
     /** ATOMIC: ADDRESS is the target address, KEY the key, LENGTH the operands' bytes; these four ints follow. */
     public static final int ATOMIC_DATATYPE = 64;
     public static final int ATOMIC_OP = 68;
