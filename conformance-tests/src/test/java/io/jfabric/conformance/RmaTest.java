@@ -82,17 +82,7 @@ class RmaTest {
             MemorySegment two = Mem.alloc(arena, 3000);
             one.copyFrom(whole.asSlice(0, 1000));
             two.copyFrom(whole.asSlice(1000, 3000));
-            RmaMsg w = new RmaMsg(2);
-            w.iov[0] = one;
-            w.iov[1] = two;
-            w.desc[0] = p.a.desc(one);
-            w.desc[1] = p.a.desc(two);
-            w.iovCount = 2;
-            w.rmaIov[0].set(p.b.remoteAddr(mr, 100), 2500, mr.key());
-            w.rmaIov[1].set(p.b.remoteAddr(mr, 5000), 1500, mr.key());
-            w.rmaIovCount = 2;
-            w.addr = p.a.peer;
-            w.context = "writemsg";
+            RmaMsg w = twoRanges(p, mr, one, two, "writemsg");
             p.poller.post("fi_writemsg", () -> p.a.ep.writemsg(w, OpFlags.COMPLETION));
             p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "fi_writemsg of two buffers into two ranges");
             long until = System.nanoTime() + T * 1_000_000L;
@@ -108,22 +98,29 @@ class RmaTest {
 
             MemorySegment first = Mem.alloc(arena, 2000);
             MemorySegment second = Mem.alloc(arena, 2000);
-            RmaMsg r = new RmaMsg(2);
-            r.iov[0] = first;
-            r.iov[1] = second;
-            r.desc[0] = p.a.desc(first);
-            r.desc[1] = p.a.desc(second);
-            r.iovCount = 2;
-            r.rmaIov[0].set(p.b.remoteAddr(mr, 100), 2500, mr.key());
-            r.rmaIov[1].set(p.b.remoteAddr(mr, 5000), 1500, mr.key());
-            r.rmaIovCount = 2;
-            r.addr = p.a.peer;
-            r.context = "readmsg";
+            RmaMsg r = twoRanges(p, mr, first, second, "readmsg");
             p.poller.post("fi_readmsg", () -> p.a.ep.readmsg(r, OpFlags.COMPLETION));
             p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "fi_readmsg of two ranges into two buffers");
             assertEquals(-1, first.mismatch(whole.asSlice(0, 2000)), "the first buffer read back");
             assertEquals(-1, second.mismatch(whole.asSlice(2000, 2000)), "the second buffer read back");
         }
+    }
+
+    /** Two of a's buffers against two ranges of {@code mr}: 2,500 bytes at offset 100 and 1,500 at 5,000. */
+    private static RmaMsg twoRanges(EndpointPair p, MemoryRegion mr, MemorySegment one, MemorySegment two,
+                                    Object context) {
+        RmaMsg m = new RmaMsg(2);
+        m.iov[0] = one;
+        m.iov[1] = two;
+        m.desc[0] = p.a.desc(one);
+        m.desc[1] = p.a.desc(two);
+        m.iovCount = 2;
+        m.rmaIov[0].set(p.b.remoteAddr(mr, 100), 2500, mr.key());
+        m.rmaIov[1].set(p.b.remoteAddr(mr, 5000), 1500, mr.key());
+        m.rmaIovCount = 2;
+        m.addr = p.a.peer;
+        m.context = context;
+        return m;
     }
 
     /**

@@ -14,10 +14,13 @@ import io.jfabric.MemoryRegion;
 import io.jfabric.MrMode;
 import io.jfabric.OpFlags;
 import io.jfabric.TaggedMsg;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -35,10 +38,23 @@ class ShmCounterTest extends ShmPairFixture {
     /** Inline, bounce and CMA sizes. */
     private static final long[] SIZES = {40, 3000, 150_000};
 
+    private final List<Counter> opened = new ArrayList<>();
+
     private Counter counter(ShmNode node, long flags) {
         Counter c = node.domain.openCounter(CounterAttr.defaults());
+        opened.add(c);
         node.ep.bind(c, flags);
         return c;
+    }
+
+    /** A bound counter cannot close before its endpoint: the endpoints close first (the fixture closes the rest). */
+    @AfterEach
+    void closeCounters() {
+        a.ep.close();
+        b.ep.close();
+        for (Counter c : opened) {
+            c.close();
+        }
     }
 
     /** Drives both nodes until {@code c} reaches {@code n} (or 10 s pass) and returns its value. */
@@ -56,41 +72,34 @@ class ShmCounterTest extends ShmPairFixture {
     void sendAndReceiveCountersCountEveryProtocolAndInjects() {
         Counter sent = counter(a, BindFlags.TRANSMIT);
         Counter received = counter(b, BindFlags.RECV);
-        try {
-            for (long size : SIZES) {
-                assertEquals(0, b.ep.recv(arena.allocate(size), null, Fabrics.ADDR_UNSPEC, "r" + size));
-                assertEquals(0, a.ep.send(arena.allocate(size), null, aToB, "s" + size));
-            }
-            assertEquals(0, b.ep.recv(arena.allocate(64), null, Fabrics.ADDR_UNSPEC, "r-inject"));
-            assertEquals(0, a.ep.inject(arena.allocate(64), aToB));
-            TaggedMsg quiet = new TaggedMsg(1); // selective completion off: FI_INJECT in the flags, no FI_COMPLETION
-            quiet.iov[0] = arena.allocate(32);
-            quiet.iovCount = 1;
-            quiet.addr = aToB;
-            quiet.tag = 5;
-            assertEquals(0, b.ep.trecv(arena.allocate(32), null, Fabrics.ADDR_UNSPEC, 5, 0, "r-tagged"));
-            assertEquals(0, a.ep.tsendmsg(quiet, OpFlags.INJECT));
-            long n = SIZES.length + 2;
-            assertEquals(n, reach(sent, n), "one count per send, the inject's included");
-            assertEquals(n, reach(received, n), "one count per receive");
-            assertEquals(0, sent.readError());
-            assertEquals(0, received.readError());
-
-            // a truncated receive counts as a receive error
-            assertEquals(0, b.ep.recv(arena.allocate(8), null, Fabrics.ADDR_UNSPEC, "short"));
-            assertEquals(0, a.ep.send(arena.allocate(64), null, aToB, "long"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (received.readError() < 1 && System.nanoTime() < deadline) {
-                reach(sent, n + 1);
-            }
-            assertEquals(1, received.readError(), "ETRUNC counts on the error count");
-            assertEquals(n, received.read());
-        } finally {
-            a.ep.close();
-            b.ep.close();
-            sent.close();
-            received.close();
+        for (long size : SIZES) {
+            assertEquals(0, b.ep.recv(arena.allocate(size), null, Fabrics.ADDR_UNSPEC, "r" + size));
+            assertEquals(0, a.ep.send(arena.allocate(size), null, aToB, "s" + size));
         }
+        assertEquals(0, b.ep.recv(arena.allocate(64), null, Fabrics.ADDR_UNSPEC, "r-inject"));
+        assertEquals(0, a.ep.inject(arena.allocate(64), aToB));
+        TaggedMsg quiet = new TaggedMsg(1); // fi_tsendmsg with FI_INJECT: its buffer is free at once, and it completes
+        quiet.iov[0] = arena.allocate(32);
+        quiet.iovCount = 1;
+        quiet.addr = aToB;
+        quiet.tag = 5;
+        assertEquals(0, b.ep.trecv(arena.allocate(32), null, Fabrics.ADDR_UNSPEC, 5, 0, "r-tagged"));
+        assertEquals(0, a.ep.tsendmsg(quiet, OpFlags.INJECT));
+        long n = SIZES.length + 2;
+        assertEquals(n, reach(sent, n), "one count per send, the inject's included");
+        assertEquals(n, reach(received, n), "one count per receive");
+        assertEquals(0, sent.readError());
+        assertEquals(0, received.readError());
+
+        // a truncated receive counts as a receive error
+        assertEquals(0, b.ep.recv(arena.allocate(8), null, Fabrics.ADDR_UNSPEC, "short"));
+        assertEquals(0, a.ep.send(arena.allocate(64), null, aToB, "long"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (received.readError() < 1 && System.nanoTime() < deadline) {
+            reach(sent, n + 1);
+        }
+        assertEquals(1, received.readError(), "ETRUNC counts on the error count");
+        assertEquals(n, received.read());
     }
 
     @Test
@@ -120,12 +129,7 @@ class ShmCounterTest extends ShmPairFixture {
             assertEquals(1, writes.readError(), "a refused write counts on the error count");
             assertEquals(3, remoteWrites.read(), "and not at the target");
         } finally {
-            a.ep.close();
-            b.ep.close();
             mr.close();
-            for (Counter c : new Counter[] {writes, reads, remoteWrites, remoteReads}) {
-                c.close();
-            }
         }
     }
 
@@ -153,34 +157,24 @@ class ShmCounterTest extends ShmPairFixture {
             assertEquals(2, reach(remoteWrites, 2));
             assertEquals(2, reach(remoteReads, 2));
         } finally {
-            a.ep.close();
-            b.ep.close();
             mr.close();
-            for (Counter c : new Counter[] {writes, reads, remoteWrites, remoteReads}) {
-                c.close();
-            }
         }
     }
 
     @Test
     void aCounterWaitDrivesProgressUntilTheMessagesArrive() throws Exception {
         Counter received = counter(b, BindFlags.RECV);
-        try {
-            for (int i = 0; i < 3; i++) {
-                assertEquals(0, b.ep.recv(arena.allocate(64), null, Fabrics.ADDR_UNSPEC, "r" + i));
-            }
-            // the waiting thread is the only one driving b: its wait must progress the endpoint itself
-            CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> received.await(3, 20_000));
-            for (int i = 0; i < 3; i++) {
-                assertEquals(0, a.ep.inject(arena.allocate(64), aToB));
-            }
-            assertEquals(0, waiter.get(15, TimeUnit.SECONDS), "fi_cntr_wait returned when the third arrived");
-            assertEquals(3, received.read());
-            assertEquals(-Errno.ETIMEDOUT, received.await(4, 100), "and times out below its threshold");
-        } finally {
-            b.ep.close();
-            received.close();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, b.ep.recv(arena.allocate(64), null, Fabrics.ADDR_UNSPEC, "r" + i));
         }
+        // the waiting thread is the only one driving b: its wait must progress the endpoint itself
+        CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> received.await(3, 20_000));
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, a.ep.inject(arena.allocate(64), aToB));
+        }
+        assertEquals(0, waiter.get(15, TimeUnit.SECONDS), "fi_cntr_wait returned when the third arrived");
+        assertEquals(3, received.read());
+        assertEquals(-Errno.ETIMEDOUT, received.await(4, 100), "and times out below its threshold");
     }
 
     @Test

@@ -212,13 +212,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
             assertEquals(0, txEntry.len, "a transmit completion reports len 0");
             assertEquals(-1, target.asSlice(100, 1000).mismatch(src));
             MemorySegment back = arena.allocate(1000);
-            RmaMsg rm = new RmaMsg(1);
-            rm.iov[0] = back;
-            rm.iovCount = 1;
-            rm.rmaIov[0].set(base + 100, 1000, 0x42);
-            rm.rmaIovCount = 1;
-            rm.addr = aToB;
-            rm.context = "readmsg";
+            RmaMsg rm = rmaMsg(new MemorySegment[] {back}, "readmsg", base + 100, 1000);
             assertEquals(0, a.ep.readmsg(rm, OpFlags.COMPLETION));
             pumpTx("readmsg");
             assertTrue((txEntry.flags & OpFlags.READ) != 0);
@@ -227,15 +221,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
             // four buffers of uneven sizes into three ranges, then read back through two buffers from two ranges
             MemorySegment whole = pattern(1500, 21);
             MemorySegment[] parts = cut(whole, 100, 700, 701);
-            RmaMsg wm = new RmaMsg(4);
-            System.arraycopy(parts, 0, wm.iov, 0, 4);
-            wm.iovCount = 4;
-            wm.rmaIov[0].set(base + 2000, 300, 0x42);
-            wm.rmaIov[1].set(base + 2500, 1000, 0x42);
-            wm.rmaIov[2].set(base + 3800, 200, 0x42);
-            wm.rmaIovCount = 3;
-            wm.addr = aToB;
-            wm.context = "writemsg vector";
+            RmaMsg wm = rmaMsg(parts, "writemsg vector", base + 2000, 300, base + 2500, 1000, base + 3800, 200);
             assertEquals(0, a.ep.writemsg(wm, OpFlags.COMPLETION));
             pumpTx("writemsg vector");
             assertEquals(-1, target.asSlice(2000, 300).mismatch(whole.asSlice(0, 300)));
@@ -245,15 +231,8 @@ class ShmEntryPointsTest extends ShmPairFixture {
 
             MemorySegment firstBack = arena.allocate(400);
             MemorySegment secondBack = arena.allocate(200);
-            RmaMsg vm = new RmaMsg(2);
-            vm.iov[0] = firstBack;
-            vm.iov[1] = secondBack;
-            vm.iovCount = 2;
-            vm.rmaIov[0].set(base + 2000, 300, 0x42);
-            vm.rmaIov[1].set(base + 2500, 300, 0x42);
-            vm.rmaIovCount = 2;
-            vm.addr = aToB;
-            vm.context = "readmsg vector";
+            RmaMsg vm = rmaMsg(new MemorySegment[] {firstBack, secondBack}, "readmsg vector", base + 2000, 300,
+                    base + 2500, 300);
             assertEquals(0, a.ep.readmsg(vm, OpFlags.COMPLETION));
             pumpTx("readmsg vector");
             assertEquals(-1, firstBack.asSlice(0, 300).mismatch(whole.asSlice(0, 300)));
@@ -338,6 +317,20 @@ class ShmEntryPointsTest extends ShmPairFixture {
             }
         }
         throw new AssertionError("no remote CQ data " + data + ": " + b.ep);
+    }
+
+    /** An RMA message from a to b of {@code iov} against the ranges given as address, length pairs, key 0x42. */
+    private RmaMsg rmaMsg(MemorySegment[] iov, Object context, long... ranges) {
+        RmaMsg m = new RmaMsg(Math.max(iov.length, ranges.length / 2));
+        System.arraycopy(iov, 0, m.iov, 0, iov.length);
+        m.iovCount = iov.length;
+        for (int i = 0; i < ranges.length / 2; i++) {
+            m.rmaIov[i].set(ranges[2 * i], ranges[2 * i + 1], 0x42);
+        }
+        m.rmaIovCount = ranges.length / 2;
+        m.addr = aToB;
+        m.context = context;
+        return m;
     }
 
     /** Drives both nodes until a's completion for {@code ctx} shows up (in {@link #txEntry}). */
