@@ -102,12 +102,18 @@ class ShmCounterTest extends ShmPairFixture {
         assertEquals(n, received.read());
     }
 
+    /** a's FI_WRITE and FI_READ counters, b's FI_REMOTE_WRITE and FI_REMOTE_READ ones. */
+    private record RmaCounters(Counter writes, Counter reads, Counter remoteWrites, Counter remoteReads) {
+    }
+
+    private RmaCounters rmaCounters() {
+        return new RmaCounters(counter(a, BindFlags.WRITE), counter(a, BindFlags.READ), counter(b, BindFlags.REMOTE_WRITE),
+                counter(b, BindFlags.REMOTE_READ));
+    }
+
     @Test
     void rmaCountsOnTheInitiatorsReadAndWriteCountersAndTheTargetsRemoteOnes() {
-        Counter writes = counter(a, BindFlags.WRITE);
-        Counter reads = counter(a, BindFlags.READ);
-        Counter remoteWrites = counter(b, BindFlags.REMOTE_WRITE);
-        Counter remoteReads = counter(b, BindFlags.REMOTE_READ);
+        RmaCounters c = rmaCounters();
         MemorySegment target = arena.allocate(4096);
         MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 0x61);
         try {
@@ -116,18 +122,18 @@ class ShmCounterTest extends ShmPairFixture {
             assertEquals(0, a.ep.injectWrite(arena.allocate(16), aToB, base + 2000, 0x61));
             assertEquals(0, a.ep.writedata(arena.allocate(8), null, 7, aToB, base + 3000, 0x61, "wd"));
             assertEquals(0, a.ep.read(arena.allocate(500), null, aToB, base, 0x61, "r"));
-            assertEquals(3, reach(writes, 3), "write, inject write and writedata");
-            assertEquals(1, reach(reads, 1));
-            assertEquals(3, reach(remoteWrites, 3), "every write that landed, with or without CQ data");
-            assertEquals(1, reach(remoteReads, 1));
+            assertEquals(3, reach(c.writes(), 3), "write, inject write and writedata");
+            assertEquals(1, reach(c.reads(), 1));
+            assertEquals(3, reach(c.remoteWrites(), 3), "every write that landed, with or without CQ data");
+            assertEquals(1, reach(c.remoteReads(), 1));
 
             assertEquals(0, a.ep.write(arena.allocate(8), null, aToB, base, 0x6666, "bad key"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (writes.readError() < 1 && System.nanoTime() < deadline) {
-                reach(reads, 2);
+            while (c.writes().readError() < 1 && System.nanoTime() < deadline) {
+                reach(c.reads(), 2);
             }
-            assertEquals(1, writes.readError(), "a refused write counts on the error count");
-            assertEquals(3, remoteWrites.read(), "and not at the target");
+            assertEquals(1, c.writes().readError(), "a refused write counts on the error count");
+            assertEquals(3, c.remoteWrites().read(), "and not at the target");
         } finally {
             mr.close();
         }
@@ -136,10 +142,7 @@ class ShmCounterTest extends ShmPairFixture {
     /** fi_endpoint(3): a base atomic counts as a write, a fetch or compare as a read, on both sides. */
     @Test
     void atomicsCountAsWritesAndReadsOnBothSides() {
-        Counter writes = counter(a, BindFlags.WRITE);
-        Counter reads = counter(a, BindFlags.READ);
-        Counter remoteWrites = counter(b, BindFlags.REMOTE_WRITE);
-        Counter remoteReads = counter(b, BindFlags.REMOTE_READ);
+        RmaCounters c = rmaCounters();
         MemorySegment target = arena.allocate(64, 8);
         MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 0x62);
         try {
@@ -152,10 +155,10 @@ class ShmCounterTest extends ShmPairFixture {
                     AtomicOp.SUM, "fetch"));
             assertEquals(0, a.ep.compareAtomic(one, null, one, null, result, null, aToB, base + 16, 0x62,
                     AtomicDatatype.UINT64, AtomicOp.CSWAP, "compare"));
-            assertEquals(2, reach(writes, 2), "two base atomics, the inject's included");
-            assertEquals(2, reach(reads, 2), "a fetch and a compare");
-            assertEquals(2, reach(remoteWrites, 2));
-            assertEquals(2, reach(remoteReads, 2));
+            assertEquals(2, reach(c.writes(), 2), "two base atomics, the inject's included");
+            assertEquals(2, reach(c.reads(), 2), "a fetch and a compare");
+            assertEquals(2, reach(c.remoteWrites(), 2));
+            assertEquals(2, reach(c.remoteReads(), 2));
         } finally {
             mr.close();
         }
