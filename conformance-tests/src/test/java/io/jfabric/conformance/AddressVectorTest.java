@@ -69,8 +69,8 @@ class AddressVectorTest {
         assertEquals(0, av.remove(new long[] {1}, 0), "fi_av_remove of an inserted fi_addr");
         // fi_av(3): a removed fi_addr "is invalid until it is returned again by a new fi_av_insert"; what a
         // lookup of it does is not specified (native libfabric 1.17 still returns the old address), so the
-        // suite does not ask. jfabric's own AV refuses that lookup with ENOENT (docs/differences.md), tested
-        // in provider-util's UtilAddressVectorTest.
+        // suite does not ask. jfabric's own AVs refuse that lookup with ENOENT (docs/differences.md), tested
+        // in provider-shm's ShmAvTest.
     }
 
     @ForEachFabric

@@ -2,12 +2,11 @@ package io.jfabric.provider.rxm;
 
 import io.jfabric.AddressVector;
 import io.jfabric.AvAttr;
-import io.jfabric.EqEntry;
-import io.jfabric.EqEvent;
 import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
+import io.jfabric.util.AvInsertEvents;
 import io.jfabric.util.Sockaddr;
 
 import java.net.InetAddress;
@@ -78,9 +77,7 @@ final class RxmAv implements AddressVector {
 
     @Override
     public int insert(byte[][] in, long[] fiAddrOut, long flags, Object context) {
-        if ((attr.flags & AvAttr.EVENT) != 0 && eq == null) {
-            throw new FabricException(Errno.ENOEQ, "this AV was opened with FI_EVENT; bind an EQ before inserting");
-        }
+        AvInsertEvents.requireEq(attr, eq);
         int[] errs = (flags & Fabrics.SYNC_ERR) != 0 && context instanceof int[] e ? e : null;
         int ok = 0;
         synchronized (addrs) {
@@ -104,11 +101,7 @@ final class RxmAv implements AddressVector {
                 }
             }
         }
-        if ((attr.flags & AvAttr.EVENT) != 0) {
-            eq.write(new EqEntry().set(EqEvent.AV_COMPLETE, this, context, ok, null, null), 0);
-            return 0;
-        }
-        return ok;
+        return AvInsertEvents.report(attr, eq, this, context, ok);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.jfabric.Errno;
 import io.jfabric.EventQueue;
 import io.jfabric.FabricException;
 import io.jfabric.Fabrics;
+import io.jfabric.util.AvInsertEvents;
 import io.jfabric.util.UtilFabricObject;
 import org.agrona.collections.Long2LongHashMap;
 
@@ -20,7 +21,7 @@ import java.util.Arrays;
  *
  * <p>Addresses are FI_ADDR_STR strings {@code fi_shm://<region name>}, with or without a trailing
  * NUL. Difference from libfabric: FI_AV_MAP is served as a table (fi_addr values are indexes either
- * way), and asynchronous (FI_EVENT) inserts are not offered.
+ * way). An FI_EVENT AV inserts at once all the same and reports each insert on its bound EQ ({@link AvInsertEvents}).
  */
 final class ShmAv extends UtilFabricObject implements AddressVector {
 
@@ -28,6 +29,8 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
 
     private final ShmDomain domain;
     private final AvAttr attr;
+    /** Where an FI_EVENT AV reports its inserts. */
+    private EventQueue eq;
     private Peer[] peers = new Peer[16];
     private String[] names = new String[16];
     private int count;
@@ -37,10 +40,6 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
         super("shm AV");
         this.domain = domain;
         this.attr = attr;
-        if ((attr.flags & AvAttr.EVENT) != 0) {
-            domain.release();
-            throw new FabricException(Errno.ENOSYS, "shm AV inserts are synchronous; open the AV without FI_EVENT");
-        }
     }
 
     @Override
@@ -50,7 +49,8 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
 
     @Override
     public void bind(EventQueue eq) {
-        throw new FabricException(Errno.ENOSYS, "shm AV inserts are synchronous; nothing to bind an EQ for");
+        checkOpen("bind an EQ to");
+        this.eq = eq;
     }
 
     /** Parses {@code fi_shm://name} (trailing NULs allowed) into the region name. */
@@ -73,6 +73,7 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
     @Override
     public int insert(byte[][] addrs, long[] fiAddrOut, long flags, Object context) {
         checkOpen("insert into");
+        AvInsertEvents.requireEq(attr, eq);
         int[] errs = (flags & Fabrics.SYNC_ERR) != 0 && context instanceof int[] a ? a : null;
         int ok = 0;
         domain.lockData();
@@ -100,7 +101,7 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
         } finally {
             domain.unlockData();
         }
-        return ok;
+        return AvInsertEvents.report(attr, eq, this, context, ok);
     }
 
     private long add(String name, Peer p) {
@@ -128,9 +129,14 @@ final class ShmAv extends UtilFabricObject implements AddressVector {
         try {
             for (long a : fiAddrs) {
                 if (a < 0 || a >= count || peers[(int) a] == null) {
-                    return -Errno.EINVAL;
+                    return -Errno.EINVAL; // all or nothing: one bad fi_addr removes none
                 }
+            }
+            for (long a : fiAddrs) {
                 Peer p = peers[(int) a];
+                if (p == null) {
+                    continue; // listed twice
+                }
                 if (addrBySender.get(p.senderId) == a) {
                     addrBySender.remove(p.senderId);
                 }
