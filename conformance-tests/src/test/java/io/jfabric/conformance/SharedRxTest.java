@@ -13,6 +13,7 @@ import io.jfabric.Hints;
 import io.jfabric.OpFlags;
 import io.jfabric.RxAttr;
 import io.jfabric.SharedRxContext;
+import io.jfabric.TaggedMsg;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -21,6 +22,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -148,6 +150,75 @@ class SharedRxTest {
                 p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the send of " + size + " bytes");
             }
         }
+    }
+
+    /**
+     * fi_tagged(3)'s FI_PEEK, FI_CLAIM and FI_DISCARD on a shared context see the messages queued by every endpoint
+     * bound to it: one that came to endpoint 0 is claimed and then received, one that came to endpoint 1 is dropped.
+     */
+    @ForEachFabric
+    void peekClaimAndDiscardSeeTheMessagesOfEveryBoundEndpoint(FabricCase c) {
+        Shared s = shared(c);
+        EndpointPair p = s.p();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment tx = Mem.alloc(arena, 80);
+            Mem.fill(tx, 52);
+            p.poller.post("fi_tsend 0x51 to endpoint 0", () -> p.a.ep.tsend(tx, p.a.desc(tx), s.fromA[0], 0x51, "t0"));
+            p.poller.post("fi_tsend 0x52 to endpoint 1", () -> p.a.ep.tsend(tx, p.a.desc(tx), s.fromA[1], 0x52, "t1"));
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the first send");
+            p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "the second send");
+
+            MemorySegment rx = Mem.alloc(arena, 80);
+            Object claim = new Object();
+            CqEntry found = peekUntilFound(c, s, tagged(rx, p, 0x51, claim), OpFlags.CLAIM);
+            assertEquals(80, found.len, "the peek tells the length");
+            p.poller.post("fi_trecvmsg(FI_CLAIM) on the srx", () -> s.srx.trecvmsg(tagged(rx, p, 0x51, claim),
+                    OpFlags.CLAIM));
+            CqEntry got = p.poller.expectSuccess(p.b.rxCq, new CqEntry(), T, "the claimed message");
+            assertSame(claim, got.context);
+            assertEquals(-1, Mem.mismatch(rx, 52), "the claimed message's bytes");
+
+            peekUntilFound(c, s, tagged(rx, p, 0x52, "discard"), OpFlags.DISCARD);
+            assertEquals(0, s.srx.trecvmsg(tagged(rx, p, 0x52, "gone"), OpFlags.PEEK));
+            CqErrEntry err = new CqErrEntry();
+            assertEquals(-Errno.EAVAIL, p.poller.awaitCq(p.b.rxCq, new CqEntry(), err, T), "a discarded message is gone");
+            assertEquals(Errno.ENOMSG, err.err);
+        }
+    }
+
+    private static TaggedMsg tagged(MemorySegment buf, EndpointPair p, long tag, Object context) {
+        TaggedMsg m = new TaggedMsg(1);
+        m.iov[0] = buf;
+        m.desc[0] = p.b.desc(buf);
+        m.iovCount = 1;
+        m.addr = Fabrics.ADDR_UNSPEC;
+        m.tag = tag;
+        m.context = context;
+        return m;
+    }
+
+    /** Peeks on the shared context (with {@code flags}) until the message {@code m} asks for has arrived. */
+    private static CqEntry peekUntilFound(FabricCase c, Shared s, TaggedMsg m, long flags) {
+        EndpointPair p = s.p();
+        long deadline = System.nanoTime() + T * 1_000_000L;
+        CqEntry out = new CqEntry();
+        CqErrEntry err = new CqErrEntry();
+        while (System.nanoTime() < deadline) {
+            int rc = s.srx.trecvmsg(m, OpFlags.PEEK | flags);
+            Gate.require(rc != -Errno.ENOSYS && rc != -Errno.EOPNOTSUPP && rc != -Errno.EBADFLAGS, c,
+                    "does not offer FI_PEEK on a shared context (" + Errno.name(rc) + ")");
+            assertEquals(0, rc, "fi_trecvmsg(FI_PEEK) on the srx returned " + Errno.name(rc));
+            int got = p.poller.awaitCq(p.b.rxCq, out, err, T);
+            if (got == 1) {
+                assertSame(m.context, out.context);
+                assertEquals(m.tag, out.tag);
+                return out;
+            }
+            assertEquals(-Errno.EAVAIL, got, "FI_PEEK never completed");
+            assertEquals(Errno.ENOMSG, err.err, "a peek that finds nothing completes with FI_ENOMSG: " + err);
+            p.poller.drive();
+        }
+        throw new AssertionError("the peek never found tag " + m.tag);
     }
 
     /**
