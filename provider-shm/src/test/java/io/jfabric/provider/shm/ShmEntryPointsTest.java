@@ -306,17 +306,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
 
     /** Drives both nodes until b reports a remote write with CQ data {@code data}. */
     private CqEntry awaitRemoteData(long data) {
-        CqEntry[] one = {new CqEntry()};
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            a.cq.read(new CqEntry[0], 0);
-            int rc = b.cq.read(one, 1);
-            assertTrue(rc != -Errno.EAVAIL, () -> "target error: " + readError(b.cq));
-            if (rc == 1 && one[0].data == data) {
-                return one[0];
-            }
-        }
-        throw new AssertionError("no remote CQ data " + data + ": " + b.ep);
+        return awaitEntry(b, e -> e.data == data, "remote CQ data " + data);
     }
 
     /** An RMA message from a to b of {@code iov} against the ranges given as address, length pairs, key 0x42. */
@@ -335,18 +325,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
 
     /** Drives both nodes until a's completion for {@code ctx} shows up (in {@link #txEntry}). */
     private void pumpTx(Object ctx) {
-        CqEntry[] one = {new CqEntry()};
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            b.cq.read(new CqEntry[0], 0);
-            int rc = a.cq.read(one, 1);
-            assertTrue(rc != -Errno.EAVAIL, () -> "error: " + readError(a.cq));
-            if (rc == 1 && one[0].context == ctx) {
-                txEntry.copyFrom(one[0]);
-                return;
-            }
-        }
-        throw new AssertionError("no completion for " + ctx + ": " + a.ep);
+        txEntry.copyFrom(awaitEntry(a, e -> e.context == ctx, "completion of " + ctx));
     }
 
     @Test

@@ -1,9 +1,14 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.CqEntry;
+import io.jfabric.CqErrEntry;
+import io.jfabric.Errno;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 import java.lang.foreign.Arena;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** Two shm endpoints of this process that know each other, opened before and closed after each test. */
 abstract class ShmPairFixture {
@@ -21,6 +26,29 @@ abstract class ShmPairFixture {
         b = new ShmNode();
         aToB = a.insert(b);
         bToA = b.insert(a);
+    }
+
+    /**
+     * Drives both nodes until {@code node}'s CQ gives an entry {@code wanted} accepts, passing over others; an error
+     * entry, or 10 s without one, fails the test.
+     */
+    protected CqEntry awaitEntry(ShmNode node, Predicate<CqEntry> wanted, String what) {
+        ShmNode other = node == a ? b : a;
+        CqEntry[] one = {new CqEntry()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            other.cq.read(new CqEntry[0], 0);
+            int rc = node.cq.read(one, 1);
+            if (rc == -Errno.EAVAIL) {
+                CqErrEntry err = new CqErrEntry();
+                node.cq.readError(err, 0);
+                throw new AssertionError(what + ": error entry " + err);
+            }
+            if (rc == 1 && wanted.test(one[0])) {
+                return one[0];
+            }
+        }
+        throw new AssertionError(what + ": nothing within 10 s on " + node.ep);
     }
 
     @AfterEach

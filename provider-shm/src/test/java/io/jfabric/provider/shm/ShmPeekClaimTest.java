@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * fi_tagged(3)'s FI_PEEK, FI_CLAIM and FI_DISCARD on shm beyond what the conformance suite's small message covers:
@@ -69,17 +68,7 @@ class ShmPeekClaimTest extends ShmPairFixture {
 
     /** Drives both sides until a's send with {@code context} completes; fails on an error. */
     private void sendCompletes(Object context) {
-        CqEntry[] one = {new CqEntry()};
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            b.cq.read(new CqEntry[0], 0);
-            int rc = a.cq.read(one, 1);
-            assertTrue(rc != -Errno.EAVAIL, "the send failed");
-            if (rc == 1 && one[0].context == context) {
-                return;
-            }
-        }
-        throw new AssertionError("send " + context + " never completed: " + a.ep);
+        awaitEntry(a, e -> e.context == context, "send " + context);
     }
 
     @Test
