@@ -11,8 +11,6 @@ import io.jfabric.CounterAttr;
 import io.jfabric.CqAttr;
 import io.jfabric.Endpoint;
 import io.jfabric.EndpointType;
-import io.jfabric.Errno;
-import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.MemoryRegion;
 import io.jfabric.MrAttr;
