@@ -34,6 +34,8 @@ __attribute__((unused)) static enum fi_wait_obj cq_wait_obj = FI_WAIT_NONE;
 // Extra flags for the transmit CQ's binding (FI_SELECTIVE_COMPLETION), set by a reproducer before open_pair.
 __attribute__((unused)) static uint64_t tx_bind_flags = 0;
 __attribute__((unused)) static struct end *end_a, *end_b;
+// Extra bindings (counters) of an endpoint before it is enabled, set by a reproducer before open_pair.
+__attribute__((unused)) static void (*before_enable)(struct end *s) = NULL;
 
 __attribute__((unused)) static long now_ms(void) {
     struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
@@ -155,6 +157,7 @@ __attribute__((unused)) static void bind_cqs(struct end *s, struct fi_info *fi) 
     else CHECK(fi_ep_bind(s->ep, &s->eq->fid, 0));
     CHECK(fi_ep_bind(s->ep, &s->tx->fid, FI_TRANSMIT | tx_bind_flags));
     CHECK(fi_ep_bind(s->ep, &s->rx->fid, FI_RECV));
+    if (before_enable) before_enable(s);
     CHECK(fi_enable(s->ep));
 }
 

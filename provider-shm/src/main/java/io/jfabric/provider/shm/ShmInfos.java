@@ -26,10 +26,11 @@ import io.jfabric.util.MrMap;
 final class ShmInfos {
 
     static final long CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.ATOMIC | Caps.READ | Caps.WRITE | Caps.RECV
-            | Caps.SEND | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
+            | Caps.SEND | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV
+            | Caps.RMA_EVENT;
     static final long TX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.ATOMIC | Caps.READ | Caps.WRITE | Caps.SEND;
     static final long RX_CAPS = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.ATOMIC | Caps.RECV | Caps.REMOTE_READ
-            | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV;
+            | Caps.REMOTE_WRITE | Caps.SOURCE | Caps.DIRECTED_RECV | Caps.MULTI_RECV | Caps.RMA_EVENT;
     /**
      * The completion levels shm honours: a send that reports a completion does so once the peer has taken
      * the message off its ring into a receive buffer or its unexpected queue (CMA and pulled messages once

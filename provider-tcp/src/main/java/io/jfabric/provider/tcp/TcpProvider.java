@@ -46,7 +46,8 @@ public final class TcpProvider implements FabricProvider {
     static final int VERSION = Fabrics.version(1, 0);
 
     static final long TX_CAPS = Caps.MSG | Caps.RMA | Caps.SEND | Caps.READ | Caps.WRITE;
-    static final long RX_CAPS = Caps.MSG | Caps.RMA | Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE;
+    /** FI_RMA_EVENT as libfabric's tcp: an endpoint's FI_REMOTE_READ and FI_REMOTE_WRITE counters count RMA it is the target of. */
+    static final long RX_CAPS = Caps.MSG | Caps.RMA | Caps.RECV | Caps.REMOTE_READ | Caps.REMOTE_WRITE | Caps.RMA_EVENT;
     static final long CAPS = TX_CAPS | RX_CAPS | Caps.LOCAL_COMM | Caps.REMOTE_COMM;
     /**
      * The completion levels tcp honours: a transmit completes once its bytes are in the socket (inject and
