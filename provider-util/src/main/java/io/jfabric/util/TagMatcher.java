@@ -59,6 +59,11 @@ public final class TagMatcher {
         public long data;
         /** Set by {@link #consumeMultiRecv} when this multi-recv buffer was released. */
         public boolean released;
+        /**
+         * Messages a provider is still placing in this multi-recv buffer (their slices taken, their bytes not all
+         * in): the buffer's last completion, the one with FI_MULTI_RECV, waits for them.
+         */
+        public int slicesInFlight;
 
         private Recv() {
         }
@@ -76,6 +81,7 @@ public final class TagMatcher {
             state = null;
             data = 0;
             released = false;
+            slicesInFlight = 0;
         }
 
         public boolean isMultiRecv() {

@@ -28,6 +28,8 @@ final class ShmPull {
         Peer peer;
         long senderOp;
         long length;
+        /** Where the message starts in the receive's buffer: its slice's offset in a multi-receive buffer, else 0. */
+        long base;
         /** Bytes the receive takes (less than length when truncated). */
         long wanted;
         long requested;
@@ -55,8 +57,8 @@ final class ShmPull {
     private final ShmRecv recv;
 
     // receiver side: receives being pulled
-    private final Pull[] pulls;
-    private final int[] free;
+    private Pull[] pulls;
+    private int[] free;
     private int freeCount;
     private int active;
 
@@ -69,7 +71,7 @@ final class ShmPull {
     private int retryHead;
     private int retryTail;
 
-    /** {@code rxSize}: at most one pull per posted receive. */
+    /** {@code rxSize}: one pull per posted receive; a multi-receive buffer may take more, and the pool grows. */
     ShmPull(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm, ShmRecv recv, int rxSize) {
         this.ep = ep;
         this.inFlight = inFlight;
@@ -172,13 +174,12 @@ final class ShmPull {
     /** A receive matched an RTS: pull {@code n} of the message's {@code len} bytes into it. */
     void start(TagMatcher.Recv r, Peer peer, long senderOp, long len, long n, long data, int wflags, long tag,
                long srcAddr) {
-        if (r.isMultiRecv()) {
-            // a multi-receive buffer would have to stay shared while a pull fills part of it
-            acks.send(peer, senderOp, Errno.EOPNOTSUPP);
-            recv.completeReceive(r, Errno.EOPNOTSUPP, len, 0, data, wflags, tag, srcAddr, peer.senderId);
-            return;
+        if (freeCount == 0) {
+            grow(); // only a multi-receive buffer takes more than one
         }
-        Pull p = pulls[free[--freeCount]]; // never empty: one pull per posted receive at most
+        Pull p = pulls[free[--freeCount]];
+        // a multi-receive buffer's slice is taken now, so that the messages after this one land after it
+        p.base = r.isMultiRecv() ? recv.takeSlice(r, n) : 0;
         p.busy = true;
         p.generation++;
         active++;
@@ -251,7 +252,7 @@ final class ShmPull {
                 || offset > p.wanted - len) {
             return ep.dropCorrupt(Wire.CHUNK, length);
         }
-        ShmIov.scatter(pool.segment(), pool.slotOffset((int) slotIndex), p.receive.buffer, offset, len);
+        ShmIov.scatter(pool.segment(), pool.slotOffset((int) slotIndex), p.receive.buffer, p.base + offset, len);
         pool.release((int) slotIndex);
         p.received += len;
         p.outstanding--;
@@ -265,13 +266,30 @@ final class ShmPull {
 
     private void finish(Pull p, int status) {
         acks.send(p.peer, p.senderOp, status);
-        recv.finishReceive(p.receive, status, p.length, status == 0 ? p.wanted : p.received, p.data, p.wireFlags,
-                p.tag, p.srcAddr, p.peer.senderId);
+        long n = status == 0 ? p.wanted : p.received;
+        if (p.receive.isMultiRecv()) {
+            recv.completeSlice(p.receive, p.base, status, p.length, n, p.data, p.wireFlags, p.tag, p.srcAddr,
+                    p.peer.senderId);
+        } else {
+            recv.finishReceive(p.receive, status, p.length, n, p.data, p.wireFlags, p.tag, p.srcAddr,
+                    p.peer.senderId);
+        }
         p.busy = false;
         p.receive = null;
         p.peer = null;
         free[freeCount++] = p.index;
         active--;
+    }
+
+    /** Doubles the pool: a multi-receive buffer took as many pulls as there are posted receives. */
+    private void grow() {
+        int old = pulls.length;
+        pulls = java.util.Arrays.copyOf(pulls, old * 2);
+        free = java.util.Arrays.copyOf(free, old * 2);
+        for (int i = old; i < pulls.length; i++) {
+            pulls[i] = new Pull(i);
+            free[freeCount++] = i;
+        }
     }
 
     /** Fails the pulls from a sender that died. */

@@ -273,13 +273,35 @@ final class ShmRecv {
             finishReceive(r, status, len, n, data, wflags, tag, srcAddr, sender);
             return;
         }
+        long at = queue.matcher.consumeMultiRecv(r, n);
+        writeSlice(r, at, status, len, n, data, wflags, tag, srcAddr, sender);
+    }
+
+    /** Takes the next {@code n} bytes of multi-receive buffer {@code r} for a message still to be pulled into it. */
+    long takeSlice(TagMatcher.Recv r, long n) {
+        r.slicesInFlight++;
+        return queue.matcher.consumeMultiRecv(r, n);
+    }
+
+    /** A pulled message is in its slice of multi-receive buffer {@code r}, at {@code at} (from {@link #takeSlice}). */
+    void completeSlice(TagMatcher.Recv r, long at, int status, long len, long n, long data, int wflags, long tag,
+                       long srcAddr, long sender) {
+        r.slicesInFlight--;
+        writeSlice(r, at, status, len, n, data, wflags, tag, srcAddr, sender);
+    }
+
+    /**
+     * The completion of a message placed at {@code at} in multi-receive buffer {@code r}. The buffer's last one,
+     * written once it is released and no message is still landing in it, carries FI_MULTI_RECV and recycles it.
+     */
+    private void writeSlice(TagMatcher.Recv r, long at, int status, long len, long n, long data, int wflags, long tag,
+                            long srcAddr, long sender) {
         long flags = ShmRxQueue.flagsOf(r) | ((wflags & Wire.FLAG_CQ_DATA) != 0 ? OpFlags.REMOTE_CQ_DATA : 0);
         long bufAddr = ShmIov.address(r.buffer);
         if (bufAddr != 0) {
-            bufAddr += r.consumed;
+            bufAddr += at;
         }
-        queue.matcher.consumeMultiRecv(r, n);
-        boolean last = r.released;
+        boolean last = r.released && r.slicesInFlight == 0;
         flags |= last ? OpFlags.MULTI_RECV : 0;
         if (status != 0 || n < len) {
             int err = status != 0 ? status : Errno.ETRUNC;

@@ -272,6 +272,12 @@ final class ShmRxQueue {
     }
 
     private void failed(TagMatcher.Recv r, int errno) {
+        if (r.slicesInFlight > 0) {
+            // messages are still being pulled into this multi-receive buffer: the last of them releases it
+            r.released = true;
+            cq.writeError(false, r.context, flagsOf(r), 0, 0, 0, 0, 0, errno, errno, null);
+            return;
+        }
         cq.writeError(true, r.context, flagsOf(r), 0, 0, 0, r.tagged ? r.tag : 0, 0, errno, errno, null);
         free(r);
     }

@@ -38,6 +38,11 @@ final class ShmNode implements AutoCloseable {
     final Endpoint ep;
 
     ShmNode(Progress progress) {
+        this(progress, 0);
+    }
+
+    /** {@code rxSize}: the endpoint's rx_attr size, 0 for discovery's. */
+    ShmNode(Progress progress, long rxSize) {
         FabricInfo hints = FabricInfo.hints();
         hints.caps = Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.SOURCE | Caps.DIRECTED_RECV;
         hints.epAttr.type = EndpointType.RDM;
@@ -48,6 +53,9 @@ final class ShmNode implements AutoCloseable {
             throw new IllegalStateException("discovery found no shm info");
         }
         info = infos.get(0);
+        if (rxSize > 0) {
+            info.rxAttr.size = rxSize;
+        }
         fabric = Fabrics.openFabric(info);
         eq = fabric.openEq(EqAttr.defaults());
         domain = fabric.openDomain(info);
