@@ -164,6 +164,74 @@ class MessageBreadthTest {
         }
     }
 
+    /**
+     * Large messages (past every provider's eager or bounce size, so moved by rendezvous, CMA or pulling) among
+     * small ones, all sent before the receiver reads: each gets a slice of its own inside the buffer, the bytes
+     * arrive intact, and the one completion with FI_MULTI_RECV comes after every other.
+     */
+    @ForEachFabric
+    void multiRecvTakesLargeMessagesAmongSmallOnes(FabricCase c) {
+        Gate.messaging(c);
+        Gate.require(c.hasCaps(Caps.MULTI_RECV), c, "lacks FI_MULTI_RECV");
+        int[] sizes = {64, 100_000, 64, 100_000, 2000};
+        long total = java.util.Arrays.stream(sizes).asLongStream().sum();
+        Gate.require(c.maxMsgSize() >= 100_000, c, "has max_msg_size " + c.maxMsgSize());
+        EndpointPair p = EndpointPair.open(c, dump);
+        try {
+            p.b.ep.setOpt(EndpointOption.MIN_MULTI_RECV, 1024);
+        } catch (io.jfabric.FabricException e) {
+            Gate.require(false, c, "refuses FI_OPT_MIN_MULTI_RECV: " + e.getMessage());
+        }
+        try (Arena arena = Arena.ofShared()) {
+            // 512 bytes to spare once all five are in: less than FI_OPT_MIN_MULTI_RECV, so the last releases it
+            MemorySegment big = Mem.alloc(arena, total + 512);
+            Msg m = new Msg().set(big, p.b.desc(big), Fabrics.ADDR_UNSPEC, "multi");
+            p.poller.post("fi_recvmsg(FI_MULTI_RECV)", () -> p.b.ep.recvmsg(m, OpFlags.MULTI_RECV));
+            MemorySegment[] tx = new MemorySegment[sizes.length];
+            for (int i = 0; i < sizes.length; i++) {
+                MemorySegment t = Mem.alloc(arena, sizes[i]);
+                Mem.fill(t, 300 + i);
+                tx[i] = t;
+                p.poller.post("fi_send " + i, () -> p.a.ep.send(t, p.a.desc(t), p.a.peer, "tx"));
+            }
+            boolean[] matched = new boolean[sizes.length];
+            java.util.TreeMap<Long, Long> slices = new java.util.TreeMap<>();
+            boolean released = false;
+            int sends = 0;
+            while (slices.size() < sizes.length || !released) {
+                CqEntry re = p.poller.expectSuccess(p.b.rxCq, new CqEntry(), T, "multi-recv completion "
+                        + slices.size() + (released ? " (after the release)" : ""));
+                assertSame("multi", re.context, "every piece carries the multi-recv buffer's context");
+                assertTrue(!released, "nothing completes in the buffer after FI_MULTI_RECV: " + re);
+                released = (re.flags & OpFlags.MULTI_RECV) != 0;
+                if (re.len == 0 && released) {
+                    continue; // the release as a completion of its own
+                }
+                long off = re.buf - big.address();
+                assertTrue(off >= 0 && off + re.len <= big.byteSize(), "a message lands inside the buffer: " + re);
+                slices.put(off, re.len);
+                int which = -1;
+                for (int i = 0; i < sizes.length && which < 0; i++) {
+                    if (!matched[i] && sizes[i] == re.len && Mem.mismatch(big.asSlice(off, re.len), 300 + i) == -1) {
+                        which = i;
+                    }
+                }
+                assertTrue(which >= 0, "the bytes at offset " + off + " (" + re.len + ") are one message's, intact");
+                matched[which] = true;
+            }
+            long end = 0;
+            for (var e : slices.entrySet()) {
+                assertTrue(e.getKey() >= end, "slices do not overlap: " + slices);
+                end = e.getKey() + e.getValue();
+            }
+            for (int i = 0; i < sizes.length; i++) {
+                p.poller.expectSuccess(p.a.txCq, new CqEntry(), T, "send " + i);
+                sends++;
+            }
+            assertEquals(sizes.length, sends);
+        }
+    }
+
     @ForEachFabric
     void cancelledTaggedReceiveCompletesWithEcanceledAndTheNextOneMatches(FabricCase c) {
         Gate.messaging(c);

@@ -26,9 +26,8 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
     long opFlags;
     boolean tagged;
     boolean multi;
-    /** A multi-receive slice: the buffer it was carved from, and whether it is the slice that releases it. */
+    /** A multi-receive slice: the buffer it was carved from. */
     RecvEntry parent;
-    boolean releasesParent;
     /** Its node in the matcher while it is posted (or, for FI_MULTI_RECV, until its buffer is released). */
     TagMatcher.Recv node;
     /** The pools it came from and goes back to. */
@@ -76,7 +75,6 @@ final class RecvEntry implements CoreCompletion, DeferredWork {
         mrCount = 0;
         waitingWrDone = false;
         parent = null;
-        releasesParent = false;
         node = null;
         nextActive = null;
     }

@@ -86,13 +86,19 @@ final class RxmRecv {
             }
             Unexpected u = detach(n);
             RecvEntry target = multi ? carve(e, u.size) : e;
+            // read before the delivery, which may complete the slice that frees a used-up buffer
+            boolean usedUp = !multi || e.node.released;
             deliverUnexpected(target, u);
-            if (!multi || e.node == null) {
+            if (usedUp) {
                 return 0; // taken whole, or a multi-receive buffer used up
             }
         }
         if (filter != Fabrics.ADDR_UNSPEC && isGone(filter)) {
             // nothing will come from a peer known gone: the receive fails now instead of waiting forever
+            if (e.node != null && holdWhileSlicesLand(e.node)) {
+                fail(e, Errno.ECONNRESET, false);
+                return 0;
+            }
             if (e.node != null) {
                 detach(e.node);
             }
@@ -208,9 +214,12 @@ final class RxmRecv {
         if (n == null) {
             return -Errno.ENOENT;
         }
-        RecvEntry e = detach(n);
+        RecvEntry e = (RecvEntry) n.state;
         reportCanceled(e);
-        s.pools.releaseRecv(e);
+        if (!holdWhileSlicesLand(n)) {
+            detach(n);
+            s.pools.releaseRecv(e);
+        }
         return 0;
     }
 
@@ -222,7 +231,10 @@ final class RxmRecv {
         if (!shared) {
             TagMatcher.Recv n;
             while ((n = matcher.removeFirstPosted()) != null) {
-                reportCanceled(detach(n));
+                reportCanceled((RecvEntry) n.state);
+                if (!holdWhileSlicesLand(n)) {
+                    detach(n);
+                }
             }
             return;
         }
@@ -242,10 +254,33 @@ final class RxmRecv {
         int n = 0;
         TagMatcher.Recv r;
         while ((r = matcher.removeFirstPostedFrom(fiAddr)) != null) {
-            fail(detach(r), errno, true);
+            if (holdWhileSlicesLand(r)) {
+                fail((RecvEntry) r.state, errno, false);
+            } else {
+                fail(detach(r), errno, true);
+            }
             n++;
         }
         return n;
+    }
+
+    /**
+     * A multi-receive buffer leaves the matcher (cancelled, or its peer gone) while messages are still landing in
+     * it: it stays, marked released, and the last of them frees it (true); false when nothing is landing.
+     */
+    private static boolean holdWhileSlicesLand(TagMatcher.Recv n) {
+        if (n.slicesInFlight == 0) {
+            return false;
+        }
+        n.released = true;
+        return true;
+    }
+
+    /** A slice of multi-receive buffer {@code parent} is done: whether it was the last, which releases the buffer. */
+    private static boolean lastSliceLanded(RecvEntry parent) {
+        TagMatcher.Recv n = parent.node;
+        n.slicesInFlight--;
+        return n.released && n.slicesInFlight == 0;
     }
 
     /** The receive of an unlinked node, the node back to the matcher. */
@@ -278,11 +313,13 @@ final class RxmRecv {
 
     /**
      * A slice of a multi-receive buffer for a message of {@code size} bytes; the buffer leaves the matcher
-     * once less than FI_OPT_MIN_MULTI_RECV is left, and the slice that used it up releases it.
+     * once less than FI_OPT_MIN_MULTI_RECV is left, and the last slice to land after that releases it (a
+     * rendezvous slice can land after slices carved later).
      */
     private RecvEntry carve(RecvEntry parent, long size) {
         TagMatcher.Recv n = parent.node;
         long at = matcher.consumeMultiRecv(n, size);
+        n.slicesInFlight++;
         RecvEntry child = s.pools.acquireRecv();
         child.iov[0] = parent.iov[0].asSlice(at, n.consumed - at);
         child.count = 1;
@@ -291,10 +328,6 @@ final class RxmRecv {
         child.opFlags = parent.opFlags;
         child.tagged = false;
         child.parent = parent;
-        if (n.released) {
-            child.releasesParent = true;
-            detach(n);
-        }
         return child;
     }
 
@@ -397,8 +430,9 @@ final class RxmRecv {
      */
     void complete(RecvEntry e, long msgSize, long copied, long tag, long data, boolean hasData, long src,
                   RxmConnection<Endpoint> from) {
+        RecvEntry releases = e.parent != null && lastSliceLanded(e.parent) ? e.parent : null;
         long flags = OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG)
-                | (hasData ? OpFlags.REMOTE_CQ_DATA : 0) | (e.releasesParent ? OpFlags.MULTI_RECV : 0);
+                | (hasData ? OpFlags.REMOTE_CQ_DATA : 0) | (releases != null ? OpFlags.MULTI_RECV : 0);
         long buf = e.parent != null ? e.iov[0].address() : 0;
         if (copied < msgSize) {
             bindings.reportRxTruncated(e.context, flags, copied, msgSize - copied, data, tag);
@@ -407,9 +441,14 @@ final class RxmRecv {
         } else {
             bindings.reportRx(e.context, e.opFlags, flags, copied, buf, data, tag, src);
         }
-        RecvEntry parent = e.releasesParent ? e.parent : null;
         s.pools.releaseRecv(e);
+        releaseBuffer(releases);
+    }
+
+    /** The multi-receive buffer {@code parent} (null for none) back to the matcher and the pool. */
+    private void releaseBuffer(RecvEntry parent) {
         if (parent != null) {
+            detach(parent.node);
             s.pools.releaseRecv(parent);
         }
     }
@@ -423,12 +462,14 @@ final class RxmRecv {
             e.rndvReq = null;
             s.rxBuffers.repost(rx);
         }
+        RecvEntry releases = e.parent != null && lastSliceLanded(e.parent) ? e.parent : null;
         long flags = OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG)
-                | (e.releasesParent ? OpFlags.MULTI_RECV : 0);
+                | (releases != null ? OpFlags.MULTI_RECV : 0);
         bindings.reportRxError(e.context, flags, 0, e.msgTag, 0, errno, errno);
         if (release) {
             s.pools.releaseRecv(e);
         }
+        releaseBuffer(releases);
     }
 
     // ---- connection loss
