@@ -18,21 +18,11 @@
 // rxd_progress_multi_recv returns none. tcp;ofi_rxm and shm PASS.
 #define _GNU_SOURCE
 #include "repro.h"
-#include <dlfcn.h>
-#include <ucontext.h>
+#include "crash_report.h"
 
 #define BUF 1024
 #define GUARD 2048
 
-static void on_crash(int sig, siginfo_t *si, void *uc) {
-    void *pc = (void *) ((ucontext_t *) uc)->uc_mcontext.gregs[REG_RIP];
-    Dl_info d = {0};
-    dladdr(pc, &d);
-    printf("DEVIATION [%s]: signal %d at %s+%#lx (fault address %p)\n", prov_name, sig,
-           d.dli_fname ? d.dli_fname : "?", d.dli_fbase ? (unsigned long) ((char *) pc - (char *) d.dli_fbase) : 0UL,
-           si->si_addr);
-    _exit(1);
-}
 
 static ssize_t post_multi(struct end *b, char *buf, size_t len, void *ctx) {
     struct iovec iov = { .iov_base = buf, .iov_len = len };
@@ -44,8 +34,7 @@ int main(int argc, char **argv) {
     usage_if(argc, argv);
     struct end a, b;
     open_pair(argv[1], FI_EP_RDM, FI_MSG | FI_MULTI_RECV, &a, &b);
-    struct sigaction sa = { .sa_sigaction = on_crash, .sa_flags = SA_SIGINFO };
-    sigaction(SIGSEGV, &sa, NULL); sigaction(SIGBUS, &sa, NULL); sigaction(SIGABRT, &sa, NULL);
+    report_crashes();
     size_t min = 0, optlen = sizeof min;
     int gr = fi_getopt(&b.ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, &optlen);
     printf("FI_OPT_MIN_MULTI_RECV %zu (fi_getopt %d), tx_size %zu\n", min, gr, info->tx_attr->size);

@@ -11,10 +11,7 @@ import io.jfabric.Errno;
 import io.jfabric.FabricException;
 import io.jfabric.MemoryRegion;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,28 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * counted. The conformance suite's CounterTest covers sends and receives across providers.
  */
 @Timeout(60)
-class RxmCounterTest {
-    private RxmNode a;
-    private RxmNode b;
-    private long aToB;
-    private Arena arena;
-
-    @BeforeEach
-    void open() {
-        a = new RxmNode();
-        b = new RxmNode();
-        aToB = a.insert(b.name());
-        b.insert(a.name());
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        b.close();
-        a.close();
-        arena.close();
-    }
-
+class RxmCounterTest extends RxmPairFixture {
     @Test
     void rmaReadsAndWritesCountOnTheirOwnCounters() {
         Counter tx = a.openCounter();

@@ -5,12 +5,9 @@ import io.jfabric.EndpointOption;
 import io.jfabric.Errno;
 import io.jfabric.Msg;
 import io.jfabric.OpFlags;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,28 +19,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * FI_MULTI_RECV, waits for it (fi_cq(3): an application may free the buffer on that completion).
  */
 @Timeout(60)
-class RxmMultiRecvTest {
-    private RxmNode a;
-    private RxmNode b;
-    private long aToB;
-    private Arena arena;
-
-    @BeforeEach
-    void open() {
+class RxmMultiRecvTest extends RxmPairFixture {
+    @Override
+    protected void beforeOpen() {
         System.setProperty("jfabric.ofi_rxm.same_host_copy", "0");
-        a = new RxmNode();
-        b = new RxmNode();
-        aToB = a.insert(b.name());
-        b.insert(a.name());
-        arena = Arena.ofShared();
     }
 
-    @AfterEach
-    void close() {
+    @Override
+    protected void afterClose() {
         System.clearProperty("jfabric.ofi_rxm.same_host_copy");
-        a.close();
-        b.close();
-        arena.close();
     }
 
     @Test

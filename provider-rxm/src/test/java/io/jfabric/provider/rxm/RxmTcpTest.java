@@ -2,47 +2,18 @@ package io.jfabric.provider.rxm;
 
 import io.jfabric.CqEntry;
 import io.jfabric.OpFlags;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static org.junit.jupiter.api.Assertions.*;
 
 /** tcp;ofi_rxm between two endpoints in one JVM: every protocol, both queues, data verified. */
 @Timeout(60)
-class RxmTcpTest {
-    RxmNode a;
-    RxmNode b;
-    long aToB;
-    long bToA;
-    Arena arena;
-
-    @BeforeEach
-    void open() {
-        a = new RxmNode();
-        b = new RxmNode();
-        aToB = a.insert(b.name());
-        bToA = b.insert(a.name());
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void close() {
-        if (b != null) {
-            b.close();
-        }
-        if (a != null) {
-            a.close();
-        }
-        arena.close();
-    }
-
+class RxmTcpTest extends RxmPairFixture {
     @ParameterizedTest
     @ValueSource(longs = {0, 1, 64, 16384, 16385, 100_000, 131072, 131073, 1 << 20})
     void taggedSendRecvEverySize(long size) {
