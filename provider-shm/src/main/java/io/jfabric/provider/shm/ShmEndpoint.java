@@ -75,7 +75,7 @@ final class ShmEndpoint extends UtilEndpoint {
         ShmTransmit transmit = new ShmTransmit(ep, new ShmInline(ep, inFlight), new ShmBounce(ep, inFlight), cma,
                 recv.pull());
         msg = new ShmMsg(transmit, recv);
-        tagged = new ShmTagged(transmit, recv);
+        tagged = new ShmTagged(transmit, recv, domain);
         rma = new ShmRma(ep, inFlight, acks, cm);
         peerWatch = new ShmPeerWatch(ep, recv, this);
         recv.watchPeers(peerWatch);

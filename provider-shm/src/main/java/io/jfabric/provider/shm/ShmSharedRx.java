@@ -35,6 +35,9 @@ final class ShmSharedRx extends UtilSharedRx {
     protected int postRecv(OpRequest req) {
         boolean tagged = (req.flags & OpFlags.TAGGED) != 0;
         if (tagged && (req.flags & (OpFlags.PEEK | OpFlags.CLAIM)) != 0) {
+            if ((req.flags & OpFlags.PEEK) != 0) {
+                domain.progress(); // messages still in the bound endpoints' rings are seen too
+            }
             return locked(PEEK_OR_CLAIM, req, null);
         }
         return locked(tagged ? POST_TAGGED : POST, req, null);

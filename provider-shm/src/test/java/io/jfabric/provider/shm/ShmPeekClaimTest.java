@@ -72,6 +72,19 @@ class ShmPeekClaimTest extends ShmPairFixture {
     }
 
     @Test
+    void aPeekRightAfterTheSendSeesTheMessageStillInTheRing() {
+        MemorySegment small = arena.allocate(64);
+        assertEquals(0, a.ep.tsend(small, null, aToB, 0x51, "s"));
+        // no CQ read on b in between: the peek itself takes the message off b's ring
+        assertEquals(0, b.ep.trecvmsg(msg(arena.allocate(1), 0x51, "peek"), OpFlags.PEEK));
+        CqEntry[] one = {new CqEntry()};
+        assertEquals(1, b.cq.readFrom(one, 1), "the peek answers at once: " + b.ep);
+        assertSame("peek", one[0].context);
+        assertEquals(64, one[0].len);
+        assertEquals(0x51, one[0].tag);
+    }
+
+    @Test
     void largeMessagesAreReadOnlyWhenTheirClaimIsReceived() {
         MemorySegment cma = arena.allocate(LARGE);
         ShmEndpointTest.fill(cma, 3);
