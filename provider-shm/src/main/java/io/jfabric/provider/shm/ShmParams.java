@@ -21,7 +21,7 @@ final class ShmParams {
             "Largest message carried inside the ring command itself");
     static final ProviderParams.LongParam BOUNCE_SLOT_SIZE = PARAMS.size("bounce_slot_size", 16384,
             "Size of each bounce slot (medium messages, multiple of 4 KiB); larger messages use CMA");
-    static final ProviderParams.LongParam SPLIT_COPY_MIN = PARAMS.size("split_copy_min", 128 * 1024,
+    static final ProviderParams.LongParam SPLIT_COPY_MIN = PARAMS.size("split_copy_min", 64 * 1024,
             "Smallest CMA message whose receiver asks the sender to write half of it while it reads the other "
                     + "half, two copies on two cores at once (0: never)");
     static final ProviderParams.IntParam BOUNCE_SLOTS = PARAMS.integer("bounce_slots", 64,

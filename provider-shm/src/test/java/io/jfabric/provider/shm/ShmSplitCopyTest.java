@@ -45,7 +45,7 @@ class ShmSplitCopyTest extends ShmPairFixture {
      */
     @Test
     void aSenderWaitingOnItsCqWritesHalfOfEachLargeMessage() throws Exception {
-        long[] sizes = {128 * 1024, (1 << 20) + 12_345, 3 << 20};
+        long[] sizes = {64 * 1024, 128 * 1024 + 4_321, (1 << 20) + 12_345, 3 << 20};
         int rounds = 20;
         MemorySegment[] src = new MemorySegment[sizes.length];
         MemorySegment[] expected = new MemorySegment[sizes.length];
