@@ -276,11 +276,17 @@ final class RxmRecv {
         return true;
     }
 
-    /** A slice of multi-receive buffer {@code parent} is done: whether it was the last, which releases the buffer. */
-    private static boolean lastSliceLanded(RecvEntry parent) {
-        TagMatcher.Recv n = parent.node;
+    /**
+     * Receive {@code e} is done: when it is the last slice to land in a released multi-receive buffer, that buffer
+     * (which its completion releases), else null.
+     */
+    private static RecvEntry releasedBy(RecvEntry e) {
+        if (e.parent == null) {
+            return null;
+        }
+        TagMatcher.Recv n = e.parent.node;
         n.slicesInFlight--;
-        return n.released && n.slicesInFlight == 0;
+        return n.released && n.slicesInFlight == 0 ? e.parent : null;
     }
 
     /** The receive of an unlinked node, the node back to the matcher. */
@@ -430,7 +436,7 @@ final class RxmRecv {
      */
     void complete(RecvEntry e, long msgSize, long copied, long tag, long data, boolean hasData, long src,
                   RxmConnection<Endpoint> from) {
-        RecvEntry releases = e.parent != null && lastSliceLanded(e.parent) ? e.parent : null;
+        RecvEntry releases = releasedBy(e);
         long flags = OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG)
                 | (hasData ? OpFlags.REMOTE_CQ_DATA : 0) | (releases != null ? OpFlags.MULTI_RECV : 0);
         long buf = e.parent != null ? e.iov[0].address() : 0;
@@ -462,7 +468,7 @@ final class RxmRecv {
             e.rndvReq = null;
             s.rxBuffers.repost(rx);
         }
-        RecvEntry releases = e.parent != null && lastSliceLanded(e.parent) ? e.parent : null;
+        RecvEntry releases = releasedBy(e);
         long flags = OpFlags.RECV | (e.tagged ? OpFlags.TAGGED : OpFlags.MSG)
                 | (releases != null ? OpFlags.MULTI_RECV : 0);
         bindings.reportRxError(e.context, flags, 0, e.msgTag, 0, errno, errno);
