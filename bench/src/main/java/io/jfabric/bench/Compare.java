@@ -47,6 +47,8 @@ public final class Compare {
      */
     private boolean cold;
     private String aotCache;
+    /** --threading: jfabric pingpong's threading level; null leaves the hints' level unset, as fi_pingpong does. */
+    private String threading;
     private final Ports ports = new Ports();
     private final PrintStream log = System.out;
 
@@ -104,6 +106,7 @@ public final class Compare {
                 case "--timeout" -> timeoutMs = Long.parseLong(value(args, ++i, a));
                 case "--cold" -> cold = true;
                 case "--aot-cache" -> aotCache = value(args, ++i, a);
+                case "--threading" -> threading = value(args, ++i, a);
                 default -> throw new IllegalArgumentException("unknown option " + a + " (see bench/compare --help)");
             }
         }
@@ -226,9 +229,12 @@ public final class Compare {
                 long iters = iterations(size);
                 for (int pair = 1; pair <= pairs; pair++) {
                     if (jfMissing == null) {
-                        List<String> base = List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar", jar, "pingpong",
-                                "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size), "-I", Long.toString(iters),
-                                "--warmup", Long.toString(jfabricWarmup(t, size, iters)));
+                        List<String> base = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-jar",
+                                jar, "pingpong", "-p", t.jfabricProv(), "-e", t.epType(), "-S", Long.toString(size),
+                                "-I", Long.toString(iters), "--warmup", Long.toString(jfabricWarmup(t, size, iters))));
+                        if (threading != null) {
+                            base.addAll(List.of("--threading", threading));
+                        }
                         record(runner, "jfabric", t, size, pair, iters, base, cell.jfLat, cell.jfBw, runsCsv);
                         if (cold && bulk(size)) {
                             List<String> steady = new ArrayList<>(base);

@@ -96,6 +96,8 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
     private final long manualPollNanos;
     /** Writers and readers are serialised by the application: plain counts, release instead of volatile. */
     private final boolean serialized;
+    /** The read lock is the provider's own lock, which its progress takes too: a read holds it across both. */
+    private final boolean progressUnderReadLock;
 
     // Padding keeps the reader's and writer's hot fields on separate cache lines.
     @SuppressWarnings("unused")
@@ -142,14 +144,25 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
      */
     public UtilCompletionQueue(CqAttr attr, ProgressHook progress, boolean multiWriter, boolean multiReader,
                                long manualPollNanos, boolean serialized) {
+        this(checked(attr), progress, multiWriter ? new ReentrantLock() : null,
+                multiReader ? new ReentrantLock() : null, manualPollNanos,
+                serialized && !multiWriter && !multiReader, false);
+    }
+
+    /**
+     * A CQ whose writes all happen under the provider's own reentrant lock ({@code guard}), the one its
+     * progress takes (a domain lock at FI_THREAD_SAFE with manual progress): a write takes {@code guard}
+     * (at no cost where the writer already holds it), and with {@code multiReader} a read holds it across its
+     * progress call and its drain, so the queue needs no locks of its own.
+     */
+    public UtilCompletionQueue(CqAttr attr, ProgressHook progress, ReentrantLock guard, boolean multiReader) {
+        this(checked(attr), progress, java.util.Objects.requireNonNull(guard, "guard"), multiReader ? guard : null,
+                DEFAULT_MANUAL_POLL_NANOS, false, multiReader);
+    }
+
+    private UtilCompletionQueue(CqAttr attr, ProgressHook progress, ReentrantLock writeLock, ReentrantLock readLock,
+                                long manualPollNanos, boolean serialized, boolean progressUnderReadLock) {
         super("CQ");
-        if (attr == null) {
-            throw new FabricException(Errno.EINVAL, "CQ attributes are null; pass CqAttr.of(format, size)");
-        }
-        if (attr.size < 0 || attr.size > (1 << 24)) {
-            throw new FabricException(Errno.EINVAL, "CQ size " + attr.size
-                    + " is out of range; use 0 (provider default " + DEFAULT_SIZE + ") up to " + (1 << 24));
-        }
         UtilWaitSet set = UtilWaitSet.joinable("CQ", attr.waitObj, attr.waitSet);
         this.attr = attr;
         this.format = attr.format == null || attr.format == CqFormat.UNSPEC ? CqFormat.CONTEXT : attr.format;
@@ -161,15 +174,39 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
             slots[i] = new CqErrEntry();
         }
         this.progress = progress == null ? ProgressHook.NONE : progress;
-        this.writeLock = multiWriter ? new ReentrantLock() : null;
-        this.readLock = multiReader ? new ReentrantLock() : null;
+        this.writeLock = writeLock;
+        this.readLock = readLock;
         this.manualPollNanos = manualPollNanos;
-        this.serialized = serialized && !multiWriter && !multiReader;
+        this.serialized = serialized;
+        this.progressUnderReadLock = progressUnderReadLock;
         this.waiters = new WaitCoordinator(false, manualPollNanos);
         this.waitSet = set;
         if (set != null) {
             set.join(this);
         }
+    }
+
+    /**
+     * Takes {@code lock} unless it is null or this thread holds it already (a guard's writer inside its progress):
+     * returns the lock to release, or null. A reentrant acquisition would cost a failed CAS and a volatile store.
+     */
+    private static ReentrantLock takeUnlessHeld(ReentrantLock lock) {
+        if (lock == null || lock.isHeldByCurrentThread()) {
+            return null;
+        }
+        lock.lock();
+        return lock;
+    }
+
+    private static CqAttr checked(CqAttr attr) {
+        if (attr == null) {
+            throw new FabricException(Errno.EINVAL, "CQ attributes are null; pass CqAttr.of(format, size)");
+        }
+        if (attr.size < 0 || attr.size > (1 << 24)) {
+            throw new FabricException(Errno.EINVAL, "CQ size " + attr.size
+                    + " is out of range; use 0 (provider default " + DEFAULT_SIZE + ") up to " + (1 << 24));
+        }
+        return attr;
     }
 
     @Override
@@ -315,10 +352,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
 
     private int put(boolean fromReservation, Object context, long flags, long len, long buf, long data, long tag,
                     long srcAddr, long olen, int err, int provErrno, byte[] errData) {
-        ReentrantLock lock = writeLock;
-        if (lock != null) {
-            lock.lock();
-        }
+        ReentrantLock lock = takeUnlessHeld(writeLock);
         try {
             if (overrun) {
                 lost++;
@@ -418,6 +452,15 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         if (entry == null) {
             return -Errno.EINVAL;
         }
+        if (progressUnderReadLock) {
+            readLock.lock();
+            try {
+                progress.progress();
+                return readOne(entry, false);
+            } finally {
+                readLock.unlock();
+            }
+        }
         progress.progress();
         return readOne(entry, false);
     }
@@ -428,6 +471,19 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
     }
 
     private int readInternal(CqEntry[] entries, int count, boolean from) {
+        if (progressUnderReadLock) {
+            readLock.lock();
+            try {
+                return progressAndRead(entries, count, from);
+            } finally {
+                readLock.unlock();
+            }
+        }
+        return progressAndRead(entries, count, from);
+    }
+
+    /** Under the read lock where it is the provider's own (reentrant: the lock taken again inside is cheap). */
+    private int progressAndRead(CqEntry[] entries, int count, boolean from) {
         progress.progress();
         if (count == 0) {
             return 0;
@@ -438,10 +494,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         if (emptyForReader()) {
             return -Errno.EAGAIN;
         }
-        ReentrantLock lock = readLock;
-        if (lock != null) {
-            lock.lock();
-        }
+        ReentrantLock lock = takeUnlessHeld(readLock);
         try {
             long h = head;
             long t = (long) TAIL.getAcquire(this);
@@ -483,10 +536,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         if (emptyForReader()) {
             return -Errno.EAGAIN;
         }
-        ReentrantLock lock = readLock;
-        if (lock != null) {
-            lock.lock();
-        }
+        ReentrantLock lock = takeUnlessHeld(readLock);
         try {
             long h = head;
             if (h == (long) TAIL.getAcquire(this)) {
@@ -550,10 +600,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         if (entry == null) {
             return -Errno.EINVAL;
         }
-        ReentrantLock lock = readLock;
-        if (lock != null) {
-            lock.lock();
-        }
+        ReentrantLock lock = takeUnlessHeld(readLock);
         try {
             long h = head;
             if (h == (long) TAIL.getAcquire(this)) {

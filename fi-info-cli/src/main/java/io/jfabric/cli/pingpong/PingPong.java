@@ -144,6 +144,9 @@ final class PingPong implements AutoCloseable {
         h.domainAttr.mrMode = MrMode.LOCAL | MrMode.ALLOCATED | MrMode.PROV_KEY | MrMode.VIRT_ADDR;
         h.fabricAttr.provName = opts.provider();
         h.domainAttr.name = opts.domain();
+        if (opts.threading() != null) {
+            h.domainAttr.threading = opts.threading();
+        }
         if (opts.epType() == EndpointType.DGRAM && opts.sizeGiven()) {
             h.epAttr.maxMsgSize = opts.size();
         }

@@ -58,6 +58,11 @@ public final class PingPongCommand implements Callable<Integer> {
     @Option(names = "-6", description = "use IPv6 address")
     boolean ipv6;
 
+    @Option(names = "--threading", paramLabel = "<level>",
+            description = "threading level in the hints: domain, safe, completion, ... (jfabric's addition; "
+                    + "fi_pingpong leaves it unset, which libfabric's providers and jfabric's answer with FI_THREAD_SAFE)")
+    String threading;
+
     @Option(names = "--timeout", paramLabel = "<ms>",
             description = "longest wait for the peer before giving up, in ms; 0 waits forever as fi_pingpong does (60000)")
     long timeoutMs = 60_000;
@@ -99,10 +104,18 @@ public final class PingPongCommand implements Callable<Integer> {
                 s = parse(size, Integer.MAX_VALUE, "-S");
             }
         }
+        io.jfabric.Threading level = null;
+        if (threading != null) {
+            try {
+                level = io.jfabric.Threading.parse(threading);
+            } catch (io.jfabric.FabricException e) {
+                throw new IllegalArgumentException("Unknown threading level : " + threading);
+            }
+        }
         checkPort(srcPort, "-B");
         checkPort(dstPort, "-P");
         return new PingPongOptions(provider, domain, type, tagged, Math.max(0, iterations), Math.max(0, warmup), s, all, verify, srcPort,
-                dstPort, dstAddr, ipv6, debug, timeoutMs);
+                dstPort, dstAddr, ipv6, debug, timeoutMs, level);
     }
 
     private static int parse(String text, int max, String what) {

@@ -1,6 +1,7 @@
 package io.jfabric.cli.pingpong;
 
 import io.jfabric.EndpointType;
+import io.jfabric.Threading;
 
 /**
  * What {@code jfabric pingpong} was asked to do; fi_pingpong's struct pp_opts plus the hint fields its
@@ -21,10 +22,11 @@ import io.jfabric.EndpointType;
  * @param ipv6         -6
  * @param debug        -v
  * @param timeoutMs    how long a wait for the peer may last (jfabric's addition; fi_pingpong waits forever)
+ * @param threading    --threading: the hints' threading level (jfabric's addition), or null to leave it unset
  */
 record PingPongOptions(String provider, String domain, EndpointType epType, boolean tagged, int iterations, int warmup,
                        int size, boolean allSizes, boolean verify, int srcPort, int dstPort, String dstAddr,
-                       boolean ipv6, boolean debug, long timeoutMs) {
+                       boolean ipv6, boolean debug, long timeoutMs, Threading threading) {
 
     boolean isClient() {
         return dstAddr != null;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Timeout(10)
 class TestSizesTest {
     private static PingPongOptions opts(int size, boolean all) {
-        return new PingPongOptions(null, null, EndpointType.MSG, false, 10, 0, size, all, false, 0, 0, null, false, false, 0);
+        return new PingPongOptions(null, null, EndpointType.MSG, false, 10, 0, size, all, false, 0, 0, null, false, false, 0, null);
     }
 
     @Test

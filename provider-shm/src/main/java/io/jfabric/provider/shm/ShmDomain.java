@@ -37,10 +37,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * peers' RMA is checked against, the peers this process has mapped, and progress: manual progress
  * runs inside CQ reads (and sleeps on the endpoint's futex in sread), auto progress runs a thread.
  *
- * <p>Threading: at FI_THREAD_DOMAIN (the default) the application serialises its calls, so the data
- * path takes no lock. At FI_THREAD_SAFE (or FID, ENDPOINT, COMPLETION, which let threads use different
- * objects of one domain at once while endpoints share peers and CQs), and with auto progress, one
- * domain lock orders every data-path call and progress; CQs then also take concurrent readers
+ * <p>Threading: at FI_THREAD_DOMAIN the application serialises its calls, so the data path takes no lock. At
+ * FI_THREAD_SAFE (what hints with no threading level get, as in libfabric), at FID, ENDPOINT and COMPLETION (which
+ * let threads use different objects of one domain at once while endpoints share peers and CQs), and with auto
+ * progress, one domain lock orders every data-path call and progress; CQs then also take concurrent readers
  * (FI_THREAD_SAFE).
  */
 final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
@@ -183,10 +183,17 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
         boolean auto = autoProgress();
         acquire();
         try {
-            // completions are written under the domain lock whenever several threads could write them; with
-            // neither (FI_THREAD_DOMAIN, manual progress) the application serialises every write and read
-            return new ShmCq(this, attr, auto ? ProgressHook.NONE : this, lock != null, threadSafe,
-                    lock == null);
+            if (lock == null) {
+                // FI_THREAD_DOMAIN, manual progress: the application serialises every write and read
+                return new ShmCq(this, attr, this, false, false, true);
+            }
+            if (!auto) {
+                // every completion is written under the domain lock (progress, posts, AV and close paths), so
+                // the CQ takes that lock instead of two of its own
+                return new ShmCq(this, attr, this, lock, threadSafe);
+            }
+            // the progress thread writes completions; readers take no lock that would wait for its pass
+            return new ShmCq(this, attr, ProgressHook.NONE, true, threadSafe, false);
         } catch (RuntimeException e) {
             release();
             throw e;
@@ -327,7 +334,8 @@ final class ShmDomain extends UtilDomain<ShmFabric> implements ProgressHook {
     @Override
     public int progress() {
         ReentrantLock l = lock;
-        if (l == null) {
+        if (l == null || l.isHeldByCurrentThread()) {
+            // a guarded CQ's read holds the lock already: taking it again would cost a failed CAS and a store
             return progressEndpoints();
         }
         l.lock();

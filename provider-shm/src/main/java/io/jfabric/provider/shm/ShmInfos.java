@@ -19,9 +19,8 @@ import io.jfabric.util.MrMap;
 
 /**
  * The info template shm offers before hint matching. Attribute values follow libfabric 1.17's shm
- * where jfabric behaves the same; differences: FI_THREAD_DOMAIN by default (no locks on
- * the data path; libfabric answers FI_THREAD_SAFE) and FI_THREAD_SAFE when the hints ask, MR mode FI_MR_VIRT_ADDR only when asked (offsets
- * otherwise), and no src_addr until an endpoint is opened (each endpoint names its own region).
+ * where jfabric behaves the same; differences: MR mode FI_MR_VIRT_ADDR only when asked (offsets otherwise), and
+ * no src_addr until an endpoint is opened (each endpoint names its own region).
  */
 final class ShmInfos {
 
@@ -84,7 +83,7 @@ final class ShmInfos {
         f.epAttr.rxCtxCnt = 1;
         var d = f.domainAttr;
         d.name = "shm";
-        d.threading = Threading.SAFE; // offered; getInfo answers DOMAIN unless the hints ask
+        d.threading = Threading.SAFE; // hints asking a narrower level get it, and no lock on the data path
         d.controlProgress = Progress.MANUAL;
         d.dataProgress = Progress.MANUAL;
         d.resourceMgmt = ResourceMgmt.ENABLED;

@@ -5,7 +5,6 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricException;
 import io.jfabric.FabricInfo;
 import io.jfabric.Progress;
-import io.jfabric.Threading;
 import io.jfabric.spi.FabricProvider;
 import io.jfabric.spi.InfoMatcher;
 import io.jfabric.spi.NativeAccess;
@@ -23,9 +22,9 @@ import java.util.List;
  * ring; senders write commands straight into the receiver's ring, small messages inline, medium ones
  * through bounce slots, large ones and RMA as a single copy with process_vm_readv/writev.
  *
- * <p>Differences from libfabric's shm: Java-to-Java only (its own region layout); FI_THREAD_DOMAIN
- * unless the hints ask for more (FI_THREAD_SAFE and the levels between take a domain lock);
- * no atomics; iov_limit 1; addresses are {@code fi_shm://jfabric-shm-<pid>-<start>-<n>}.
+ * <p>Differences from libfabric's shm: Java-to-Java only (its own region layout); addresses are
+ * {@code fi_shm://jfabric-shm-<pid>-<start>-<n>}. As libfabric's, hints with no threading level get
+ * FI_THREAD_SAFE (one domain lock on the data path); FI_THREAD_DOMAIN in the hints takes none.
  */
 public final class ShmProvider implements FabricProvider {
 
@@ -71,13 +70,7 @@ public final class ShmProvider implements FabricProvider {
                 && hints.domainAttr.dataProgress != Progress.UNSPEC;
         boolean askedControl = hints != null && hints.domainAttr != null && hints.domainAttr.controlProgress != null
                 && hints.domainAttr.controlProgress != Progress.UNSPEC;
-        boolean askedThreading = hints != null && hints.domainAttr != null && hints.domainAttr.threading != null
-                && hints.domainAttr.threading != Threading.UNSPEC;
         for (FabricInfo i : out) {
-            if (!askedThreading) {
-                // the lock-free level unless the application asks for more (FI_THREAD_SAFE takes a lock)
-                i.domainAttr.threading = Threading.DOMAIN;
-            }
             if (!askedData) {
                 i.domainAttr.dataProgress = Progress.MANUAL;
             }

@@ -55,11 +55,15 @@ class ShmThreadSafeTest {
         return infos.get(0);
     }
 
+    /** fi_domain(3): FI_THREAD_UNSPEC gets "the greatest level of parallelism", as libfabric's shm answers. */
     @Test
-    void safeIsOfferedOnlyWhenAsked() {
+    void noThreadingLevelGetsThreadSafeAndANarrowerAskedLevelIsKept() {
+        assertEquals(Threading.SAFE, info(Threading.UNSPEC).domainAttr.threading);
+        assertEquals(Threading.SAFE, Fabrics.getInfo(null).stream()
+                .filter(i -> "shm".equals(i.fabricAttr.provName)).findFirst().orElseThrow().domainAttr.threading);
         assertEquals(Threading.SAFE, info(Threading.SAFE).domainAttr.threading);
-        assertEquals(Threading.DOMAIN, info(Threading.UNSPEC).domainAttr.threading);
         assertEquals(Threading.DOMAIN, info(Threading.DOMAIN).domainAttr.threading);
+        assertEquals(Threading.COMPLETION, info(Threading.COMPLETION).domainAttr.threading);
     }
 
     @Test

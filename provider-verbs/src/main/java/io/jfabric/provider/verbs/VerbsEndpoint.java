@@ -27,8 +27,8 @@ import java.lang.foreign.MemorySegment;
  * (bind, enable, connect/accept, close, options); provider-util's base endpoint turns the data-path entry
  * points into requests for {@link VerbsMsg} and {@link VerbsRma}; a bound {@link VerbsSharedRx} gives the QP its
  * SRQ. Differences from libfabric: no FI_EP_MSG shared transmit contexts, no cancel (verbs cannot take back a posted
- * work request). Threading: FI_THREAD_DOMAIN unless the hints ask for more; FI_THREAD_SAFE takes the domain's
- * {@link VerbsDataLock} around posts.
+ * work request). Threading: FI_THREAD_SAFE (what hints with no level get) takes the domain's {@link VerbsDataLock}
+ * around posts; FI_THREAD_DOMAIN none.
  */
 final class VerbsEndpoint extends UtilEndpoint {
     private final VerbsDomain domain;

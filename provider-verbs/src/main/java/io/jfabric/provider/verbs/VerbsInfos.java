@@ -56,7 +56,7 @@ final class VerbsInfos {
         }
         List<FabricInfo> all = all(devices);
         if (node == null && service == null && hints == null) {
-            return lockFreeUnlessAsked(all, null);
+            return all;
         }
         List<FabricInfo> selected = select(all, node, service, flags, hints);
         if (hints != null && ((hints.mode | (hints.rxAttr == null ? 0 : hints.rxAttr.mode)) & Mode.RX_CQ_DATA) == 0) {
@@ -66,22 +66,7 @@ final class VerbsInfos {
                 i.rxAttr.mode &= ~Mode.RX_CQ_DATA;
             }
         }
-        return lockFreeUnlessAsked(io.jfabric.spi.InfoMatcher.match(selected, hints, version), hints);
-    }
-
-    /**
-     * The lock-free FI_THREAD_DOMAIN unless the hints ask for a threading level: FI_THREAD_SAFE (and FID,
-     * ENDPOINT) takes a lock around every post and poll (VerbsDataLock), FI_THREAD_COMPLETION none.
-     */
-    private static List<FabricInfo> lockFreeUnlessAsked(List<FabricInfo> infos, FabricInfo hints) {
-        boolean asked = hints != null && hints.domainAttr != null && hints.domainAttr.threading != null
-                && hints.domainAttr.threading != Threading.UNSPEC;
-        if (!asked) {
-            for (FabricInfo i : infos) {
-                i.domainAttr.threading = Threading.DOMAIN;
-            }
-        }
-        return infos;
+        return io.jfabric.spi.InfoMatcher.match(selected, hints, version);
     }
 
     static List<FabricInfo> all(List<VerbsDevice> devices) {
@@ -131,7 +116,7 @@ final class VerbsInfos {
         i.epAttr.txCtxCnt = 1;
         i.epAttr.rxCtxCnt = 1;
         i.domainAttr.name = d.name();
-        i.domainAttr.threading = Threading.SAFE; // offered; getInfo answers FI_THREAD_DOMAIN unless the hints ask
+        i.domainAttr.threading = Threading.SAFE; // as libfabric's verbs; hints asking FI_THREAD_DOMAIN get no data lock
         i.domainAttr.controlProgress = Progress.MANUAL;
         i.domainAttr.dataProgress = Progress.AUTO;
         i.domainAttr.resourceMgmt = ResourceMgmt.DISABLED;

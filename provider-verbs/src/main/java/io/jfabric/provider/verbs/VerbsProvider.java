@@ -13,7 +13,8 @@ import java.util.List;
  * The {@code verbs} provider: libfabric's verbs (fi_verbs(7)) for FI_EP_MSG, over libibverbs and
  * librdmacm through FFM. Discovery never throws: without the libraries or an RDMA device it offers no
  * info and {@link #unavailableReason()} says why. Differences from libfabric: no FI_EP_DGRAM, no XRC,
- * no atomics, no shared receive contexts yet; threading is FI_THREAD_DOMAIN.
+ * no atomics. Hints with no threading level get FI_THREAD_SAFE, as libfabric's verbs; FI_THREAD_DOMAIN takes no
+ * lock on the data path.
  */
 public final class VerbsProvider implements FabricProvider {
     @Override
