@@ -23,7 +23,8 @@ import java.util.Map;
  * <p>Options: {@code --transports tcp,rxm,shm}, {@code --sizes 1,8,64,256}, {@code --pairs 5}, {@code --window 64},
  * {@code --windows 2000} (timed windows per size), {@code --warmup-windows 2000}, {@code --tagged}, {@code --more}
  * (every inject of a window but the last with FI_MORE, on both sides of each pair), {@code --out},
- * {@code --jar}, {@code --timeout MS}; the options of the latency mode that do not apply are ignored.
+ * {@code --jar}, {@code --timeout MS}, {@code --threading LEVEL} (both tools' hints; unset by default, as in
+ * fabtests); the options of the latency mode that do not apply are ignored.
  */
 final class RateCompare {
     private List<Transport> transports = Transport.ALL;
@@ -34,6 +35,8 @@ final class RateCompare {
     private int warmupWindows = 2000;
     private boolean tagged;
     private boolean more;
+    /** --threading: the hints' threading level of every run, or null to leave it unset. */
+    private String threading;
     private Path out;
     private String jar = "fi-info-cli/target/jfabric.jar";
     private long timeoutMs = 180_000;
@@ -53,6 +56,7 @@ final class RateCompare {
                 case "--warmup-windows" -> warmupWindows = Integer.parseInt(Compare.value(args, ++i, a));
                 case "--tagged" -> tagged = true;
                 case "--more" -> more = true;
+                case "--threading" -> threading = Compare.value(args, ++i, a);
                 case "--out" -> out = Path.of(Compare.value(args, ++i, a));
                 case "--jar" -> jar = Compare.value(args, ++i, a);
                 case "--timeout" -> timeoutMs = Long.parseLong(Compare.value(args, ++i, a));
@@ -131,6 +135,9 @@ final class RateCompare {
                 "--no-progress", "--csv", "-"));
         if (more) {
             base.add("--more");
+        }
+        if (threading != null) {
+            base.addAll(List.of("--threading", threading));
         }
         List<String> server = new ArrayList<>(base);
         server.addAll(List.of("-B", Integer.toString(port)));

@@ -62,7 +62,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * calls the application already serialises (FI_THREAD_DOMAIN with manual progress: completions are
  * written by the reader's own progress or by its posting calls): the tail is
  * then published with a release store instead of a volatile one (no fence on x86) and the slot count is
- * kept without atomic instructions, which saves three locked instructions per completion.
+ * kept without atomic instructions, which saves three locked instructions per completion. A provider whose
+ * completions are all written under one lock of its own that its progress takes too (shm's domain lock at
+ * FI_THREAD_SAFE) passes that lock as the guard instead: writes and reads take it, unless the thread holds it
+ * already, and a read holds it across its progress call, so the queue adds no lock of its own (two of its own cost
+ * shm's 64 B round trip 0.15 µs each way).
  */
 public class UtilCompletionQueue extends UtilFabricObject implements CompletionQueue, Waitable {
     /** libfabric's util default CQ size. */

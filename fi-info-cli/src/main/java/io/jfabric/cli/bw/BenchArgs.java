@@ -1,6 +1,7 @@
 package io.jfabric.cli.bw;
 
 import io.jfabric.EndpointType;
+import io.jfabric.cli.ThreadingArg;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -49,6 +50,9 @@ public final class BenchArgs {
     @Option(names = "--timeout", paramLabel = "<ms>", description = "longest wait for the peer, in ms (60000)")
     long timeoutMs = 60_000;
 
+    @Option(names = "--threading", paramLabel = "<level>", description = ThreadingArg.DESCRIPTION)
+    String threading;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "display this help output")
     boolean help;
 
@@ -77,6 +81,7 @@ public final class BenchArgs {
             }
         }
         return new BenchOptions(provider, type, tagged, BenchSizes.parse(size, rate), iterations, warmup, window,
-                verify, rate, srcPort, dstPort, dstAddr, timeoutMs, json, csv, !noProgress, more);
+                verify, rate, srcPort, dstPort, dstAddr, timeoutMs, json, csv, !noProgress, more,
+                ThreadingArg.parse(threading));
     }
 }

@@ -1,6 +1,7 @@
 package io.jfabric.cli.bw;
 
 import io.jfabric.EndpointType;
+import io.jfabric.Threading;
 
 import java.util.List;
 
@@ -26,10 +27,11 @@ import java.util.List;
  * @param more       --more: rate mode's posts of a window carry FI_MORE but the last (the transmit CQ is then
  *                   bound with FI_SELECTIVE_COMPLETION and FI_COMPLETION is in the default op_flags, so that
  *                   fi_sendmsg(FI_INJECT | FI_MORE) reports nothing, as fi_inject does)
+ * @param threading  --threading: the hints' threading level, or null to leave it unset as fabtests do
  */
 record BenchOptions(String provider, EndpointType epType, boolean tagged, List<Long> sizes, int iterations,
                     int warmup, int window, boolean verify, boolean rate, int srcPort, int dstPort, String dstAddr,
-                    long timeoutMs, String json, String csv, boolean progress, boolean more) {
+                    long timeoutMs, String json, String csv, boolean progress, boolean more, Threading threading) {
 
     boolean isClient() {
         return dstAddr != null;

@@ -122,6 +122,9 @@ final class BenchSession implements AutoCloseable {
         h.mode = Mode.CONTEXT | Mode.CONTEXT2 | Mode.MSG_PREFIX;
         h.domainAttr.mrMode = MrMode.LOCAL | MrMode.ALLOCATED | MrMode.PROV_KEY | MrMode.VIRT_ADDR;
         h.fabricAttr.provName = opts.provider();
+        if (opts.threading() != null) {
+            h.domainAttr.threading = opts.threading();
+        }
         return h;
     }
 

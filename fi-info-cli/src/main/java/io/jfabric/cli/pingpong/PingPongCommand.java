@@ -1,6 +1,7 @@
 package io.jfabric.cli.pingpong;
 
 import io.jfabric.EndpointType;
+import io.jfabric.cli.ThreadingArg;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,9 +59,7 @@ public final class PingPongCommand implements Callable<Integer> {
     @Option(names = "-6", description = "use IPv6 address")
     boolean ipv6;
 
-    @Option(names = "--threading", paramLabel = "<level>",
-            description = "threading level in the hints: domain, safe, completion, ... (jfabric's addition; "
-                    + "fi_pingpong leaves it unset, which libfabric's providers and jfabric's answer with FI_THREAD_SAFE)")
+    @Option(names = "--threading", paramLabel = "<level>", description = ThreadingArg.DESCRIPTION)
     String threading;
 
     @Option(names = "--timeout", paramLabel = "<ms>",
@@ -104,14 +103,7 @@ public final class PingPongCommand implements Callable<Integer> {
                 s = parse(size, Integer.MAX_VALUE, "-S");
             }
         }
-        io.jfabric.Threading level = null;
-        if (threading != null) {
-            try {
-                level = io.jfabric.Threading.parse(threading);
-            } catch (io.jfabric.FabricException e) {
-                throw new IllegalArgumentException("Unknown threading level : " + threading);
-            }
-        }
+        io.jfabric.Threading level = ThreadingArg.parse(threading);
         checkPort(srcPort, "-B");
         checkPort(dstPort, "-P");
         return new PingPongOptions(provider, domain, type, tagged, Math.max(0, iterations), Math.max(0, warmup), s, all, verify, srcPort,

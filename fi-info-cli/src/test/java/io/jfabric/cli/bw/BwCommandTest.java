@@ -86,6 +86,21 @@ class BwCommandTest {
         assertEquals(0, rc[1], "client exit code");
     }
 
+    /** --threading sets the options' level (unset by default, as fabtests leave it), and a run at it completes. */
+    @Test
+    void runsAtTheThreadingLevelItIsGiven() throws Exception {
+        BwCommand unset = new BwCommand();
+        new picocli.CommandLine(unset).parseArgs("-p", "tcp");
+        assertEquals(null, unset.args.options(false, false).threading());
+        BwCommand domain = new BwCommand();
+        new picocli.CommandLine(domain).parseArgs("-p", "tcp", "--threading", "domain");
+        assertEquals(io.jfabric.Threading.DOMAIN, domain.args.options(false, false).threading());
+        int[] rc = runPair(List.of("bw", "-p", "tcp", "-S", "64,64k", "-I", "4", "-W", "8", "-c", "--no-progress",
+                "--threading", "domain"));
+        assertEquals(0, rc[0], "server exit code");
+        assertEquals(0, rc[1], "client exit code");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"write", "read", "writedata"})
     void rmaBandwidthWithDataCheck(String op) throws Exception {
@@ -120,5 +135,6 @@ class BwCommandTest {
         assertEquals(1, run(List.of("bw", "-e", "dgram")));
         assertEquals(1, run(List.of("bw", "-W", "0")));
         assertEquals(1, run(List.of("rma-bw", "-o", "atomic")));
+        assertEquals(1, run(List.of("bw", "--threading", "fast")));
     }
 }
