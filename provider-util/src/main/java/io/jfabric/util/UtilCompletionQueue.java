@@ -486,7 +486,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         return progressAndRead(entries, count, from);
     }
 
-    /** Under the read lock where it is the provider's own (reentrant: the lock taken again inside is cheap). */
+    /** Under the read lock where it is the provider's own guard, which the drain below then does not take again. */
     private int progressAndRead(CqEntry[] entries, int count, boolean from) {
         progress.progress();
         if (count == 0) {
