@@ -22,6 +22,7 @@ import io.jfabric.util.UtilMemoryRegion;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The tcp domain ({@code fi_domain}): endpoints, CQs, counters and the memory-region registry that
@@ -31,6 +32,12 @@ import java.nio.ByteBuffer;
 final class TcpDomain extends UtilDomain<TcpFabric> {
     private final boolean manual;
     private final boolean locked;
+    /**
+     * Where a lock is needed, one for every endpoint of the domain, as libfabric's tcp serialises a domain's
+     * endpoints under its progress lock: then every completion a CQ gets is written under it, and the CQ needs no
+     * lock of its own (two cost the 64 B round trip about 0.4 µs). Null where the application serialises.
+     */
+    private final ReentrantLock dataLock;
     final MrMap mrs;
     private final Threading threading;
 
@@ -43,6 +50,7 @@ final class TcpDomain extends UtilDomain<TcpFabric> {
         // FI_THREAD_DOMAIN and narrower promise serialised access; only auto progress then needs a lock
         this.locked = !manual || t == Threading.SAFE || t == Threading.UNSPEC || t == Threading.FID;
         this.threading = t;
+        this.dataLock = locked ? new ReentrantLock() : null;
         this.mrs = newMrMap(8);
         SocketCalls.linkInBackground();
     }
@@ -61,6 +69,11 @@ final class TcpDomain extends UtilDomain<TcpFabric> {
 
     boolean needsLock() {
         return locked;
+    }
+
+    /** The lock every endpoint of this domain takes around its calls and progress, or null where none is needed. */
+    ReentrantLock dataLock() {
+        return dataLock;
     }
 
     @Override

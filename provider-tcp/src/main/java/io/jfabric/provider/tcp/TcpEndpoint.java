@@ -21,7 +21,6 @@ import io.jfabric.util.UtilEndpoint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The tcp FI_EP_MSG endpoint ({@code fi_endpoint}), libfabric tcp's {@code xnet_ep.c}: the facade and the
@@ -59,7 +58,7 @@ final class TcpEndpoint extends UtilEndpoint implements Progressable {
     TcpEndpoint(TcpDomain domain, FabricInfo info, Object context) {
         this.domain = domain;
         this.info = info;
-        this.lock = domain.needsLock() ? new ReentrantLock() : NoLock.INSTANCE;
+        this.lock = domain.needsLock() ? domain.dataLock() : NoLock.INSTANCE;
         lockHooksWith(lock);
         honourTxLevels(TcpProvider.TX_LEVELS, info.txAttr == null ? 0 : info.txAttr.opFlags, "tcp endpoint");
         int txSize = (int) Math.max(1, Math.min(info.txAttr == null || info.txAttr.size == 0
