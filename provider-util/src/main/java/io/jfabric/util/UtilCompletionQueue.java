@@ -150,7 +150,7 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
                                long manualPollNanos, boolean serialized) {
         this(checked(attr), progress, multiWriter ? new ReentrantLock() : null,
                 multiReader ? new ReentrantLock() : null, manualPollNanos,
-                serialized && !multiWriter && !multiReader, false);
+                serialized && !multiWriter && !multiReader);
     }
 
     /**
@@ -161,11 +161,11 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
      */
     public UtilCompletionQueue(CqAttr attr, ProgressHook progress, ReentrantLock guard, boolean multiReader) {
         this(checked(attr), progress, java.util.Objects.requireNonNull(guard, "guard"), multiReader ? guard : null,
-                DEFAULT_MANUAL_POLL_NANOS, false, multiReader);
+                DEFAULT_MANUAL_POLL_NANOS, false);
     }
 
     private UtilCompletionQueue(CqAttr attr, ProgressHook progress, ReentrantLock writeLock, ReentrantLock readLock,
-                                long manualPollNanos, boolean serialized, boolean progressUnderReadLock) {
+                                long manualPollNanos, boolean serialized) {
         super("CQ");
         UtilWaitSet set = UtilWaitSet.joinable("CQ", attr.waitObj, attr.waitSet);
         this.attr = attr;
@@ -182,7 +182,8 @@ public class UtilCompletionQueue extends UtilFabricObject implements CompletionQ
         this.readLock = readLock;
         this.manualPollNanos = manualPollNanos;
         this.serialized = serialized;
-        this.progressUnderReadLock = progressUnderReadLock;
+        // only a guard is both: the provider's progress takes it too, so a read holds it across both
+        this.progressUnderReadLock = readLock != null && readLock == writeLock;
         this.waiters = new WaitCoordinator(false, manualPollNanos);
         this.waitSet = set;
         if (set != null) {
