@@ -54,10 +54,12 @@ final class TcpParams {
     static final ProviderParams.BoolParam SAME_HOST_COPY = PARAMS.bool("same_host_copy", true,
             "jfabric only: between jfabric endpoints in two processes of this host and user, a message of at least"
                     + " same_host_min bytes from native buffers is copied by the receiver straight out of the"
-                    + " sender's memory (process_vm_readv) instead of sent through the socket; each side proves it"
-                    + " can when the connection is set up, and libfabric peers never take part");
+                    + " sender's memory (process_vm_readv) instead of sent through the socket, and so is an RMA read"
+                    + " of at least that many bytes of native memory, by the initiator from the ranges the target"
+                    + " checked; each side proves it can when the connection is set up, and libfabric peers never"
+                    + " take part");
     static final ProviderParams.LongParam SAME_HOST_MIN = PARAMS.size("same_host_min", 65536,
-            "smallest message the same-host copy carries (same_host_copy)");
+            "smallest message or RMA read the same-host copy carries (same_host_copy)");
 
     private TcpParams() {
     }

@@ -223,7 +223,7 @@ final class TcpRecvMachine {
             case DataHeader.OP_MSG -> onMsg(h, o, payload);
             case DataHeader.OP_WRITE -> onWrite(h, o, payload);
             case DataHeader.OP_READ_REQ -> onReadRequest(h, o);
-            case DataHeader.OP_READ_RSP -> onReadResponse(payload);
+            case DataHeader.OP_READ_RSP -> onReadResponse(h, o, payload);
             case DataHeader.OP_SAME_HOST_READY -> onSameHostReady();
             default -> {
                 engine.protocolError(WireStatus.UNKNOWN_OP);
@@ -314,17 +314,23 @@ final class TcpRecvMachine {
             engine.protocolError(rmaTarget.lastError(), "remote read refused: " + rmaTarget.lastReason());
             return false;
         }
+        if (conn.sameHost != null) {
+            conn.sameHost.answersByCopy(rsp, total, o);
+        }
         tx.enqueueInternal(rsp);
         resetRx();
         listener.remoteRead(total);
         return true;
     }
 
-    private boolean onReadResponse(long payload) {
+    private boolean onReadResponse(MemorySegment h, WireOrder o, long payload) {
         TxEntry rd = tx.oldestRead();
         if (rd == null) {
             engine.protocolError(Errno.EPROTO, "read response received with no read outstanding");
             return false;
+        }
+        if (DataHeader.isSameHost(h, o)) {
+            return copyReadResponse(h, o, rd);
         }
         if (payload != rd.len) {
             engine.protocolError(Errno.EPROTO, "read response of " + payload + " B for a read of " + rd.len + " B");
@@ -335,6 +341,28 @@ final class TcpRecvMachine {
         }
         rxKind = KIND_READ_RSP;
         startPayload(rd.readIovCount, payload);
+        return true;
+    }
+
+    /** A same-host read response: the data comes straight from the target's memory; nothing follows on the socket. */
+    private boolean copyReadResponse(MemorySegment h, WireOrder o, TxEntry rd) {
+        if (conn.sameHost == null || !conn.sameHost.readsPeer()) {
+            engine.protocolError(Errno.EPROTO, "peer answered a read by copy, but this side cannot read its memory");
+            return false;
+        }
+        long len = DataHeader.sameHostLength(h, o);
+        if (len != rd.len) {
+            engine.protocolError(Errno.EPROTO, "same-host read response of " + len + " B for a read of " + rd.len + " B");
+            return false;
+        }
+        int rc = conn.sameHost.copy(h, o, rd.readIov, rd.readIovCount, len);
+        if (rc != 0) {
+            engine.protocolError(-rc, "copying a " + len + " B read response out of the peer's memory failed: "
+                    + Errno.name(-rc));
+            return false;
+        }
+        rxKind = KIND_READ_RSP;
+        startPayload(0, 0);
         return true;
     }
 

@@ -22,8 +22,13 @@ import java.lang.foreign.MemorySegment;
  *     {@link DataHeader#OP_SAME_HOST_READY} frame, since reading is a right of the reader that only it can test
  *     (ptrace policy need not be symmetric);</li>
  * <li>a side that heard READY sends each message of at least {@code same_host_min} bytes from native buffers as a
- *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers; everything else goes through the socket.</li>
+ *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers, and answers each RMA read of at least that size
+ *     from native memory with a same-host read response naming the ranges, after checking the key as for any read
+ *     (so a bad key still fails at the initiator); everything else goes through the socket.</li>
  * </ul>
+ * A lent read is copied after the target has answered, as an RDMA read reaches the target's memory without its
+ * CPU: memory the target frees or unregisters before the copy fails the read at the initiator (the connection
+ * closes with EFAULT, as a verbs queue pair goes to error on a remote access error), or reads what it now holds.
  * libfabric peers announce nothing, so they never receive either frame, and a jfabric endpoint refuses both from a
  * peer it has not verified. Used under the endpoint's lock.
  */
@@ -40,8 +45,10 @@ final class TcpSameHost {
     private int peerPid;
     /** The peer said it can read ours: large sends may go by copy. */
     private boolean peerReads;
-    /** Messages received by copy: for diagnostics and tests. */
+    /** Messages and read responses received by copy: for diagnostics and tests. */
     private long copied;
+    /** Read responses this side answered by naming its memory: for diagnostics and tests. */
+    private long lentReads;
 
     private TcpSameHost(long minSize) {
         this.minSize = Math.max(1, minSize);
@@ -99,7 +106,34 @@ final class TcpSameHost {
     }
 
     /**
-     * Copies the first {@code n} bytes of the same-host message {@code h} names into {@code dst}.
+     * Turns read response {@code rsp} (header and views of the ranges its request asked for, checked) into a
+     * same-host one that names those ranges instead of carrying them, when the peer reads us, the read is large
+     * enough and every range is native memory; false leaves it as it was.
+     */
+    boolean answersByCopy(TxEntry rsp, long total, WireOrder o) {
+        int n = rsp.bufCount - 1;
+        if (!peerReads || total < minSize || n < 1 || n > DataHeader.IOV_LIMIT) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (rsp.views[i].address() == 0) {
+                return false;
+            }
+        }
+        int hl = DataHeader.encodeSameHostReadRsp(rsp.hdr, o, n);
+        for (int i = 0; i < n; i++) {
+            DataHeader.putSameHostIov(rsp.hdr, o, i, rsp.views[i].address(), rsp.bufs[i + 1].remaining());
+            rsp.bufs[i + 1] = null;
+        }
+        rsp.hdrView.clear().limit(hl);
+        rsp.bufCount = 1;
+        rsp.remaining = hl;
+        lentReads++;
+        return true;
+    }
+
+    /**
+     * Copies the first {@code n} bytes of the same-host message (or read response) {@code h} names into {@code dst}.
      *
      * @return 0, or a negative errno (the peer gone, or a range it does not map)
      */
@@ -173,6 +207,6 @@ final class TcpSameHost {
 
     @Override
     public String toString() {
-        return "same-host copy (reads peer " + (peerPid != 0) + ", peer reads " + peerReads + ", copied " + copied + ")";
+        return "same-host copy (reads peer " + (peerPid != 0) + ", peer reads " + peerReads + ", copied " + copied + ", reads lent " + lentReads + ")";
     }
 }

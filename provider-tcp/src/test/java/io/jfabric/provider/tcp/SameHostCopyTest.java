@@ -1,8 +1,11 @@
 package io.jfabric.provider.tcp;
 
+import io.jfabric.Access;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
+import io.jfabric.EqErrEntry;
 import io.jfabric.Errno;
+import io.jfabric.MemoryRegion;
 import io.jfabric.Progress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The same-host path between two jfabric tcp endpoints (here in one process, whose token each reads back): large
- * messages from native buffers are copied by the receiver and ACKed; everything else keeps to the socket.
+ * messages from native buffers are copied by the receiver and ACKed, large RMA reads of native memory are copied by
+ * the initiator from the ranges the target checked and named; everything else keeps to the socket.
  */
 @Timeout(60)
 class SameHostCopyTest {
@@ -77,15 +81,15 @@ class SameHostCopyTest {
         roundTrip(pattern(100, 9), arena.allocate(100));
         long before = writes(pair.client);
         roundTrip(big, arena.allocate(5000), arena.allocate(big.byteSize() - 5000));
-        assertTrue(state(pair.server).contains("copied 1)"), state(pair.server));
+        assertTrue(state(pair.server).contains("copied 1,"), state(pair.server));
         assertTrue(writes(pair.client) - before <= 2, "a copied message is one header on the socket: "
                 + (writes(pair.client) - before) + " writes");
         roundTrip(pattern(65535, 2), arena.allocate(65535));
-        assertTrue(state(pair.server).contains("copied 1)"), "below same_host_min: " + state(pair.server));
+        assertTrue(state(pair.server).contains("copied 1,"), "below same_host_min: " + state(pair.server));
         // a heap receive buffer is filled through native scratch memory
         MemorySegment heap = MemorySegment.ofArray(new byte[(int) big.byteSize()]);
         roundTrip(big, heap);
-        assertTrue(state(pair.server).contains("copied 2)"), state(pair.server));
+        assertTrue(state(pair.server).contains("copied 2,"), state(pair.server));
         // and the other way
         MemorySegment back = pattern(300_000, 3);
         MemorySegment into = arena.allocate(back.byteSize());
@@ -94,7 +98,7 @@ class SameHostCopyTest {
         assertEquals("back", pair.client.waitCq(10_000).context);
         pair.server.waitCq(10_000);
         assertEquals(-1, back.mismatch(into));
-        assertTrue(state(pair.client).contains("copied 1)"), state(pair.client));
+        assertTrue(state(pair.client).contains("copied 1,"), state(pair.client));
     }
 
     @Test
@@ -112,7 +116,7 @@ class SameHostCopyTest {
         assertEquals(-1, small.mismatch(big.asSlice(0, 70_000)));
         pair.client.waitCq(10_000);
         roundTrip(big, arena.allocate(big.byteSize()));
-        assertTrue(state(pair.server).contains("copied 2)"), state(pair.server));
+        assertTrue(state(pair.server).contains("copied 2,"), state(pair.server));
     }
 
     @Test
@@ -125,5 +129,90 @@ class SameHostCopyTest {
         roundTrip(big, arena.allocate(big.byteSize()));
         roundTrip(big, arena.allocate(big.byteSize()));
         assertFalse(state(pair.server).contains("same-host"), state(pair.server));
+    }
+
+    /** Reads {@code len} bytes at {@code offset} of {@code mr} into {@code dst} and checks them against {@code src}. */
+    private void read(MemoryRegion mr, MemorySegment src, long offset, MemorySegment... dst) {
+        long len = 0;
+        for (MemorySegment d : dst) {
+            len += d.byteSize();
+        }
+        if (dst.length == 1) {
+            assertEquals(0, pair.client.ep.read(dst[0], null, 0, offset, mr.key(), "read"));
+        } else {
+            assertEquals(0, pair.client.ep.readv(dst, null, dst.length, 0, offset, mr.key(), "read"));
+        }
+        assertEquals("read", pair.client.waitCq(10_000).context);
+        long off = offset;
+        for (MemorySegment d : dst) {
+            assertEquals(-1, src.asSlice(off, d.byteSize()).mismatch(d), "byte at " + off);
+            off += d.byteSize();
+        }
+        assertTrue(len > 0);
+    }
+
+    @Test
+    void largeReadsOfNativeMemoryAreCopiedFromTheTargetAndTheRestTakeTheSocket() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64)); // the READY frames cross first
+        MemorySegment target = pattern((1 << 20) + 3, 6);
+        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_READ, 0xB1L)) {
+            long before = writes(pair.server);
+            read(mr, target, 5, arena.allocate(5000), arena.allocate(200_000));
+            assertTrue(state(pair.server).contains("reads lent 1)"), state(pair.server));
+            assertTrue(state(pair.client).contains("copied 1,"), state(pair.client));
+            assertTrue(writes(pair.server) - before <= 2, "a lent read is one header on the socket: "
+                    + (writes(pair.server) - before) + " writes");
+            read(mr, target, 0, MemorySegment.ofArray(new byte[300_000])); // a heap destination goes through scratch
+            assertTrue(state(pair.client).contains("copied 2,"), state(pair.client));
+            read(mr, target, 100, arena.allocate(65535)); // below same_host_min
+            assertTrue(state(pair.server).contains("reads lent 2)"), state(pair.server));
+        }
+        MemorySegment heap = MemorySegment.ofArray(new byte[1 << 20]);
+        heap.copyFrom(pattern(1 << 20, 7));
+        try (MemoryRegion mr = pair.server.domain.registerMemory(heap, Access.REMOTE_READ, 0xB2L)) {
+            read(mr, heap, 0, arena.allocate(1 << 19)); // heap memory has no address to name
+            assertTrue(state(pair.server).contains("reads lent 2)"), state(pair.server));
+        }
+    }
+
+    @Test
+    void aLargeReadWithABadKeyStillFailsAtTheInitiator() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64));
+        MemorySegment target = pattern(1 << 20, 8);
+        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_READ, 0xB3L)) {
+            assertEquals(0, pair.client.ep.read(arena.allocate(1 << 19), null, 0, 0, mr.key() + 1, "bad"));
+            CqErrEntry err = pair.client.waitCqError(10_000);
+            assertEquals("bad", err.context);
+            assertEquals(Errno.ENOKEY, pair.server.waitEqError(10_000).err);
+            assertTrue(state(pair.server).contains("reads lent 0)"), state(pair.server));
+        }
+    }
+
+    @Test
+    void targetMemoryGoneBeforeTheCopyFailsTheReadAtTheInitiator() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64));
+        // large enough that malloc maps it on its own, so freeing it unmaps it
+        Arena targetArena = Arena.ofShared();
+        MemorySegment target = targetArena.allocate(64L << 20, 4096);
+        MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_READ, 0xB4L);
+        try {
+            assertEquals(0, pair.client.ep.read(arena.allocate(1 << 20), null, 0, 0, mr.key(), "gone"));
+            CqEntry[] none = {new CqEntry()};
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!state(pair.server).contains("reads lent 1)")) { // only the target progresses
+                pair.server.cq.read(none, 1);
+                assertTrue(System.nanoTime() < deadline, state(pair.server));
+            }
+            targetArena.close();
+            CqErrEntry err = pair.client.waitCqError(10_000);
+            assertEquals("gone", err.context);
+            EqErrEntry why = pair.client.waitEqError(10_000);
+            assertEquals(Errno.EFAULT, why.err, String.valueOf(why.err));
+        } finally {
+            mr.close();
+        }
     }
 }

@@ -18,9 +18,10 @@ import java.lang.foreign.ValueLayout;
  * (native, preallocated) and nothing here allocates.
  *
  * <p>jfabric's same-host path (between jfabric peers that proved it when connecting, provider-tcp's
- * {@code TcpSameHost}) adds two things libfabric never sends: {@link #FLAG_SAME_HOST} on an op_msg, whose header
- * then ends with {@code rma_iov_cnt} (1..4) {addr, len, key 0} entries naming the sender's buffers and whose frame
- * has no payload (the receiver copies the message out of the sender's memory and ACKs it); and the bare 16-byte
+ * {@code TcpSameHost}) adds two things libfabric never sends: {@link #FLAG_SAME_HOST} on an op_msg or a read
+ * response, whose header then ends with {@code rma_iov_cnt} (1..4) {addr, len, key 0} entries naming the sender's
+ * buffers (a read response: the target's ranges it checked) and whose frame has no payload (the receiver copies the
+ * data out of the sender's memory, and ACKs a message); and the bare 16-byte
  * {@link #OP_SAME_HOST_READY} frame, by which a side tells its peer that it can read the peer's memory.
  *
  * <p>Differences from libfabric, which checks only {@code hdr_size <= 120} and the op range: the decoder also
@@ -163,6 +164,26 @@ public final class DataHeader {
         WireOrder.setU64(h, o, off + 16, key);
     }
 
+    /**
+     * Writes a same-host read response: the data stays in the target's memory at the {@code count} (1..4) ranges
+     * that {@link #putSameHostIov} then names, and the frame carries no payload (the initiator copies them out).
+     *
+     * @return the header length
+     */
+    public static int encodeSameHostReadRsp(MemorySegment h, WireOrder o, int count) {
+        int hdr = BASE_SIZE + RMA_IOV_SIZE * count;
+        putBase(h, o, OP_READ_RSP, FLAG_SAME_HOST, 0, count, hdr, hdr);
+        return hdr;
+    }
+
+    /** Writes range {@code i} of a same-host frame whose base (flags included) is written. */
+    public static void putSameHostIov(MemorySegment h, WireOrder o, int i, long addr, long len) {
+        long off = sameHostIovOffset(h, o) + (long) i * RMA_IOV_SIZE;
+        WireOrder.setU64(h, o, off, addr);
+        WireOrder.setU64(h, o, off + 8, len);
+        WireOrder.setU64(h, o, off + 16, 0L);
+    }
+
     /** Writes the header of a read response carrying {@code payloadLength} bytes. */
     public static int encodeReadRsp(MemorySegment h, WireOrder o, long payloadLength) {
         putBase(h, o, OP_READ_RSP, 0, 0, 0, BASE_SIZE, BASE_SIZE + payloadLength);
@@ -247,7 +268,19 @@ public final class DataHeader {
                 expected = BASE_SIZE + RMA_IOV_SIZE * cnt
                         + (op == OP_WRITE && (flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0);
             }
-            default -> expected = BASE_SIZE; // read_rsp
+            default -> { // read_rsp
+                expected = BASE_SIZE;
+                if ((flags & FLAG_SAME_HOST) != 0) {
+                    int cnt = rmaIovCount(h);
+                    if (cnt < 1 || cnt > IOV_LIMIT) {
+                        return WireStatus.BAD_RMA_IOV_COUNT;
+                    }
+                    if (size != expected + RMA_IOV_SIZE * cnt) {
+                        return WireStatus.UNEXPECTED_PAYLOAD;
+                    }
+                    expected += RMA_IOV_SIZE * cnt;
+                }
+            }
         }
         if (hdrSize != expected) {
             return WireStatus.HDR_SIZE_MISMATCH;
@@ -371,9 +404,10 @@ public final class DataHeader {
         return WireOrder.getU64(h, o, BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0));
     }
 
-    /** A same-host op_msg (FLAG_SAME_HOST): the message is named by iovs, not carried. */
+    /** A same-host op_msg or read response (FLAG_SAME_HOST): the data is named by iovs, not carried. */
     public static boolean isSameHost(MemorySegment h, WireOrder o) {
-        return op(h) == OP_MSG && opData(h) == 0 && (flags(h, o) & FLAG_SAME_HOST) != 0;
+        int op = op(h);
+        return (op == OP_MSG || op == OP_READ_RSP) && opData(h) == 0 && (flags(h, o) & FLAG_SAME_HOST) != 0;
     }
 
     private static long sameHostIovOffset(MemorySegment h, WireOrder o) {

@@ -224,6 +224,32 @@ class DataHeaderTest {
     }
 
     @Test
+    void sameHostReadResponseNamesTheTargetRangesAndCarriesNoPayload() {
+        int hl = DataHeader.encodeSameHostReadRsp(h, host, 2);
+        DataHeader.putSameHostIov(h, host, 0, 0x1000, 100);
+        DataHeader.putSameHostIov(h, host, 1, 0x9000, 28);
+        assertEquals(16 + 2 * 24, hl);
+        assertEquals(hl, DataHeader.decodeBase(h, host, MAX));
+        assertEquals(WireStatus.OK, DataHeader.decodeExtensions(h, host, MAX));
+        assertEquals(DataHeader.OP_READ_RSP, DataHeader.op(h));
+        assertTrue(DataHeader.isSameHost(h, host));
+        assertFalse(DataHeader.wantsAck(h, host), "a read completes at the initiator once copied");
+        assertEquals(0, DataHeader.payloadLength(h, host));
+        assertEquals(128, DataHeader.sameHostLength(h, host));
+        assertEquals(0x9000, DataHeader.sameHostAddr(h, host, 1));
+        assertEquals(WireStatus.OVERSIZED, DataHeader.decodeExtensions(h, host, 127));
+
+        h.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, hl + 8L); // a payload after it
+        assertEquals(WireStatus.UNEXPECTED_PAYLOAD, DataHeader.decodeBase(h, host, MAX));
+        DataHeader.encodeSameHostReadRsp(h, host, 1);
+        h.set(ValueLayout.JAVA_BYTE, 5, (byte) 0); // no range named
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.decodeBase(h, host, MAX));
+        DataHeader.encodeReadRsp(h, host, 4096); // libfabric's read response is unchanged
+        assertEquals(16, DataHeader.decodeBase(h, host, MAX));
+        assertFalse(DataHeader.isSameHost(h, host));
+    }
+
+    @Test
     void sameHostReadyIsABareBaseHeader() {
         assertEquals(16, DataHeader.encodeSameHostReady(h, host));
         assertEquals(16, DataHeader.decodeBase(h, host, MAX));
