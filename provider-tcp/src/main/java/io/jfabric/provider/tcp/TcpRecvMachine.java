@@ -315,7 +315,7 @@ final class TcpRecvMachine {
             return false;
         }
         if (conn.sameHost != null) {
-            conn.sameHost.answersByCopy(rsp, total, o);
+            conn.sameHost.lendRead(rsp, total, o);
         }
         tx.enqueueInternal(rsp);
         resetRx();

@@ -108,16 +108,16 @@ final class TcpSameHost {
     /**
      * Turns read response {@code rsp} (header and views of the ranges its request asked for, checked) into a
      * same-host one that names those ranges instead of carrying them, when the peer reads us, the read is large
-     * enough and every range is native memory; false leaves it as it was.
+     * enough and every range is native memory; otherwise leaves it as it is.
      */
-    boolean answersByCopy(TxEntry rsp, long total, WireOrder o) {
+    void lendRead(TxEntry rsp, long total, WireOrder o) {
         int n = rsp.bufCount - 1;
         if (!peerReads || total < minSize || n < 1 || n > DataHeader.IOV_LIMIT) {
-            return false;
+            return;
         }
         for (int i = 0; i < n; i++) {
             if (rsp.views[i].address() == 0) {
-                return false;
+                return;
             }
         }
         int hl = DataHeader.encodeSameHostReadRsp(rsp.hdr, o, n);
@@ -129,7 +129,6 @@ final class TcpSameHost {
         rsp.bufCount = 1;
         rsp.remaining = hl;
         lentReads++;
-        return true;
     }
 
     /**
@@ -207,6 +206,7 @@ final class TcpSameHost {
 
     @Override
     public String toString() {
-        return "same-host copy (reads peer " + (peerPid != 0) + ", peer reads " + peerReads + ", copied " + copied + ", reads lent " + lentReads + ")";
+        return "same-host copy (reads peer " + (peerPid != 0) + ", peer reads " + peerReads + ", copied " + copied
+                + ", reads lent " + lentReads + ")";
     }
 }

@@ -250,14 +250,10 @@ public final class DataHeader {
                 expected = BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0)
                         + ((flags & FLAG_TAGGED) != 0 ? 8 : 0);
                 if ((flags & FLAG_SAME_HOST) != 0) {
-                    int cnt = rmaIovCount(h);
-                    if (cnt < 1 || cnt > IOV_LIMIT) {
-                        return WireStatus.BAD_RMA_IOV_COUNT;
+                    expected = withSameHostIovs(h, size, expected);
+                    if (expected < 0) {
+                        return expected;
                     }
-                    if (size != expected + RMA_IOV_SIZE * cnt) {
-                        return WireStatus.UNEXPECTED_PAYLOAD;
-                    }
-                    expected += RMA_IOV_SIZE * cnt;
                 }
             }
             case OP_WRITE, OP_READ_REQ -> {
@@ -271,14 +267,10 @@ public final class DataHeader {
             default -> { // read_rsp
                 expected = BASE_SIZE;
                 if ((flags & FLAG_SAME_HOST) != 0) {
-                    int cnt = rmaIovCount(h);
-                    if (cnt < 1 || cnt > IOV_LIMIT) {
-                        return WireStatus.BAD_RMA_IOV_COUNT;
+                    expected = withSameHostIovs(h, size, expected);
+                    if (expected < 0) {
+                        return expected;
                     }
-                    if (size != expected + RMA_IOV_SIZE * cnt) {
-                        return WireStatus.UNEXPECTED_PAYLOAD;
-                    }
-                    expected += RMA_IOV_SIZE * cnt;
                 }
             }
         }
@@ -296,6 +288,19 @@ public final class DataHeader {
             return WireStatus.OVERSIZED;
         }
         return hdrSize;
+    }
+
+    /**
+     * The header length of a same-host frame whose fields before its ranges take {@code fixed} bytes: 1..4 ranges
+     * follow and nothing comes after them; else a negative {@link WireStatus}.
+     */
+    private static int withSameHostIovs(MemorySegment h, long size, int fixed) {
+        int cnt = rmaIovCount(h);
+        if (cnt < 1 || cnt > IOV_LIMIT) {
+            return WireStatus.BAD_RMA_IOV_COUNT;
+        }
+        int hdr = fixed + RMA_IOV_SIZE * cnt;
+        return size == hdr ? hdr : WireStatus.UNEXPECTED_PAYLOAD;
     }
 
     /**
