@@ -258,8 +258,7 @@ final class TcpRecvMachine {
         rxTag = DataHeader.tag(h, o);
         rxLen = payload;
         if (DataHeader.isSameHost(h, o)) {
-            if (conn.sameHost == null || !conn.sameHost.readsPeer()) {
-                engine.protocolError(Errno.EPROTO, "peer sent a same-host message, but this side cannot read its memory");
+            if (!readsPeer("a same-host message")) {
                 return false;
             }
             rxSameHost = true;
@@ -344,10 +343,18 @@ final class TcpRecvMachine {
         return true;
     }
 
+    /** Whether this side verified it can read the peer, which a same-host {@code frame} needs; else closes the connection. */
+    private boolean readsPeer(String frame) {
+        if (conn.sameHost != null && conn.sameHost.readsPeer()) {
+            return true;
+        }
+        engine.protocolError(Errno.EPROTO, "peer sent " + frame + ", but this side cannot read its memory");
+        return false;
+    }
+
     /** A same-host read response: the data comes straight from the target's memory; nothing follows on the socket. */
     private boolean copyReadResponse(MemorySegment h, WireOrder o, TxEntry rd) {
-        if (conn.sameHost == null || !conn.sameHost.readsPeer()) {
-            engine.protocolError(Errno.EPROTO, "peer answered a read by copy, but this side cannot read its memory");
+        if (!readsPeer("a same-host read response")) {
             return false;
         }
         long len = DataHeader.sameHostLength(h, o);

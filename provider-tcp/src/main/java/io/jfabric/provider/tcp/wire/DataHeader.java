@@ -105,14 +105,11 @@ public final class DataHeader {
     public static int encodeSameHostMsg(MemorySegment h, WireOrder o, int flags, long cqData, long tag,
                                         MemorySegment[] iov, int count) {
         flags |= FLAG_SAME_HOST | FLAG_DELIVERY_COMPLETE;
-        int hdr = putMsgExtensions(h, o, flags, cqData, tag);
-        for (int i = 0; i < count; i++) {
-            WireOrder.setU64(h, o, hdr, iov[i].address());
-            WireOrder.setU64(h, o, hdr + 8, iov[i].byteSize());
-            WireOrder.setU64(h, o, hdr + 16, 0L);
-            hdr += RMA_IOV_SIZE;
-        }
+        int hdr = putMsgExtensions(h, o, flags, cqData, tag) + RMA_IOV_SIZE * count;
         putBase(h, o, OP_MSG, flags, 0, count, hdr, hdr);
+        for (int i = 0; i < count; i++) {
+            putSameHostIov(h, o, i, iov[i].address(), iov[i].byteSize());
+        }
         return hdr;
     }
 
@@ -176,7 +173,10 @@ public final class DataHeader {
         return hdr;
     }
 
-    /** Writes range {@code i} of a same-host frame whose base (flags included) is written. */
+    /**
+     * Writes range {@code i} of a same-host frame whose base is written: where the ranges start follows from its
+     * flags.
+     */
     public static void putSameHostIov(MemorySegment h, WireOrder o, int i, long addr, long len) {
         long off = sameHostIovOffset(h, o) + (long) i * RMA_IOV_SIZE;
         WireOrder.setU64(h, o, off, addr);
