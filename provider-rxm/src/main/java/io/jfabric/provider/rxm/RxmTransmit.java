@@ -211,15 +211,17 @@ final class RxmTransmit {
         MemoryRegion desc0 = r.desc == null || r.count == 0 ? null : r.desc[0];
         RmaIov remote = r.rmaCount == 1 ? r.rmaIov[0] : null;
         boolean inject = write && (r.flags & OpFlags.INJECT) != 0;
+        // a window of reads or writes posted back to back leaves in one write at the next run, as sends do
+        long flags = more(r, cd) ? r.flags | OpFlags.MORE : r.flags;
         if (inject && !op.report && remote != null && r.count == 1) {
             rc = hasData ? core.injectWritedata(r.iov[0], r.data, 0, remote.addr, remote.key)
                     : core.injectWrite(r.iov[0], 0, remote.addr, remote.key);
             s.pools.releaseTxOp(op);
             return rc;
         }
-        // a level above transmit complete goes with the msg form, so the core honours it or refuses it; so does
-        // an inject that reports (fi_writemsg with FI_INJECT), so the core copies the buffer now
-        boolean plain = (r.flags & OpFlags.DELIVERY_COMPLETE) == 0 && !inject;
+        // a level above transmit complete goes with the msg form, so the core honours it or refuses it; so do
+        // FI_MORE and an inject that reports (fi_writemsg with FI_INJECT), so the core copies the buffer now
+        boolean plain = (flags & (OpFlags.DELIVERY_COMPLETE | OpFlags.MORE)) == 0 && !inject;
         if (plain && remote != null && r.count == 1) {
             rc = !write ? core.read(r.iov[0], desc0, 0, remote.addr, remote.key, op)
                     : hasData ? core.writedata(r.iov[0], desc0, r.data, 0, remote.addr, remote.key, op)
@@ -237,7 +239,7 @@ final class RxmTransmit {
             m.addr = 0; // the core endpoint is connected: no address
             m.data = r.data;
             m.context = op;
-            rc = write ? core.writemsg(m, r.flags) : core.readmsg(m, r.flags);
+            rc = write ? core.writemsg(m, flags) : core.readmsg(m, flags);
             m.iov = null;
             m.desc = null;
             m.rmaIov = null;

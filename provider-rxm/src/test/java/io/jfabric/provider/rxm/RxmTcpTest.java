@@ -372,6 +372,33 @@ class RxmTcpTest extends RxmPairFixture {
         }
     }
 
+    @Test
+    void aBurstOfRmaReadsLeavesTogetherAtTheNextProgressCall() {
+        int burst = 32;
+        MemorySegment target = RxmNode.pattern(arena, 256L * burst, 3);
+        io.jfabric.MemoryRegion mr = b.domain.registerMemory(target, io.jfabric.Access.REMOTE_READ, 0x5150);
+        try {
+            MemorySegment first = arena.allocate(256);
+            assertEquals(0, RxmNode.retry(() -> a.ep.read(first, null, aToB, 0, 0x5150, "first"), 10_000, a, b));
+            assertTrue(RxmNode.await(() -> a.completionFor("first") != null, 10_000, a, b), () -> a.errors.toString());
+            long before = coreWrites(a);
+            MemorySegment[] back = new MemorySegment[burst];
+            for (int i = 0; i < burst; i++) {
+                back[i] = arena.allocate(256);
+                assertEquals(0, a.ep.read(back[i], null, aToB, 256L * i, 0x5150, i), "read " + i);
+            }
+            a.poll();
+            assertEquals(2, coreWrites(a) - before, "the burst's first read request when posted, the rest together");
+            assertTrue(RxmNode.await(() -> a.completions.size() == burst + 1, 10_000, a, b),
+                    () -> "completions " + a.completions.size() + ", errors " + a.errors);
+            for (int i = 0; i < burst; i++) {
+                assertEquals(-1, back[i].mismatch(target.asSlice(256L * i, 256)), "read " + i);
+            }
+        } finally {
+            mr.close();
+        }
+    }
+
     /**
      * Injects {@code burst} tagged 64 B messages from {@code from} (the first on its own, then the rest with no
      * progress call between them), checks every one arrives whole; returns the core writes the rest took
