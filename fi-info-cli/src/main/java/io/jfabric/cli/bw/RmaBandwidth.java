@@ -82,7 +82,7 @@ final class RmaBandwidth {
     private long initiate(long size, int window, MemorySegment[] slots) {
         long start = WindowRunner.run(o, window, histogram, progress, done -> initiateWindow(size, window, slots, done));
         sendControl();
-        awaitRecv("ack from the target");
+        awaitControl();
         return System.nanoTime() - start;
     }
 
@@ -190,11 +190,21 @@ final class RmaBandwidth {
         }
     }
 
-    private void awaitRecv(String what) {
+    /**
+     * Waits for the target's ack and for our "done" to complete: one progress call can bring both, and a send
+     * completion left in the CQ would be taken for one of the next size's operations.
+     */
+    private void awaitControl() {
         long deadline = rx.deadline();
-        while (rx.poll() == 0) {
-            tx.poll();
-            rx.checkDeadline(deadline, what);
+        boolean acked = false;
+        boolean sent = false;
+        while (!acked || !sent) {
+            acked |= rx.poll() > 0;
+            int n = tx.poll();
+            for (int k = 0; k < n; k++) {
+                sent |= tx.entries[k].context == control;
+            }
+            rx.checkDeadline(deadline, acked ? "completion of the \"done\" send" : "ack from the target");
         }
     }
 

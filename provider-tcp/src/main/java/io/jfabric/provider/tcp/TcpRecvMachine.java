@@ -284,6 +284,10 @@ final class TcpRecvMachine {
     }
 
     private boolean onWrite(MemorySegment h, WireOrder o, long payload) {
+        boolean sameHost = DataHeader.isSameHostWrite(h, o);
+        if (sameHost && !readsPeer("a same-host write")) {
+            return false;
+        }
         if (DataHeader.hasCqData(h, o) && !dataSlotHeld) {
             if (!listener.reserveRemoteData()) {
                 waitingForCq = true; // retried by the next progress, which a read of that CQ drives
@@ -300,7 +304,24 @@ final class TcpRecvMachine {
         rxKind = KIND_WRITE;
         curHasData = DataHeader.hasCqData(h, o);
         curData = DataHeader.cqData(h, o);
+        if (sameHost) {
+            return copyWrite(h, o, cnt);
+        }
         startPayload(cnt, payload);
+        return true;
+    }
+
+    /** A same-host write: the data comes straight from the initiator's memory into the checked ranges. */
+    private boolean copyWrite(MemorySegment h, WireOrder o, int views) {
+        long len = DataHeader.sameHostLen(h, o, 0);
+        int rc = conn.sameHost.copyWrite(DataHeader.sameHostAddr(h, o, 0), rxBufs, targetViews, views);
+        if (rc != 0) {
+            engine.protocolError(-rc, "copying a " + len + " B write out of the peer's memory failed: "
+                    + Errno.name(-rc));
+            return false;
+        }
+        startPayload(views, 0); // nothing follows on the socket; the views are dropped when it finishes
+        rxLen = len;
         return true;
     }
 

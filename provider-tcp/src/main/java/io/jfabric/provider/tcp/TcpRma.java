@@ -60,15 +60,25 @@ final class TcpRma {
         if (e == null) {
             return -Errno.EAGAIN;
         }
-        WireOrder order = engine.connection().order();
+        TcpConnection conn = engine.connection();
+        WireOrder order = conn.order();
         int wflags = write && (flags & OpFlags.REMOTE_CQ_DATA) != 0 ? DataHeader.FLAG_REMOTE_CQ_DATA : 0;
         if (write && !inject) {
             wflags |= DataHeader.FLAG_DELIVERY_COMPLETE;
             e.needAck = true;
         }
+        // the target copies a large write out of our memory and ACKs it once placed (TcpSameHost)
+        boolean sameHost = write && !inject && r.count == 1 && cnt <= DataHeader.SAME_HOST_WRITE_TARGETS
+                && conn.sameHost != null && conn.sameHost.carries(r, total);
+        if (sameHost) {
+            wflags |= DataHeader.FLAG_SAME_HOST;
+        }
         int hl = DataHeader.encodeRma(e.hdr, order, op, wflags, r.data, cnt, write ? total : 0);
         for (int i = 0; i < cnt; i++) {
             DataHeader.putRmaIov(e.hdr, order, i, rma[i].addr, rma[i].len, rma[i].key);
+        }
+        if (sameHost) {
+            DataHeader.putSameHostIov(e.hdr, order, 0, r.iov[0].address(), total);
         }
         e.context = r.context;
         e.len = total;
@@ -78,7 +88,7 @@ final class TcpRma {
         if (write) {
             e.kind = TxEntry.KIND_WRITE;
             e.cqFlags = TcpCompletions.WRITE_FLAGS;
-            e.attachPayload(r.iov, r.count, hl, total);
+            e.attachPayload(r.iov, sameHost ? 0 : r.count, hl, sameHost ? 0 : total);
         } else {
             e.kind = TxEntry.KIND_READ;
             e.cqFlags = TcpCompletions.READ_FLAGS;

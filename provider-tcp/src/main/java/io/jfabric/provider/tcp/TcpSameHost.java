@@ -11,6 +11,7 @@ import io.jfabric.util.SameHostToken;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * One connection's same-host path: between two jfabric endpoints in processes of one host and user, a large message
@@ -22,7 +23,9 @@ import java.lang.foreign.MemorySegment;
  *     {@link DataHeader#OP_SAME_HOST_READY} frame, since reading is a right of the reader that only it can test
  *     (ptrace policy need not be symmetric);</li>
  * <li>a side that heard READY sends each message of at least {@code same_host_min} bytes from native buffers as a
- *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers, and answers each RMA read of at least that size
+ *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers, and each RMA write of that size from one native
+ *     buffer to at most {@link DataHeader#SAME_HOST_WRITE_TARGETS} ranges as a same-host write naming it (the
+ *     target checks the key as for any write, copies, then ACKs); it answers each RMA read of at least that size
  *     from native memory with a same-host read response naming the ranges, after checking the key as for any read
  *     (so a bad key still fails at the initiator); everything else goes through the socket.</li>
  * </ul>
@@ -164,6 +167,31 @@ final class TcpSameHost {
         }
         if (done != n) {
             return -Errno.EIO;
+        }
+        copied++;
+        return 0;
+    }
+
+    /**
+     * Copies a same-host write's source, which starts at {@code remote} in the peer, into the {@code count} checked
+     * target views {@code dst} (views of {@code slots}), in order.
+     *
+     * @return 0, or a negative errno (the peer gone, or a range it does not map)
+     */
+    int copyWrite(long remote, ByteBuffer[] dst, SegmentView[] slots, int count) {
+        long done = 0;
+        for (int i = 0; i < count; i++) {
+            ByteBuffer b = dst[i];
+            long at = slots[i].address();
+            int k = b.remaining();
+            // a view with no live address (heap region, full view cache) is filled through scratch; rare, so the
+            // segment made for it is allowed
+            int rc = at != 0 ? cma.readFully(peerPid, at, remote + done, k)
+                    : read(remote + done, MemorySegment.ofBuffer(b), 0, k);
+            if (rc != 0) {
+                return rc;
+            }
+            done += k;
         }
         copied++;
         return 0;

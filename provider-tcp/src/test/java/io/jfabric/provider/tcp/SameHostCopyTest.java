@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The same-host path between two jfabric tcp endpoints (here in one process, whose token each reads back): large
- * messages from native buffers are copied by the receiver and ACKed, large RMA reads of native memory are copied by
- * the initiator from the ranges the target checked and named; everything else keeps to the socket.
+ * messages and RMA writes from native buffers are copied by the receiver (the target) and ACKed, large RMA reads of
+ * native memory are copied by the initiator from the ranges the target checked and named; everything else keeps to
+ * the socket.
  */
 @Timeout(60)
 class SameHostCopyTest {
@@ -173,6 +174,55 @@ class SameHostCopyTest {
         try (MemoryRegion mr = pair.server.domain.registerMemory(heap, Access.REMOTE_READ, 0xB2L)) {
             read(mr, heap, 0, arena.allocate(1 << 19)); // heap memory has no address to name
             assertTrue(state(pair.server).contains("reads lent 2)"), state(pair.server));
+        }
+    }
+
+    /** Writes {@code src} at {@code offset} of {@code mr}, with CQ data, and checks the bytes and the target's completion. */
+    private void write(MemoryRegion mr, MemorySegment target, long offset, MemorySegment src) {
+        assertEquals(0, pair.client.ep.writedata(src, null, 0x5EL, 0, offset, mr.key(), "write"));
+        assertEquals("write", pair.client.waitCq(10_000).context);
+        CqEntry remote = pair.server.waitCq(10_000);
+        assertEquals(0x5EL, remote.data);
+        assertEquals(src.byteSize(), remote.len);
+        assertEquals(-1, src.mismatch(target.asSlice(offset, src.byteSize())));
+    }
+
+    @Test
+    void largeWritesFromOneNativeBufferAreCopiedByTheTargetAndTheRestTakeTheSocket() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64)); // the READY frames cross first
+        MemorySegment target = arena.allocate((1 << 20) + 7, 64);
+        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_WRITE, 0xC1L)) {
+            long before = writes(pair.client);
+            write(mr, target, 7, pattern(1 << 20, 11));
+            assertTrue(state(pair.server).contains("copied 1,"), state(pair.server));
+            assertTrue(writes(pair.client) - before <= 2, "a copied write is one header on the socket: "
+                    + (writes(pair.client) - before) + " writes");
+            write(mr, target, 0, pattern(65535, 12)); // below same_host_min
+            MemorySegment heap = MemorySegment.ofArray(new byte[1 << 19]);
+            heap.copyFrom(pattern(1 << 19, 13));
+            write(mr, target, 0, heap); // a heap source has no address to name
+            assertTrue(state(pair.server).contains("copied 1,"), state(pair.server));
+        }
+        MemorySegment heapTarget = MemorySegment.ofArray(new byte[1 << 20]);
+        try (MemoryRegion mr = pair.server.domain.registerMemory(heapTarget, Access.REMOTE_WRITE, 0xC2L)) {
+            write(mr, heapTarget, 100, pattern(1 << 19, 14)); // into heap memory through the target's scratch
+            assertTrue(state(pair.server).contains("copied 2,"), state(pair.server));
+        }
+    }
+
+    @Test
+    void aLargeWriteWithABadKeyStillFailsAtTheInitiator() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64));
+        MemorySegment target = arena.allocate(1 << 20, 64);
+        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_WRITE, 0xC3L)) {
+            assertEquals(0, pair.client.ep.write(pattern(1 << 19, 15), null, 0, 0, mr.key() + 1, "bad"));
+            CqErrEntry err = pair.client.waitCqError(10_000);
+            assertEquals("bad", err.context);
+            assertEquals(Errno.ENOKEY, pair.server.waitEqError(10_000).err);
+            assertTrue(state(pair.server).contains("copied 0,"), state(pair.server));
+            assertEquals(0L, target.get(ValueLayout.JAVA_LONG, 0), "nothing written");
         }
     }
 

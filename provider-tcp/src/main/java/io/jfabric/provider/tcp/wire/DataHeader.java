@@ -21,7 +21,9 @@ import java.lang.foreign.ValueLayout;
  * {@code TcpSameHost}) adds two things libfabric never sends: {@link #FLAG_SAME_HOST} on an op_msg or a read
  * response, whose header then ends with {@code rma_iov_cnt} (1..4) {addr, len, key 0} entries naming the sender's
  * buffers (a read response: the target's ranges it checked) and whose frame has no payload (the receiver copies the
- * data out of the sender's memory, and ACKs a message); and the bare 16-byte
+ * data out of the sender's memory, and ACKs a message), and on a write, whose {@code rma_iov_cnt} (1..3) target
+ * ranges are then followed by one such entry naming the initiator's source, again with no payload (the target
+ * copies it, then ACKs); and the bare 16-byte
  * {@link #OP_SAME_HOST_READY} frame, by which a side tells its peer that it can read the peer's memory.
  *
  * <p>Differences from libfabric, which checks only {@code hdr_size <= 120} and the op range: the decoder also
@@ -36,6 +38,8 @@ public final class DataHeader {
     public static final int IOV_LIMIT = 4;
     /** {@code TCPX_MAX_HDR}: base + cq_data + 4 rma iovs. */
     public static final int MAX_HDR_SIZE = BASE_SIZE + 8 + RMA_IOV_SIZE * IOV_LIMIT;
+    /** Target ranges a same-host write can name beside cq_data and its source range within {@link #MAX_HDR_SIZE}. */
+    public static final int SAME_HOST_WRITE_TARGETS = (MAX_HDR_SIZE - BASE_SIZE - 8 - RMA_IOV_SIZE) / RMA_IOV_SIZE;
 
     public static final int OP_MSG = 0;
     public static final int OP_TAGGED = 1;
@@ -52,7 +56,7 @@ public final class DataHeader {
     public static final int FLAG_REMOTE_CQ_DATA = 1;
     public static final int FLAG_DELIVERY_COMPLETE = 1 << 2;
     public static final int FLAG_COMMIT_COMPLETE = 1 << 3;
-    /** jfabric only: the message is in the sender's memory, named by the header's iovs (TcpSameHost). */
+    /** jfabric only: the message or write is in the sender's memory, named by the header's iovs (TcpSameHost). */
     public static final int FLAG_SAME_HOST = 1 << 6;
     public static final int FLAG_TAGGED = 1 << 7;
 
@@ -127,7 +131,8 @@ public final class DataHeader {
 
     /**
      * Writes the base (and cq_data) of an RMA write or read request; the iovs are then written with
-     * {@link #putRmaIov}. A read request never carries cq_data.
+     * {@link #putRmaIov}. A read request never carries cq_data. A same-host write ({@link #FLAG_SAME_HOST}) carries
+     * no payload: its source range, written with {@link #putSameHostIov} at index 0, follows the iovs.
      *
      * @return the header length, or {@link WireStatus#BAD_RMA_IOV_COUNT} / {@link WireStatus#UNKNOWN_OP}
      */
@@ -142,8 +147,12 @@ public final class DataHeader {
                 WireOrder.setU64(h, o, hdr, cqData);
                 hdr += 8;
             }
+            if ((flags & FLAG_SAME_HOST) != 0) {
+                hdr += RMA_IOV_SIZE;
+                payloadLength = 0;
+            }
         } else if (op == OP_READ_REQ) {
-            flags &= ~FLAG_REMOTE_CQ_DATA;
+            flags &= ~(FLAG_REMOTE_CQ_DATA | FLAG_SAME_HOST);
             payloadLength = 0;
         } else {
             return WireStatus.UNKNOWN_OP;
@@ -263,6 +272,12 @@ public final class DataHeader {
                 }
                 expected = BASE_SIZE + RMA_IOV_SIZE * cnt
                         + (op == OP_WRITE && (flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0);
+                if (op == OP_WRITE && (flags & FLAG_SAME_HOST) != 0) {
+                    if (cnt < 1) {
+                        return WireStatus.BAD_RMA_IOV_COUNT;
+                    }
+                    expected += RMA_IOV_SIZE;
+                }
             }
             default -> { // read_rsp
                 expected = BASE_SIZE;
@@ -281,7 +296,7 @@ public final class DataHeader {
             return WireStatus.SIZE_BELOW_HDR;
         }
         long payload = size - hdrSize;
-        if (op == OP_READ_REQ && payload != 0) {
+        if ((op == OP_READ_REQ || op == OP_WRITE && (flags & FLAG_SAME_HOST) != 0) && payload != 0) {
             return WireStatus.UNEXPECTED_PAYLOAD;
         }
         if (Long.compareUnsigned(payload, maxPayload) > 0) {
@@ -305,7 +320,8 @@ public final class DataHeader {
 
     /**
      * Validates the extensions once the whole header ({@link #hdrSize} bytes) is in {@code h}: for a write the
-     * iov lengths must add up to the payload, for a read request they must not exceed {@code maxPayload}.
+     * iov lengths must add up to the payload (a same-host write's: to its source range), for a read request they
+     * must not exceed {@code maxPayload}.
      *
      * @return {@link WireStatus#OK} or a negative {@link WireStatus}
      */
@@ -340,7 +356,7 @@ public final class DataHeader {
         if (Long.compareUnsigned(total, maxPayload) > 0) {
             return WireStatus.OVERSIZED;
         }
-        if (op == OP_WRITE && total != payloadLength(h, o)) {
+        if (op == OP_WRITE && total != (isSameHostWrite(h, o) ? sameHostLen(h, o, 0) : payloadLength(h, o))) {
             return WireStatus.RMA_LENGTH_MISMATCH;
         }
         return WireStatus.OK;
@@ -415,7 +431,15 @@ public final class DataHeader {
         return (op == OP_MSG || op == OP_READ_RSP) && opData(h) == 0 && (flags(h, o) & FLAG_SAME_HOST) != 0;
     }
 
+    /** A same-host write (FLAG_SAME_HOST): the data stays in the initiator's memory, at {@link #sameHostAddr} 0. */
+    public static boolean isSameHostWrite(MemorySegment h, WireOrder o) {
+        return op(h) == OP_WRITE && (flags(h, o) & FLAG_SAME_HOST) != 0;
+    }
+
     private static long sameHostIovOffset(MemorySegment h, WireOrder o) {
+        if (op(h) == OP_WRITE) {
+            return rmaIovOffset(h, o) + (long) RMA_IOV_SIZE * rmaIovCount(h);
+        }
         int flags = flags(h, o);
         return BASE_SIZE + ((flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0) + ((flags & FLAG_TAGGED) != 0 ? 8 : 0);
     }

@@ -249,6 +249,54 @@ class DataHeaderTest {
         assertFalse(DataHeader.isSameHost(h, host));
     }
 
+    /** Encodes a same-host write of {@code lens.length} target ranges (keys 0x10+i) from a source at 0x7000. */
+    private int sameHostWrite(int flags, long cqData, long sourceLen, long... lens) {
+        int hl = DataHeader.encodeRma(h, host, DataHeader.OP_WRITE, flags | DataHeader.FLAG_SAME_HOST
+                | DataHeader.FLAG_DELIVERY_COMPLETE, cqData, lens.length, sourceLen);
+        for (int i = 0; i < lens.length; i++) {
+            DataHeader.putRmaIov(h, host, i, 0x1000L * (i + 1), lens[i], 0x10 + i);
+        }
+        DataHeader.putSameHostIov(h, host, 0, 0x7000, sourceLen);
+        return hl;
+    }
+
+    @Test
+    void sameHostWriteNamesItsTargetsThenItsSourceAndCarriesNoPayload() {
+        int hl = sameHostWrite(DataHeader.FLAG_REMOTE_CQ_DATA, 0xD, 300, 100, 200);
+        assertEquals(16 + 8 + 2 * 24 + 24, hl);
+        assertEquals(hl, DataHeader.decodeBase(h, host, MAX));
+        assertEquals(WireStatus.OK, DataHeader.decodeExtensions(h, host, MAX));
+        assertTrue(DataHeader.isSameHostWrite(h, host));
+        assertFalse(DataHeader.isSameHost(h, host), "a write's ranges are the target's, not the data's");
+        assertTrue(DataHeader.wantsAck(h, host), "the write completes on the target's ACK");
+        assertEquals(0, DataHeader.payloadLength(h, host));
+        assertEquals(0xD, DataHeader.cqData(h, host));
+        assertEquals(0x2000, DataHeader.rmaAddr(h, host, 1));
+        assertEquals(0x11, DataHeader.rmaKey(h, host, 1));
+        assertEquals(0x7000, DataHeader.sameHostAddr(h, host, 0));
+        assertEquals(300, DataHeader.sameHostLen(h, host, 0));
+        assertEquals(WireStatus.OVERSIZED, DataHeader.decodeExtensions(h, host, 299));
+
+        hl = sameHostWrite(DataHeader.FLAG_REMOTE_CQ_DATA, 1, 3, 1, 1, 1); // the most that fits in 120 bytes
+        assertEquals(DataHeader.MAX_HDR_SIZE, hl);
+        assertEquals(3, DataHeader.SAME_HOST_WRITE_TARGETS);
+        assertEquals(hl, DataHeader.decodeBase(h, host, MAX));
+
+        sameHostWrite(0, 0, 301, 100, 200); // the source is not what the targets add up to
+        assertEquals(WireStatus.RMA_LENGTH_MISMATCH, DataHeader.decodeExtensions(h, host, MAX));
+        hl = sameHostWrite(0, 0, 300, 300);
+        h.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, hl + 300L); // a payload after it
+        assertEquals(WireStatus.UNEXPECTED_PAYLOAD, DataHeader.decodeBase(h, host, MAX));
+        sameHostWrite(0, 0, 0);
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.decodeBase(h, host, MAX), "no target range");
+        sameHostWrite(0, 0, 3, 1, 1, 1);
+        h.set(ValueLayout.JAVA_BYTE, 5, (byte) 4); // four targets and the source would take 136 bytes
+        assertEquals(WireStatus.HDR_SIZE_MISMATCH, DataHeader.decodeBase(h, host, MAX));
+        DataHeader.encodeRma(h, host, DataHeader.OP_READ_REQ, DataHeader.FLAG_SAME_HOST, 0, 1, 0);
+        assertFalse(DataHeader.isSameHostWrite(h, host));
+        assertEquals(16 + 24, DataHeader.decodeBase(h, host, MAX), "a read request never takes the flag");
+    }
+
     @Test
     void sameHostReadyIsABareBaseHeader() {
         assertEquals(16, DataHeader.encodeSameHostReady(h, host));
