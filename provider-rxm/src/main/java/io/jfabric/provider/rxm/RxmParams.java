@@ -75,7 +75,8 @@ public record RxmParams(long bufferSize, long eagerLimitParam, long sarLimitPara
     public static final ProviderParameter COALESCE_SENDS = p("coalesce_sends", "bool", "1",
             "jfabric only: over a TCP core, an eager send, RMA read or RMA write posted after another with no "
                     + "progress call between them goes to the core with FI_MORE, so a burst leaves in one write at "
-                    + "the next progress call while its first post leaves at once; rxm's own protocol messages are always written at once.");
+                    + "the next progress call while its first post leaves at once; rxm's own protocol messages "
+                    + "are always written at once.");
 
     public static final List<ProviderParameter> ALL = List.of(BUFFER_SIZE, EAGER_LIMIT, SAR_LIMIT, TX_SIZE, RX_SIZE,
             MSG_TX_SIZE, MSG_RX_SIZE, CM_PROGRESS_INTERVAL, CQ_EQ_FAIRNESS, COMP_PER_PROGRESS, USE_RNDV_WRITE,

@@ -311,14 +311,19 @@ final class TcpRecvMachine {
         return true;
     }
 
+    /** A same-host copy of {@code len} bytes of a {@code what} failed with {@code -rc}: the connection closes. */
+    private boolean copyFailed(int rc, long len, String what) {
+        engine.protocolError(-rc, "copying a " + len + " B " + what + " out of the peer's memory failed: "
+                + Errno.name(-rc));
+        return false;
+    }
+
     /** A same-host write: the data comes straight from the initiator's memory into the checked ranges. */
     private boolean copyWrite(MemorySegment h, WireOrder o, int views) {
         long len = DataHeader.sameHostLen(h, o, 0);
         int rc = conn.sameHost.copyWrite(DataHeader.sameHostAddr(h, o, 0), rxBufs, targetViews, views);
         if (rc != 0) {
-            engine.protocolError(-rc, "copying a " + len + " B write out of the peer's memory failed: "
-                    + Errno.name(-rc));
-            return false;
+            return copyFailed(rc, len, "write");
         }
         startPayload(views, 0); // nothing follows on the socket; the views are dropped when it finishes
         rxLen = len;
@@ -385,9 +390,7 @@ final class TcpRecvMachine {
         }
         int rc = conn.sameHost.copy(h, o, rd.readIov, rd.readIovCount, len);
         if (rc != 0) {
-            engine.protocolError(-rc, "copying a " + len + " B read response out of the peer's memory failed: "
-                    + Errno.name(-rc));
-            return false;
+            return copyFailed(rc, len, "read response");
         }
         rxKind = KIND_READ_RSP;
         startPayload(0, 0);
@@ -431,8 +434,7 @@ final class TcpRecvMachine {
     private void copySameHost(RxEntry e) {
         int rc = conn.sameHost.copy(rxHdr, conn.order(), e.iov, e.iovCount, Math.min(rxLen, e.capacity));
         if (rc != 0) {
-            engine.protocolError(-rc, "copying a " + rxLen + " B message out of the peer's memory failed: "
-                    + Errno.name(-rc));
+            copyFailed(rc, rxLen, "message");
             return;
         }
         rxBufCount = 0;
