@@ -374,25 +374,43 @@ class RxmTcpTest extends RxmPairFixture {
 
     @Test
     void aBurstOfRmaReadsLeavesTogetherAtTheNextProgressCall() {
+        rmaBurst(false);
+    }
+
+    @Test
+    void aBurstOfRmaWritesLeavesTogetherAtTheNextProgressCall() {
+        rmaBurst(true);
+    }
+
+    /**
+     * Posts 32 RMA reads or writes of 128 B back to back (all within tcp's 9000 B staging buffer) after a first one
+     * has completed; checks they took two core writes up to the next progress call (the first when posted, the rest
+     * together) and that every byte arrived.
+     */
+    private void rmaBurst(boolean write) {
         int burst = 32;
-        MemorySegment target = RxmNode.pattern(arena, 256L * burst, 3);
-        io.jfabric.MemoryRegion mr = b.domain.registerMemory(target, io.jfabric.Access.REMOTE_READ, 0x5150);
+        MemorySegment target = write ? arena.allocate(128L * burst) : RxmNode.pattern(arena, 128L * burst, 3);
+        long access = write ? io.jfabric.Access.REMOTE_WRITE : io.jfabric.Access.REMOTE_READ;
+        io.jfabric.MemoryRegion mr = b.domain.registerMemory(target, access, 0x5150);
         try {
-            MemorySegment first = arena.allocate(256);
-            assertEquals(0, RxmNode.retry(() -> a.ep.read(first, null, aToB, 0, 0x5150, "first"), 10_000, a, b));
+            MemorySegment first = arena.allocate(128);
+            assertEquals(0, RxmNode.retry(() -> write ? a.ep.write(first, null, aToB, 0, 0x5150, "first")
+                    : a.ep.read(first, null, aToB, 0, 0x5150, "first"), 10_000, a, b));
             assertTrue(RxmNode.await(() -> a.completionFor("first") != null, 10_000, a, b), () -> a.errors.toString());
             long before = coreWrites(a);
-            MemorySegment[] back = new MemorySegment[burst];
+            MemorySegment[] local = new MemorySegment[burst];
             for (int i = 0; i < burst; i++) {
-                back[i] = arena.allocate(256);
-                assertEquals(0, a.ep.read(back[i], null, aToB, 256L * i, 0x5150, i), "read " + i);
+                local[i] = write ? RxmNode.pattern(arena, 128, i) : arena.allocate(128);
+                int rc = write ? a.ep.write(local[i], null, aToB, 128L * i, 0x5150, i)
+                        : a.ep.read(local[i], null, aToB, 128L * i, 0x5150, i);
+                assertEquals(0, rc, "post " + i);
             }
             a.poll();
-            assertEquals(2, coreWrites(a) - before, "the burst's first read request when posted, the rest together");
+            assertEquals(2, coreWrites(a) - before, "the burst's first request when posted, the rest together");
             assertTrue(RxmNode.await(() -> a.completions.size() == burst + 1, 10_000, a, b),
                     () -> "completions " + a.completions.size() + ", errors " + a.errors);
             for (int i = 0; i < burst; i++) {
-                assertEquals(-1, back[i].mismatch(target.asSlice(256L * i, 256)), "read " + i);
+                assertEquals(-1, local[i].mismatch(target.asSlice(128L * i, 128)), "operation " + i);
             }
         } finally {
             mr.close();
