@@ -227,6 +227,25 @@ class SameHostCopyTest {
     }
 
     @Test
+    void aWriteSourceFreedBeforeTheTargetCopiesFailsTheWriteAndTheTargetSurvives() {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64));
+        MemorySegment target = arena.allocate(1 << 20, 64);
+        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_WRITE, 0xC4L)) {
+            // large enough that malloc maps it on its own, so freeing it unmaps it
+            Arena sourceArena = Arena.ofShared();
+            MemorySegment source = sourceArena.allocate(64L << 20, 4096).asSlice(0, 1 << 20);
+            assertEquals(0, pair.client.ep.write(source, null, 0, 0, mr.key(), "freed"));
+            sourceArena.close(); // against fi_write(3): the buffer must stay until the write completes
+            EqErrEntry why = pair.server.waitEqError(10_000);
+            assertEquals(Errno.EFAULT, why.err, String.valueOf(why.err));
+            CqErrEntry err = pair.client.waitCqError(10_000);
+            assertEquals("freed", err.context);
+            assertTrue(state(pair.server).contains("copied 0,"), state(pair.server));
+        }
+    }
+
+    @Test
     void aLargeReadWithABadKeyStillFailsAtTheInitiator() {
         pair = new Loopback(false, Progress.MANUAL, null, null);
         roundTrip(pattern(64, 0), arena.allocate(64));
