@@ -187,12 +187,17 @@ class SameHostCopyTest {
         assertEquals(-1, src.mismatch(target.asSlice(offset, src.byteSize())));
     }
 
+    /** Opens the pair, lets the READY frames cross, and registers {@code target} for remote writes as {@code key}. */
+    private MemoryRegion pairWithWriteTarget(MemorySegment target, long key) {
+        pair = new Loopback(false, Progress.MANUAL, null, null);
+        roundTrip(pattern(64, 0), arena.allocate(64));
+        return pair.server.domain.registerMemory(target, Access.REMOTE_WRITE, key);
+    }
+
     @Test
     void largeWritesFromOneNativeBufferAreCopiedByTheTargetAndTheRestTakeTheSocket() {
-        pair = new Loopback(false, Progress.MANUAL, null, null);
-        roundTrip(pattern(64, 0), arena.allocate(64)); // the READY frames cross first
         MemorySegment target = arena.allocate((1 << 20) + 7, 64);
-        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_WRITE, 0xC1L)) {
+        try (MemoryRegion mr = pairWithWriteTarget(target, 0xC1L)) {
             long before = writes(pair.client);
             write(mr, target, 7, pattern(1 << 20, 11));
             assertTrue(state(pair.server).contains("copied 1,"), state(pair.server));
@@ -213,10 +218,8 @@ class SameHostCopyTest {
 
     @Test
     void aLargeWriteWithABadKeyStillFailsAtTheInitiator() {
-        pair = new Loopback(false, Progress.MANUAL, null, null);
-        roundTrip(pattern(64, 0), arena.allocate(64));
         MemorySegment target = arena.allocate(1 << 20, 64);
-        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_WRITE, 0xC3L)) {
+        try (MemoryRegion mr = pairWithWriteTarget(target, 0xC3L)) {
             assertEquals(0, pair.client.ep.write(pattern(1 << 19, 15), null, 0, 0, mr.key() + 1, "bad"));
             CqErrEntry err = pair.client.waitCqError(10_000);
             assertEquals("bad", err.context);
@@ -228,10 +231,7 @@ class SameHostCopyTest {
 
     @Test
     void aWriteSourceFreedBeforeTheTargetCopiesFailsTheWriteAndTheTargetSurvives() {
-        pair = new Loopback(false, Progress.MANUAL, null, null);
-        roundTrip(pattern(64, 0), arena.allocate(64));
-        MemorySegment target = arena.allocate(1 << 20, 64);
-        try (MemoryRegion mr = pair.server.domain.registerMemory(target, Access.REMOTE_WRITE, 0xC4L)) {
+        try (MemoryRegion mr = pairWithWriteTarget(arena.allocate(1 << 20, 64), 0xC4L)) {
             // large enough that malloc maps it on its own, so freeing it unmaps it
             Arena sourceArena = Arena.ofShared();
             MemorySegment source = sourceArena.allocate(64L << 20, 4096).asSlice(0, 1 << 20);
