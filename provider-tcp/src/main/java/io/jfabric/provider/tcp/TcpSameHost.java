@@ -184,8 +184,8 @@ final class TcpSameHost {
             ByteBuffer b = dst[i];
             long at = slots[i].address();
             int k = b.remaining();
-            // a view with no live address (heap region, full view cache) is filled through scratch; rare, so the
-            // segment made for it is allowed
+            // a view with no live address (heap region, full view cache) is filled through scratch, wrapped per
+            // write as the socket path wraps heap memory per operation
             int rc = at != 0 ? cma.readFully(peerPid, at, remote + done, k)
                     : read(remote + done, MemorySegment.ofBuffer(b), 0, k);
             if (rc != 0) {

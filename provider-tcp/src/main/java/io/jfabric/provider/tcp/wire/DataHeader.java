@@ -253,6 +253,7 @@ public final class DataHeader {
             return WireStatus.BAD_OP_DATA;
         }
         int flags = flags(h, o);
+        boolean sameHostWrite = op == OP_WRITE && (flags & FLAG_SAME_HOST) != 0;
         int expected;
         switch (op) {
             case OP_MSG -> {
@@ -272,7 +273,7 @@ public final class DataHeader {
                 }
                 expected = BASE_SIZE + RMA_IOV_SIZE * cnt
                         + (op == OP_WRITE && (flags & FLAG_REMOTE_CQ_DATA) != 0 ? 8 : 0);
-                if (op == OP_WRITE && (flags & FLAG_SAME_HOST) != 0) {
+                if (sameHostWrite) {
                     if (cnt < 1) {
                         return WireStatus.BAD_RMA_IOV_COUNT;
                     }
@@ -296,7 +297,7 @@ public final class DataHeader {
             return WireStatus.SIZE_BELOW_HDR;
         }
         long payload = size - hdrSize;
-        if ((op == OP_READ_REQ || op == OP_WRITE && (flags & FLAG_SAME_HOST) != 0) && payload != 0) {
+        if ((op == OP_READ_REQ || sameHostWrite) && payload != 0) {
             return WireStatus.UNEXPECTED_PAYLOAD;
         }
         if (Long.compareUnsigned(payload, maxPayload) > 0) {
