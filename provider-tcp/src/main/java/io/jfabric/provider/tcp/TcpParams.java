@@ -56,7 +56,7 @@ final class TcpParams {
                     + " same_host_min bytes from native buffers is copied by the receiver straight out of the"
                     + " sender's memory (process_vm_readv) instead of sent through the socket, and so is an RMA read"
                     + " of at least that many bytes of native memory, by the initiator from the ranges the target"
-                    + " checked, and an RMA write of that size from one native buffer, by the target; each side"
+                    + " checked, and an RMA write of that size from native buffers, by the target; each side"
                     + " proves it can when the connection is set up, and libfabric peers never take part");
     static final ProviderParams.LongParam SAME_HOST_MIN = PARAMS.size("same_host_min", 65536,
             "smallest message, RMA read or RMA write the same-host copy carries (same_host_copy)");

@@ -320,8 +320,8 @@ final class TcpRecvMachine {
 
     /** A same-host write: the data comes straight from the initiator's memory into the checked ranges. */
     private boolean copyWrite(MemorySegment h, WireOrder o, int views) {
-        long len = DataHeader.sameHostLen(h, o, 0);
-        int rc = conn.sameHost.copyWrite(DataHeader.sameHostAddr(h, o, 0), rxBufs, targetViews, views);
+        long len = DataHeader.sameHostLength(h, o);
+        int rc = conn.sameHost.copyWrite(h, o, rxBufs, targetViews, views);
         if (rc != 0) {
             return copyFailed(rc, len, "write");
         }

@@ -68,17 +68,17 @@ final class TcpRma {
             e.needAck = true;
         }
         // the target copies a large write out of our memory and ACKs it once placed (TcpSameHost)
-        boolean sameHost = write && !inject && r.count == 1 && cnt <= DataHeader.SAME_HOST_WRITE_TARGETS
+        boolean sameHost = write && !inject && r.count + cnt <= DataHeader.SAME_HOST_WRITE_RANGES
                 && conn.sameHost != null && conn.sameHost.carries(r, total);
-        if (sameHost) {
-            wflags |= DataHeader.FLAG_SAME_HOST;
-        }
-        int hl = DataHeader.encodeRma(e.hdr, order, op, wflags, r.data, cnt, write ? total : 0);
+        int hl = sameHost ? DataHeader.encodeSameHostWrite(e.hdr, order, wflags, r.data, cnt, r.count)
+                : DataHeader.encodeRma(e.hdr, order, op, wflags, r.data, cnt, write ? total : 0);
         for (int i = 0; i < cnt; i++) {
             DataHeader.putRmaIov(e.hdr, order, i, rma[i].addr, rma[i].len, rma[i].key);
         }
         if (sameHost) {
-            DataHeader.putSameHostIov(e.hdr, order, 0, r.iov[0].address(), total);
+            for (int i = 0; i < r.count; i++) {
+                DataHeader.putSameHostIov(e.hdr, order, i, r.iov[i].address(), r.iov[i].byteSize());
+            }
         }
         e.context = r.context;
         e.len = total;

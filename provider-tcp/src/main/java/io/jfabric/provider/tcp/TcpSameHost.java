@@ -23,9 +23,10 @@ import java.nio.ByteBuffer;
  *     {@link DataHeader#OP_SAME_HOST_READY} frame, since reading is a right of the reader that only it can test
  *     (ptrace policy need not be symmetric);</li>
  * <li>a side that heard READY sends each message of at least {@code same_host_min} bytes from native buffers as a
- *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers, and each RMA write of that size from one native
- *     buffer to at most {@link DataHeader#SAME_HOST_WRITE_TARGETS} ranges as a same-host write naming it (the
- *     target checks the key as for any write, copies, then ACKs); it answers each RMA read of at least that size
+ *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers, and each RMA write of that size from native
+ *     buffers as a same-host write naming them, when its buffers and target ranges come to at most
+ *     {@link DataHeader#SAME_HOST_WRITE_RANGES} (the target checks the key as for any write, copies, then ACKs);
+ *     it answers each RMA read of at least that size
  *     from native memory with a same-host read response naming the ranges, after checking the key as for any read
  *     (so a bad key still fails at the initiator); everything else goes through the socket.</li>
  * </ul>
@@ -52,6 +53,12 @@ final class TcpSameHost {
     private long copied;
     /** Read responses this side answered by naming its memory: for diagnostics and tests. */
     private long lentReads;
+    /** The frame whose ranges of the peer's memory a copy is reading, the range it is at and how far into it. */
+    private MemorySegment ranges;
+    private WireOrder rangesOrder;
+    private int rangeCount;
+    private int range;
+    private long rangeDone;
 
     private TcpSameHost(long minSize) {
         this.minSize = Math.max(1, minSize);
@@ -140,30 +147,16 @@ final class TcpSameHost {
      * @return 0, or a negative errno (the peer gone, or a range it does not map)
      */
     int copy(MemorySegment h, WireOrder o, MemorySegment[] dst, int dstCount, long n) {
-        int remoteCount = DataHeader.rmaIovCount(h);
-        int ri = 0;
-        long rskip = 0;
+        startRanges(h, o);
         long done = 0;
         for (int li = 0; li < dstCount && done < n; li++) {
             MemorySegment d = dst[li];
-            long lskip = 0;
-            while (lskip < d.byteSize() && done < n) {
-                while (ri < remoteCount && rskip == DataHeader.sameHostLen(h, o, ri)) {
-                    ri++;
-                    rskip = 0;
-                }
-                if (ri >= remoteCount) {
-                    return -Errno.EIO;
-                }
-                long k = Math.min(Math.min(d.byteSize() - lskip, DataHeader.sameHostLen(h, o, ri) - rskip), n - done);
-                int rc = read(DataHeader.sameHostAddr(h, o, ri) + rskip, d, lskip, k);
-                if (rc != 0) {
-                    return rc;
-                }
-                lskip += k;
-                rskip += k;
-                done += k;
+            long k = Math.min(d.byteSize(), n - done);
+            int rc = pull(d, d.isNative() ? d.address() : 0, k);
+            if (rc != 0) {
+                return rc;
             }
+            done += k;
         }
         if (done != n) {
             return -Errno.EIO;
@@ -173,34 +166,63 @@ final class TcpSameHost {
     }
 
     /**
-     * Copies a same-host write's source, which starts at {@code remote} in the peer, into the {@code count} checked
-     * target views {@code dst} (views of {@code slots}), in order.
+     * Copies the source ranges of same-host write {@code h} into its {@code count} checked target views
+     * {@code dst} (views of {@code slots}), in order; the decoder has checked that both add up to the same length.
      *
      * @return 0, or a negative errno (the peer gone, or a range it does not map)
      */
-    int copyWrite(long remote, ByteBuffer[] dst, SegmentView[] slots, int count) {
-        long done = 0;
+    int copyWrite(MemorySegment h, WireOrder o, ByteBuffer[] dst, SegmentView[] slots, int count) {
+        startRanges(h, o);
         for (int i = 0; i < count; i++) {
             ByteBuffer b = dst[i];
             long at = slots[i].address();
-            int k = b.remaining();
             // a view with no live address (heap region, full view cache) is filled through scratch, wrapped per
             // write as the socket path wraps heap memory per operation
-            int rc = at != 0 ? cma.readFully(peerPid, at, remote + done, k)
-                    : read(remote + done, MemorySegment.ofBuffer(b), 0, k);
+            int rc = pull(at != 0 ? null : MemorySegment.ofBuffer(b), at, b.remaining());
             if (rc != 0) {
                 return rc;
             }
-            done += k;
         }
         copied++;
         return 0;
     }
 
-    private int read(long remote, MemorySegment d, long offset, long k) {
-        if (d.isNative()) {
-            return cma.readFully(peerPid, d.address() + offset, remote, k);
+    /** Starts reading the ranges of the peer's memory that same-host frame {@code h} names. */
+    private void startRanges(MemorySegment h, WireOrder o) {
+        ranges = h;
+        rangesOrder = o;
+        rangeCount = DataHeader.sameHostCount(h, o);
+        range = 0;
+        rangeDone = 0;
+    }
+
+    /**
+     * Copies the next {@code k} bytes of the ranges into {@code d}, or to native address {@code at} when it is not
+     * 0, one process_vm_readv per piece that lies within one range.
+     */
+    private int pull(MemorySegment d, long at, long k) {
+        for (long done = 0; done < k; ) {
+            while (range < rangeCount && rangeDone == DataHeader.sameHostLen(ranges, rangesOrder, range)) {
+                range++;
+                rangeDone = 0;
+            }
+            if (range >= rangeCount) {
+                return -Errno.EIO;
+            }
+            long remote = DataHeader.sameHostAddr(ranges, rangesOrder, range) + rangeDone;
+            long piece = Math.min(k - done, DataHeader.sameHostLen(ranges, rangesOrder, range) - rangeDone);
+            int rc = at != 0 ? cma.readFully(peerPid, at + done, remote, piece) : readThroughScratch(remote, d, done, piece);
+            if (rc != 0) {
+                return rc;
+            }
+            done += piece;
+            rangeDone += piece;
         }
+        return 0;
+    }
+
+    /** Reads {@code k} bytes at {@code remote} into heap memory {@code d} at {@code offset}, through scratch. */
+    private int readThroughScratch(long remote, MemorySegment d, long offset, long k) {
         if (scratch == null) {
             scratchArena = Arena.ofShared();
             scratch = scratchArena.allocate(SCRATCH, 64);

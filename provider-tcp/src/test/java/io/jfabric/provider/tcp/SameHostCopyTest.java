@@ -6,7 +6,9 @@ import io.jfabric.CqErrEntry;
 import io.jfabric.EqErrEntry;
 import io.jfabric.Errno;
 import io.jfabric.MemoryRegion;
+import io.jfabric.OpFlags;
 import io.jfabric.Progress;
+import io.jfabric.RmaMsg;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -212,6 +214,62 @@ class SameHostCopyTest {
         MemorySegment heapTarget = MemorySegment.ofArray(new byte[1 << 20]);
         try (MemoryRegion mr = pair.server.domain.registerMemory(heapTarget, Access.REMOTE_WRITE, 0xC2L)) {
             write(mr, heapTarget, 100, pattern(1 << 19, 14)); // into heap memory through the target's scratch
+            assertTrue(state(pair.server).contains("copied 2,"), state(pair.server));
+        }
+    }
+
+    /**
+     * Writes the buffers {@code src} gathered into the ranges {@code (offset, len)} pairs name, with CQ data, and
+     * checks the bytes and the target's completion.
+     */
+    private void writeGathered(MemoryRegion mr, MemorySegment target, MemorySegment[] src, long... ranges) {
+        RmaMsg m = new RmaMsg();
+        m.iov = src;
+        m.iovCount = src.length;
+        m.context = "writev";
+        m.data = 0x6E;
+        m.rmaIovCount = ranges.length / 2;
+        for (int i = 0; i < m.rmaIovCount; i++) {
+            m.rmaIov[i].set(ranges[2 * i], ranges[2 * i + 1], mr.key());
+        }
+        assertEquals(0, pair.client.ep.writemsg(m, OpFlags.REMOTE_CQ_DATA));
+        assertEquals("writev", pair.client.waitCq(10_000).context);
+        CqEntry remote = pair.server.waitCq(10_000);
+        assertEquals(0x6EL, remote.data);
+        MemorySegment sent = arena.allocate(remote.len);
+        long at = 0;
+        for (MemorySegment s : src) {
+            sent.asSlice(at, s.byteSize()).copyFrom(s);
+            at += s.byteSize();
+        }
+        at = 0;
+        for (int i = 0; i < ranges.length; i += 2) {
+            assertEquals(-1, sent.asSlice(at, ranges[i + 1]).mismatch(target.asSlice(ranges[i], ranges[i + 1])),
+                    "range " + i / 2);
+            at += ranges[i + 1];
+        }
+        assertEquals(at, sent.byteSize());
+    }
+
+    @Test
+    void largeWritesFromSeveralNativeBuffersAreCopiedWhenTheirRangesFitOneHeader() {
+        MemorySegment target = arena.allocate(1 << 20, 64);
+        try (MemoryRegion mr = pairWithWriteTarget(target, 0xC5L)) {
+            long before = writes(pair.client);
+            // three sources into one range, then two into two ranges whose boundaries fall elsewhere
+            writeGathered(mr, target, new MemorySegment[] {pattern(40_000, 21), pattern(70_001, 22),
+                    pattern(30_000, 23)}, 1000, 140_001);
+            writeGathered(mr, target, new MemorySegment[] {pattern(100_000, 24), pattern(50_000, 25)},
+                    300_000, 60_000, 500_000, 90_000);
+            assertTrue(state(pair.server).contains("copied 2,"), state(pair.server));
+            assertTrue(writes(pair.client) - before <= 4, "each copied write is one header on the socket: "
+                    + (writes(pair.client) - before) + " writes");
+            // five ranges in all do not fit one header, and a heap buffer has no address to name: the socket
+            writeGathered(mr, target, new MemorySegment[] {pattern(100_000, 26), pattern(50_000, 27)},
+                    0, 50_000, 200_000, 50_000, 600_000, 50_000);
+            MemorySegment heap = MemorySegment.ofArray(new byte[80_000]);
+            heap.copyFrom(pattern(80_000, 28));
+            writeGathered(mr, target, new MemorySegment[] {pattern(80_000, 29), heap}, 700_000, 160_000);
             assertTrue(state(pair.server).contains("copied 2,"), state(pair.server));
         }
     }

@@ -21,9 +21,9 @@ import java.lang.foreign.ValueLayout;
  * {@code TcpSameHost}) adds two things libfabric never sends: {@link #FLAG_SAME_HOST} on an op_msg or a read
  * response, whose header then ends with {@code rma_iov_cnt} (1..4) {addr, len, key 0} entries naming the sender's
  * buffers (a read response: the target's ranges it checked) and whose frame has no payload (the receiver copies the
- * data out of the sender's memory, and ACKs a message), and on a write, whose {@code rma_iov_cnt} (1..3) target
- * ranges are then followed by one such entry naming the initiator's source, again with no payload (the target
- * copies it, then ACKs); and the bare 16-byte
+ * data out of the sender's memory, and ACKs a message), and on a write, whose {@code rma_iov_cnt} target ranges
+ * are then followed by such entries naming the initiator's source buffers up to {@code hdr_size}, at least one and
+ * at most four ranges in all, again with no payload (the target copies them, then ACKs); and the bare 16-byte
  * {@link #OP_SAME_HOST_READY} frame, by which a side tells its peer that it can read the peer's memory.
  *
  * <p>Differences from libfabric, which checks only {@code hdr_size <= 120} and the op range: the decoder also
@@ -38,8 +38,11 @@ public final class DataHeader {
     public static final int IOV_LIMIT = 4;
     /** {@code TCPX_MAX_HDR}: base + cq_data + 4 rma iovs. */
     public static final int MAX_HDR_SIZE = BASE_SIZE + 8 + RMA_IOV_SIZE * IOV_LIMIT;
-    /** Target ranges a same-host write can name beside cq_data and its source range within {@link #MAX_HDR_SIZE}. */
-    public static final int SAME_HOST_WRITE_TARGETS = (MAX_HDR_SIZE - BASE_SIZE - 8 - RMA_IOV_SIZE) / RMA_IOV_SIZE;
+    /**
+     * Ranges a same-host write can name beside cq_data within {@link #MAX_HDR_SIZE}: its target ranges and its
+     * source ranges together.
+     */
+    public static final int SAME_HOST_WRITE_RANGES = (MAX_HDR_SIZE - BASE_SIZE - 8) / RMA_IOV_SIZE;
 
     public static final int OP_MSG = 0;
     public static final int OP_TAGGED = 1;
@@ -131,8 +134,8 @@ public final class DataHeader {
 
     /**
      * Writes the base (and cq_data) of an RMA write or read request; the iovs are then written with
-     * {@link #putRmaIov}. A read request never carries cq_data. A same-host write ({@link #FLAG_SAME_HOST}) carries
-     * no payload: its source range, written with {@link #putSameHostIov} at index 0, follows the iovs.
+     * {@link #putRmaIov}. A read request never carries cq_data, and neither takes {@link #FLAG_SAME_HOST} (a
+     * same-host write is {@link #encodeSameHostWrite}'s).
      *
      * @return the header length, or {@link WireStatus#BAD_RMA_IOV_COUNT} / {@link WireStatus#UNKNOWN_OP}
      */
@@ -141,24 +144,45 @@ public final class DataHeader {
         if (iovCount < 0 || iovCount > IOV_LIMIT) {
             return WireStatus.BAD_RMA_IOV_COUNT;
         }
+        flags &= ~FLAG_SAME_HOST;
         int hdr = BASE_SIZE;
         if (op == OP_WRITE) {
             if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
                 WireOrder.setU64(h, o, hdr, cqData);
                 hdr += 8;
             }
-            if ((flags & FLAG_SAME_HOST) != 0) {
-                hdr += RMA_IOV_SIZE;
-                payloadLength = 0;
-            }
         } else if (op == OP_READ_REQ) {
-            flags &= ~(FLAG_REMOTE_CQ_DATA | FLAG_SAME_HOST);
+            flags &= ~FLAG_REMOTE_CQ_DATA;
             payloadLength = 0;
         } else {
             return WireStatus.UNKNOWN_OP;
         }
         hdr += RMA_IOV_SIZE * iovCount;
         putBase(h, o, op, flags & ~FLAG_TAGGED, 0, iovCount, hdr, hdr + payloadLength);
+        return hdr;
+    }
+
+    /**
+     * Writes the base (and cq_data) of a same-host write: its {@code targets} ranges, written with
+     * {@link #putRmaIov}, are followed by the {@code sources} ranges of the initiator's memory that hold the data,
+     * written with {@link #putSameHostIov}; no payload follows. The target tells how many sources there are from
+     * {@code hdr_size}, so libfabric's header needs no new field.
+     *
+     * @return the header length, or {@link WireStatus#BAD_RMA_IOV_COUNT} unless there are at least one of each
+     *         and at most {@link #SAME_HOST_WRITE_RANGES} in all
+     */
+    public static int encodeSameHostWrite(MemorySegment h, WireOrder o, int flags, long cqData, int targets,
+                                          int sources) {
+        if (targets < 1 || sources < 1 || targets + sources > SAME_HOST_WRITE_RANGES) {
+            return WireStatus.BAD_RMA_IOV_COUNT;
+        }
+        int hdr = BASE_SIZE;
+        if ((flags & FLAG_REMOTE_CQ_DATA) != 0) {
+            WireOrder.setU64(h, o, hdr, cqData);
+            hdr += 8;
+        }
+        hdr += RMA_IOV_SIZE * (targets + sources);
+        putBase(h, o, OP_WRITE, (flags | FLAG_SAME_HOST) & ~FLAG_TAGGED, 0, targets, hdr, hdr);
         return hdr;
     }
 
@@ -277,7 +301,9 @@ public final class DataHeader {
                     if (cnt < 1) {
                         return WireStatus.BAD_RMA_IOV_COUNT;
                     }
-                    expected += RMA_IOV_SIZE;
+                    // the source ranges fill the rest of the header: at least one, whole ranges only
+                    int rest = hdrSize - expected;
+                    expected += rest > 0 && rest % RMA_IOV_SIZE == 0 ? rest : RMA_IOV_SIZE;
                 }
             }
             default -> { // read_rsp
@@ -329,15 +355,8 @@ public final class DataHeader {
     public static int decodeExtensions(MemorySegment h, WireOrder o, long maxPayload) {
         int op = op(h);
         if (isSameHost(h, o)) {
-            long total = 0;
-            for (int i = 0; i < rmaIovCount(h); i++) {
-                long len = sameHostLen(h, o, i);
-                if (Long.compareUnsigned(len, maxPayload) > 0) {
-                    return WireStatus.OVERSIZED;
-                }
-                total += len;
-            }
-            return Long.compareUnsigned(total, maxPayload) > 0 ? WireStatus.OVERSIZED : WireStatus.OK;
+            long carried = sameHostTotal(h, o, maxPayload);
+            return carried < 0 ? (int) carried : WireStatus.OK;
         }
         if ((op != OP_WRITE && op != OP_READ_REQ) || opData(h) == OP_DATA_ACK) {
             return WireStatus.OK;
@@ -357,10 +376,29 @@ public final class DataHeader {
         if (Long.compareUnsigned(total, maxPayload) > 0) {
             return WireStatus.OVERSIZED;
         }
-        if (op == OP_WRITE && total != (isSameHostWrite(h, o) ? sameHostLen(h, o, 0) : payloadLength(h, o))) {
-            return WireStatus.RMA_LENGTH_MISMATCH;
+        if (op == OP_WRITE) {
+            long carried = isSameHostWrite(h, o) ? sameHostTotal(h, o, maxPayload) : payloadLength(h, o);
+            if (carried < 0) {
+                return (int) carried;
+            }
+            if (total != carried) {
+                return WireStatus.RMA_LENGTH_MISMATCH;
+            }
         }
         return WireStatus.OK;
+    }
+
+    /** The bytes a same-host frame's ranges name, or {@link WireStatus#OVERSIZED} past {@code maxPayload}. */
+    private static long sameHostTotal(MemorySegment h, WireOrder o, long maxPayload) {
+        long total = 0;
+        for (int i = 0; i < sameHostCount(h, o); i++) {
+            long len = sameHostLen(h, o, i);
+            if (Long.compareUnsigned(len, maxPayload) > 0) {
+                return WireStatus.OVERSIZED;
+            }
+            total += len;
+        }
+        return Long.compareUnsigned(total, maxPayload) > 0 ? WireStatus.OVERSIZED : total;
     }
 
     // ---------------------------------------------------------------- accessors
@@ -432,7 +470,10 @@ public final class DataHeader {
         return (op == OP_MSG || op == OP_READ_RSP) && opData(h) == 0 && (flags(h, o) & FLAG_SAME_HOST) != 0;
     }
 
-    /** A same-host write (FLAG_SAME_HOST): the data stays in the initiator's memory, at {@link #sameHostAddr} 0. */
+    /**
+     * A same-host write (FLAG_SAME_HOST): the data stays in the initiator's memory, at the {@link #sameHostCount}
+     * ranges {@link #sameHostAddr} names.
+     */
     public static boolean isSameHostWrite(MemorySegment h, WireOrder o) {
         return op(h) == OP_WRITE && (flags(h, o) & FLAG_SAME_HOST) != 0;
     }
@@ -453,10 +494,18 @@ public final class DataHeader {
         return WireOrder.getU64(h, o, sameHostIovOffset(h, o) + (long) i * RMA_IOV_SIZE + 8);
     }
 
-    /** The whole length of a same-host message (validated not to overflow by {@link #decodeExtensions}). */
+    /**
+     * How many ranges of the sender's memory a same-host frame names: a message's or read response's are its iovs,
+     * a write's fill its header after the target ranges.
+     */
+    public static int sameHostCount(MemorySegment h, WireOrder o) {
+        return op(h) == OP_WRITE ? (int) ((hdrSize(h) - sameHostIovOffset(h, o)) / RMA_IOV_SIZE) : rmaIovCount(h);
+    }
+
+    /** The whole length of a same-host frame's data (validated not to overflow by {@link #decodeExtensions}). */
     public static long sameHostLength(MemorySegment h, WireOrder o) {
         long total = 0;
-        for (int i = 0; i < rmaIovCount(h); i++) {
+        for (int i = 0; i < sameHostCount(h, o); i++) {
             total += sameHostLen(h, o, i);
         }
         return total;

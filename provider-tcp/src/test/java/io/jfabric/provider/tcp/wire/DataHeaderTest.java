@@ -249,20 +249,29 @@ class DataHeaderTest {
         assertFalse(DataHeader.isSameHost(h, host));
     }
 
-    /** Encodes a same-host write of {@code lens.length} target ranges (keys 0x10+i) from a source at 0x7000. */
-    private int sameHostWrite(int flags, long cqData, long sourceLen, long... lens) {
-        int hl = DataHeader.encodeRma(h, host, DataHeader.OP_WRITE, flags | DataHeader.FLAG_SAME_HOST
-                | DataHeader.FLAG_DELIVERY_COMPLETE, cqData, lens.length, sourceLen);
+    /**
+     * Encodes a same-host write of {@code lens.length} target ranges (at 0x1000 * (i + 1), keys 0x10 + i) from
+     * {@code sources.length} source ranges (at 0x7000 + 0x1000 * i).
+     */
+    private int sameHostWrite(int flags, long cqData, long[] sources, long... lens) {
+        int hl = DataHeader.encodeSameHostWrite(h, host, flags | DataHeader.FLAG_DELIVERY_COMPLETE, cqData,
+                lens.length, sources.length);
         for (int i = 0; i < lens.length; i++) {
             DataHeader.putRmaIov(h, host, i, 0x1000L * (i + 1), lens[i], 0x10 + i);
         }
-        DataHeader.putSameHostIov(h, host, 0, 0x7000, sourceLen);
+        for (int i = 0; i < sources.length; i++) {
+            DataHeader.putSameHostIov(h, host, i, 0x7000 + 0x1000L * i, sources[i]);
+        }
         return hl;
     }
 
+    private static long[] sources(long... lens) {
+        return lens;
+    }
+
     @Test
-    void sameHostWriteNamesItsTargetsThenItsSourceAndCarriesNoPayload() {
-        int hl = sameHostWrite(DataHeader.FLAG_REMOTE_CQ_DATA, 0xD, 300, 100, 200);
+    void sameHostWriteNamesItsTargetsThenItsSourcesAndCarriesNoPayload() {
+        int hl = sameHostWrite(DataHeader.FLAG_REMOTE_CQ_DATA, 0xD, sources(300), 100, 200);
         assertEquals(16 + 8 + 2 * 24 + 24, hl);
         assertEquals(hl, DataHeader.decodeBase(h, host, MAX));
         assertEquals(WireStatus.OK, DataHeader.decodeExtensions(h, host, MAX));
@@ -273,25 +282,51 @@ class DataHeaderTest {
         assertEquals(0xD, DataHeader.cqData(h, host));
         assertEquals(0x2000, DataHeader.rmaAddr(h, host, 1));
         assertEquals(0x11, DataHeader.rmaKey(h, host, 1));
+        assertEquals(1, DataHeader.sameHostCount(h, host));
         assertEquals(0x7000, DataHeader.sameHostAddr(h, host, 0));
         assertEquals(300, DataHeader.sameHostLen(h, host, 0));
         assertEquals(WireStatus.OVERSIZED, DataHeader.decodeExtensions(h, host, 299));
 
-        hl = sameHostWrite(DataHeader.FLAG_REMOTE_CQ_DATA, 1, 3, 1, 1, 1); // the most that fits in 120 bytes
-        assertEquals(DataHeader.MAX_HDR_SIZE, hl);
-        assertEquals(3, DataHeader.SAME_HOST_WRITE_TARGETS);
+        hl = sameHostWrite(0, 0, sources(50, 150, 100), 300); // a gather: three sources into one range
+        assertEquals(16 + 4 * 24, hl);
         assertEquals(hl, DataHeader.decodeBase(h, host, MAX));
+        assertEquals(WireStatus.OK, DataHeader.decodeExtensions(h, host, MAX));
+        assertEquals(3, DataHeader.sameHostCount(h, host));
+        assertEquals(300, DataHeader.sameHostLength(h, host));
+        assertEquals(0x9000, DataHeader.sameHostAddr(h, host, 2));
+        assertEquals(0x1000, DataHeader.rmaAddr(h, host, 0));
 
-        sameHostWrite(0, 0, 301, 100, 200); // the source is not what the targets add up to
+        hl = sameHostWrite(DataHeader.FLAG_REMOTE_CQ_DATA, 1, sources(2, 2), 1, 3); // the most that fits in 120
+        assertEquals(DataHeader.MAX_HDR_SIZE, hl);
+        assertEquals(4, DataHeader.SAME_HOST_WRITE_RANGES);
+        assertEquals(hl, DataHeader.decodeBase(h, host, MAX));
+        assertEquals(WireStatus.OK, DataHeader.decodeExtensions(h, host, MAX));
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT,
+                DataHeader.encodeSameHostWrite(h, host, 0, 0, 2, 3), "five ranges do not fit");
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.encodeSameHostWrite(h, host, 0, 0, 1, 0));
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.encodeSameHostWrite(h, host, 0, 0, 0, 1));
+
+        sameHostWrite(0, 0, sources(301), 100, 200); // the source is not what the targets add up to
         assertEquals(WireStatus.RMA_LENGTH_MISMATCH, DataHeader.decodeExtensions(h, host, MAX));
-        hl = sameHostWrite(0, 0, 300, 300);
+        sameHostWrite(0, 0, sources(100, 199), 300);
+        assertEquals(WireStatus.RMA_LENGTH_MISMATCH, DataHeader.decodeExtensions(h, host, MAX));
+        sameHostWrite(0, 0, sources(-1L, 301), 300); // sources that wrap around to the targets' sum
+        assertEquals(WireStatus.OVERSIZED, DataHeader.decodeExtensions(h, host, MAX));
+        hl = sameHostWrite(0, 0, sources(300), 300);
         h.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, hl + 300L); // a payload after it
         assertEquals(WireStatus.UNEXPECTED_PAYLOAD, DataHeader.decodeBase(h, host, MAX));
-        sameHostWrite(0, 0, 0);
-        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.decodeBase(h, host, MAX), "no target range");
-        sameHostWrite(0, 0, 3, 1, 1, 1);
-        h.set(ValueLayout.JAVA_BYTE, 5, (byte) 4); // four targets and the source would take 136 bytes
+        hl = sameHostWrite(0, 0, sources(300), 300);
+        h.set(ValueLayout.JAVA_BYTE, 6, (byte) (hl + 8)); // eight bytes that are no whole range
+        h.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, hl + 8L);
         assertEquals(WireStatus.HDR_SIZE_MISMATCH, DataHeader.decodeBase(h, host, MAX));
+        sameHostWrite(0, 0, sources(3), 1, 1, 1);
+        h.set(ValueLayout.JAVA_BYTE, 5, (byte) 4); // four targets leave no room for a source
+        assertEquals(WireStatus.HDR_SIZE_MISMATCH, DataHeader.decodeBase(h, host, MAX));
+        sameHostWrite(0, 0, sources(3), 3);
+        h.set(ValueLayout.JAVA_BYTE, 5, (byte) 0);
+        assertEquals(WireStatus.BAD_RMA_IOV_COUNT, DataHeader.decodeBase(h, host, MAX), "no target range");
+        DataHeader.encodeRma(h, host, DataHeader.OP_WRITE, DataHeader.FLAG_SAME_HOST, 0, 1, 8);
+        assertFalse(DataHeader.isSameHostWrite(h, host), "the socket form never takes the flag");
         DataHeader.encodeRma(h, host, DataHeader.OP_READ_REQ, DataHeader.FLAG_SAME_HOST, 0, 1, 0);
         assertFalse(DataHeader.isSameHostWrite(h, host));
         assertEquals(16 + 24, DataHeader.decodeBase(h, host, MAX), "a read request never takes the flag");
