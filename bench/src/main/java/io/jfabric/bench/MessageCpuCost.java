@@ -3,6 +3,7 @@ package io.jfabric.bench;
 import io.jfabric.Caps;
 import io.jfabric.EndpointType;
 import io.jfabric.FabricInfo;
+import io.jfabric.Threading;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -17,6 +18,7 @@ import java.util.Arrays;
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp bench/target/benchmarks.jar io.jfabric.bench.MessageCpuCost \
  *      'tcp;ofi_rxm' 5 100000        # provider, rounds, messages per round; prints ns per message per round
+ * ... MessageCpuCost 'tcp;ofi_rxm' 5 100000 domain    # both domains at FI_THREAD_DOMAIN (default: the provider's)
  * </pre>
  */
 public final class MessageCpuCost {
@@ -38,6 +40,9 @@ public final class MessageCpuCost {
             System.err.println("provider " + provider + " has no " + type + " endpoint with FI_MSG here");
             System.exit(2);
         }
+        if (args.length > 3) {
+            info.domainAttr.threading = Threading.parse(args[3]);
+        }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         try (MessagePair pair = new MessagePair(info, MessageStream.WINDOW * SIZE)) {
             MessageStream stream = new MessageStream(pair, SIZE);
@@ -53,7 +58,8 @@ public final class MessageCpuCost {
             }
             long[] sorted = ns.clone();
             Arrays.sort(sorted);
-            StringBuilder out = new StringBuilder(provider).append(" ns CPU/msg:");
+            StringBuilder out = new StringBuilder(provider).append(' ').append(info.domainAttr.threading)
+                    .append(" ns CPU/msg:");
             for (long v : ns) {
                 out.append(' ').append(v);
             }

@@ -5,6 +5,7 @@ import io.jfabric.util.UtilCompletionQueue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The progress hook of an rxm CQ or counter: a read first drives the progress of the rxm endpoints bound to
@@ -14,7 +15,7 @@ import java.util.List;
  * otherwise it parks between progress calls.
  */
 final class BoundEndpoints implements ProgressHook {
-    private final Object lock;
+    private final Lock lock;
     private final List<RxmEndpoint> endpoints = new ArrayList<>();
     private volatile RxmEndpoint[] snapshot = new RxmEndpoint[0];
 
@@ -26,7 +27,7 @@ final class BoundEndpoints implements ProgressHook {
      */
     UtilCompletionQueue cq;
 
-    BoundEndpoints(Object lock) {
+    BoundEndpoints(Lock lock) {
         this.lock = lock;
     }
 
@@ -36,10 +37,13 @@ final class BoundEndpoints implements ProgressHook {
         if (eps.length == 0 || (cq != null && cq.size() > 0)) {
             return 0;
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             for (RxmEndpoint ep : eps) {
                 ep.progress();
             }
+        } finally {
+            lock.unlock();
         }
         return 0;
     }
@@ -75,10 +79,13 @@ final class BoundEndpoints implements ProgressHook {
     public boolean readyToSleep() {
         RxmEndpoint[] eps = snapshot;
         boolean idle = true;
-        synchronized (lock) {
+        lock.lock();
+        try {
             for (RxmEndpoint ep : eps) {
                 idle &= ep.beforeSleep();
             }
+        } finally {
+            lock.unlock();
         }
         return idle;
     }
@@ -110,22 +117,28 @@ final class BoundEndpoints implements ProgressHook {
 
     /** Binds {@code ep} once; the endpoint's bindings hold the reference that keeps the queue open. */
     void bind(RxmEndpoint ep) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (endpoints.contains(ep)) {
                 return;
             }
             endpoints.add(ep);
             snapshot = endpoints.toArray(new RxmEndpoint[0]);
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Unbinds {@code ep} if bound. */
     void unbind(RxmEndpoint ep) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (!endpoints.remove(ep)) {
                 return;
             }
             snapshot = endpoints.toArray(new RxmEndpoint[0]);
+        } finally {
+            lock.unlock();
         }
     }
 }

@@ -15,22 +15,30 @@ import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.MrAttr;
+import io.jfabric.Progress;
 import io.jfabric.Threading;
+import io.jfabric.util.NoLock;
 import io.jfabric.util.UtilDomain;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * ofi_rxm's domain ({@code struct rxm_domain}): wraps one core domain. Memory registration is the core's
  * (RMA and rendezvous run on core endpoints, so the core checks keys). One lock per domain serializes the
- * endpoints, CQs and progress of this domain, which is what FI_THREAD_SAFE requires and what an
- * uncontended single-threaded user pays almost nothing for.
+ * endpoints, CQs, counters and progress of this domain, which is what FI_THREAD_SAFE requires. At
+ * FI_THREAD_DOMAIN the application serialises every call into the domain (fi_domain(3)), so the lock is
+ * {@link NoLock}; narrower levels keep it, since every rxm object of the domain shares its one core domain.
  */
 final class RxmDomain extends UtilDomain<RxmFabric> {
     final FabricInfo coreInfo;
     final Domain core;
-    final Object lock = new Object();
+    /** Held around every call into the domain's objects and its core; {@link NoLock} at FI_THREAD_DOMAIN. */
+    final Lock lock;
+    /** {@link #lock} when it is real, for the CQs to read under; null at FI_THREAD_DOMAIN. */
+    final ReentrantLock guard;
     /** Whether the core carries tagged messages on FI_EP_MSG (libfabric's dyn_rbuf precondition). */
     final boolean coreTagged;
     /** Keys for rendezvous registrations, from the top of the key space so they avoid application keys. */
@@ -39,6 +47,8 @@ final class RxmDomain extends UtilDomain<RxmFabric> {
     RxmDomain(RxmFabric fabric, FabricInfo info, FabricInfo coreInfo) {
         super("ofi_rxm domain", fabric, info);
         this.coreInfo = coreInfo;
+        this.guard = serialisedByApplication(info) ? null : new ReentrantLock();
+        this.lock = guard == null ? NoLock.INSTANCE : guard;
         this.core = fabric.core.openDomain(serialisedCore(coreInfo));
         this.coreTagged = (coreInfo.caps & Caps.TAGGED) != 0 || probeCoreTagged(coreInfo);
     }
@@ -55,6 +65,11 @@ final class RxmDomain extends UtilDomain<RxmFabric> {
         FabricInfo c = coreInfo.copy();
         c.domainAttr.threading = Threading.DOMAIN;
         return c;
+    }
+
+    private static boolean serialisedByApplication(FabricInfo info) {
+        return info.domainAttr != null && info.domainAttr.threading == Threading.DOMAIN
+                && info.domainAttr.dataProgress != Progress.AUTO;
     }
 
     private static boolean probeCoreTagged(FabricInfo coreInfo) {
@@ -117,16 +132,22 @@ final class RxmDomain extends UtilDomain<RxmFabric> {
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, long access, long offset, long requestedKey,
                                        long flags) {
-        synchronized (lock) { // the core domain is FI_THREAD_DOMAIN: its calls are serialised by this lock
+        lock.lock();
+        try { // the core domain is FI_THREAD_DOMAIN: its calls are serialised by this lock
             return core.registerMemory(segment, access, offset, requestedKey, flags);
+        } finally {
+            lock.unlock();
         }
     }
 
     /** The core's regions serve rxm's RMA as they are (rxm_mr_regattr passes through as well). */
     @Override
     public MemoryRegion registerMemory(MrAttr attr, long flags) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return core.registerMemory(attr, flags);
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -13,10 +13,12 @@ import io.jfabric.FabricInfo;
 import io.jfabric.OpFlags;
 import io.jfabric.util.AtomicRequest;
 import io.jfabric.util.OpRequest;
-import io.jfabric.util.UtilEndpoint;
 import io.jfabric.util.Sockaddr;
+import io.jfabric.util.UtilEndpoint;
 import io.jfabric.util.jfr.EndpointStatistics;
 import io.jfabric.util.jfr.EndpointStatisticsEvent;
+
+import java.util.concurrent.locks.Lock;
 
 /**
  * ofi_rxm's FI_EP_RDM endpoint ({@code struct rxm_ep}, prov/rxm/src/rxm_ep.c): connectionless messages,
@@ -40,7 +42,7 @@ import io.jfabric.util.jfr.EndpointStatisticsEvent;
  */
 final class RxmEndpoint extends UtilEndpoint {
     private final RxmShared s;
-    private final Object lock;
+    private final Lock lock;
     private final RxmMsg msg;
     private final RxmTagged tagged;
     private final RxmRma rma;
@@ -63,36 +65,51 @@ final class RxmEndpoint extends UtilEndpoint {
 
     @Override
     protected int postSend(OpRequest op) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return (op.flags & OpFlags.TAGGED) != 0 ? tagged.send(op) : msg.send(op);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     protected int postRecv(OpRequest op) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return (op.flags & OpFlags.TAGGED) != 0 ? tagged.recv(op) : msg.recv(op);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     protected int postRead(OpRequest op) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return rma.read(op);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     protected int postWrite(OpRequest op) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return rma.write(op);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     protected int postAtomic(AtomicRequest op) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return s.atomic.post(op);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -138,8 +155,11 @@ final class RxmEndpoint extends UtilEndpoint {
         if (!(cq instanceof RxmCq r)) {
             throw new FabricException(Errno.EINVAL, "bind an ofi_rxm endpoint to a CQ of the same ofi_rxm domain");
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             s.bindings.bindCq(r, flags);
+        } finally {
+            lock.unlock();
         }
         r.attach(this);
     }
@@ -147,8 +167,11 @@ final class RxmEndpoint extends UtilEndpoint {
     @Override
     public void bind(EventQueue eq) {
         // no CM events on RDM; the EQ hears of peers found gone (the jfabric extension FI_JF_PEER_FAILED)
-        synchronized (lock) {
+        lock.lock();
+        try {
             s.bindings.bindEq(eq);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -157,11 +180,14 @@ final class RxmEndpoint extends UtilEndpoint {
         if (!(av instanceof RxmAv r)) {
             throw new FabricException(Errno.EINVAL, "bind an ofi_rxm endpoint to an AV of the same ofi_rxm domain");
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (s.av != null) {
                 throw new FabricException(Errno.EINVAL, "this endpoint is already bound to an AV");
             }
             s.av = r;
+        } finally {
+            lock.unlock();
         }
         r.bindEndpoint();
     }
@@ -175,9 +201,12 @@ final class RxmEndpoint extends UtilEndpoint {
             // RMA lands through the core endpoint, unseen by rxm: counting it needs FI_RMA_EVENT, not offered
             throw new FabricException(Errno.ENOSYS, "ofi_rxm counts no remote RMA (FI_RMA_EVENT is not offered)");
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             // a second counter for a kind would leave the first bound but forgotten: refused
             s.bindings.bindCounter(c, flags);
+        } finally {
+            lock.unlock();
         }
         c.attach(this);
     }
@@ -188,12 +217,15 @@ final class RxmEndpoint extends UtilEndpoint {
             throw new FabricException(Errno.EINVAL, "bind an ofi_rxm endpoint to a shared receive context of the "
                     + "same ofi_rxm domain");
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (s.enabled || srx != null || s.closed) {
                 throw new FabricException(Errno.EINVAL, "bind one shared receive context before enabling the endpoint");
             }
             srx = r;
             s.recv.share(r.matcher);
+        } finally {
+            lock.unlock();
         }
         r.add(this);
     }
@@ -210,7 +242,8 @@ final class RxmEndpoint extends UtilEndpoint {
 
     @Override
     public void enable() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             s.bindings.checkEnable(true, true, false, false);
             if (s.av == null) {
                 throw new FabricException(Errno.ENOAV, "bind an AV before enable; RDM endpoints address peers by fi_addr");
@@ -218,6 +251,8 @@ final class RxmEndpoint extends UtilEndpoint {
             s.enabled = true;
             s.progress.start();
             EndpointStatistics.register(statistics);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -258,8 +293,11 @@ final class RxmEndpoint extends UtilEndpoint {
     public long getOpt(EndpointOption option) {
         return switch (option) {
             case MIN_MULTI_RECV -> {
-                synchronized (lock) {
+                lock.lock();
+                try {
                     yield s.recv.minMultiRecv();
+                } finally {
+                    lock.unlock();
                 }
             }
             case CM_DATA_SIZE -> 0;
@@ -273,8 +311,11 @@ final class RxmEndpoint extends UtilEndpoint {
             if (value < 0) {
                 throw new FabricException(Errno.EINVAL, "FI_OPT_MIN_MULTI_RECV is a size: " + value + " is negative");
             }
-            synchronized (lock) {
+            lock.lock();
+            try {
                 s.recv.setMinMultiRecv(value);
+            } finally {
+                lock.unlock();
             }
             return;
         }
@@ -283,14 +324,18 @@ final class RxmEndpoint extends UtilEndpoint {
 
     @Override
     public int cancel(Object context) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return s.recv.cancel(context);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     public void close() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (s.closed) {
                 return;
             }
@@ -298,6 +343,8 @@ final class RxmEndpoint extends UtilEndpoint {
             EndpointStatistics.unregister(statistics);
             s.cm.closeAll();
             s.recv.cancelAll();
+        } finally {
+            lock.unlock();
         }
         if (s.bindings.txCq() instanceof RxmCq cq) {
             cq.detach(this);
@@ -340,19 +387,25 @@ final class RxmEndpoint extends UtilEndpoint {
 
     /** Connection state to a peer, for tests and diagnostics. */
     ConnState connState(long fiAddr) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return s.cm.state(fiAddr);
+        } finally {
+            lock.unlock();
         }
     }
 
     /** State for failure dumps: connections, queues, pools. */
     @Override
     public String toString() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return "RxmEndpoint[" + Sockaddr.straddr(s.localAddr) + ", dyn_rbuf="
                     + s.dynRbuf + ", eager=" + s.eagerLimit + ", sar=" + s.selector.sarLimit() + ", rndv="
                     + (s.rndvWrite ? "write" : "read") + (s.sameHost == null ? "" : ", " + s.sameHost) + ", " + s.pools + ", " + s.recv + "\n  deferred conns "
                     + s.cm.deferredConnections() + "\n" + s.cm + "]";
+        } finally {
+            lock.unlock();
         }
     }
 }

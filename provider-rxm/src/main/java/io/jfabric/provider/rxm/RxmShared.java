@@ -17,6 +17,8 @@ import io.jfabric.util.FabricLog;
 import io.jfabric.util.ProgressHook;
 import io.jfabric.util.Waitable;
 
+import java.util.concurrent.locks.Lock;
+
 /**
  * What every part of one rxm endpoint shares (libfabric's {@code struct rxm_ep}): the settings fixed at
  * open, the core EQ, CQ and passive endpoint, the bindings, and the parts themselves. Each part gets this
@@ -33,7 +35,7 @@ final class RxmShared {
     final FabricInfo info;
     final RxmParams params;
     /** The domain's lock: every data-path call and every progress pass holds it. */
-    final Object lock;
+    final Lock lock;
     final long caps;
     /** FI_SOURCE with FI_SOURCE_ERR: a message from a sender not in the AV completes as an EADDRNOTAVAIL error. */
     final boolean sourceErr;

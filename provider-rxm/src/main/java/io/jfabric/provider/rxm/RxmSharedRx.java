@@ -36,16 +36,22 @@ final class RxmSharedRx extends UtilSharedRx {
     }
 
     void add(RxmEndpoint ep) {
-        synchronized (domain.lock) {
+        domain.lock.lock();
+        try {
             endpoints.add(ep);
+        } finally {
+            domain.lock.unlock();
         }
         attach();
     }
 
     /** Frees {@code slabs} (a closed endpoint's bounce buffers) when this context closes. */
     void freeAtClose(Arena slabs) {
-        synchronized (domain.lock) {
+        domain.lock.lock();
+        try {
             endpointSlabs.add(slabs);
+        } finally {
+            domain.lock.unlock();
         }
     }
 
@@ -60,8 +66,11 @@ final class RxmSharedRx extends UtilSharedRx {
     }
 
     void remove(RxmEndpoint ep) {
-        synchronized (domain.lock) {
+        domain.lock.lock();
+        try {
             endpoints.remove(ep);
+        } finally {
+            domain.lock.unlock();
         }
         detach();
     }
@@ -79,21 +88,27 @@ final class RxmSharedRx extends UtilSharedRx {
 
     @Override
     protected int postRecv(OpRequest op) {
-        synchronized (domain.lock) {
+        domain.lock.lock();
+        try {
             RxmEndpoint ep = poster();
             if (ep == null) {
                 return -Errno.EOPBADSTATE;
             }
             lastCq = ep.rxCq();
             return ep.postRecv(op);
+        } finally {
+            domain.lock.unlock();
         }
     }
 
     @Override
     public int cancel(Object context) {
-        synchronized (domain.lock) {
+        domain.lock.lock();
+        try {
             RxmEndpoint ep = poster();
             return ep == null ? -Errno.ENOENT : ep.cancel(context);
+        } finally {
+            domain.lock.unlock();
         }
     }
 
@@ -103,7 +118,8 @@ final class RxmSharedRx extends UtilSharedRx {
      */
     @Override
     protected void closeShared() {
-        synchronized (domain.lock) {
+        domain.lock.lock();
+        try {
             TagMatcher.Recv n;
             while ((n = matcher.removeFirstPosted()) != null) {
                 if (lastCq != null) {
@@ -116,6 +132,8 @@ final class RxmSharedRx extends UtilSharedRx {
                 closeArena(a);
             }
             endpointSlabs.clear();
+        } finally {
+            domain.lock.unlock();
         }
         domain.release();
     }

@@ -18,6 +18,7 @@ import io.jfabric.Fabric;
 import io.jfabric.FabricInfo;
 import io.jfabric.Fabrics;
 import io.jfabric.Hints;
+import io.jfabric.Threading;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -49,7 +50,18 @@ final class RxmNode implements AutoCloseable {
     }
 
     RxmNode(long caps, CqAttr cqAttr) {
-        FabricInfo hints = Hints.create().caps(caps).epType(EndpointType.RDM).provider("tcp;ofi_rxm").build();
+        this(caps, cqAttr, null);
+    }
+
+    /** @param threading the threading level the hints ask, or null to leave it unset (FI_THREAD_SAFE) */
+    RxmNode(Threading threading) {
+        this(Caps.MSG | Caps.TAGGED | Caps.RMA | Caps.DIRECTED_RECV | Caps.SOURCE | Caps.MULTI_RECV, new CqAttr(),
+                threading);
+    }
+
+    RxmNode(long caps, CqAttr cqAttr, Threading threading) {
+        Hints h = Hints.create().caps(caps).epType(EndpointType.RDM).provider("tcp;ofi_rxm");
+        FabricInfo hints = (threading == null ? h : h.threading(threading)).build();
         List<FabricInfo> infos = Fabrics.getInfo(Fabrics.API_VERSION, "127.0.0.1", null, Fabrics.SOURCE, hints);
         info = infos.getFirst();
         fabric = Fabrics.openFabric(info);

@@ -1,5 +1,6 @@
 package io.jfabric.provider.rxm;
 
+import io.jfabric.Threading;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -18,6 +19,11 @@ abstract class RxmPairFixture {
     protected void beforeOpen() {
     }
 
+    /** The threading level the endpoints' hints ask; null leaves it unset (FI_THREAD_SAFE). */
+    protected Threading threading() {
+        return null;
+    }
+
     /** Runs after the endpoints closed. */
     protected void afterClose() {
     }
@@ -25,8 +31,8 @@ abstract class RxmPairFixture {
     @BeforeEach
     void openPair() {
         beforeOpen();
-        a = new RxmNode();
-        b = new RxmNode();
+        a = new RxmNode(threading());
+        b = new RxmNode(threading());
         aToB = a.insert(b.name());
         bToA = b.insert(a.name());
         arena = Arena.ofShared();
