@@ -30,7 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * (RMA and rendezvous run on core endpoints, so the core checks keys). One lock per domain serializes the
  * endpoints, CQs, counters and progress of this domain, which is what FI_THREAD_SAFE requires. At
  * FI_THREAD_DOMAIN the application serialises every call into the domain (fi_domain(3)), so the lock is
- * {@link NoLock}; narrower levels keep it, since every rxm object of the domain shares its one core domain.
+ * {@link NoLock}; FI_THREAD_COMPLETION and FI_THREAD_ENDPOINT keep it, since every rxm object of the domain shares
+ * its one core domain.
  */
 final class RxmDomain extends UtilDomain<RxmFabric> {
     final FabricInfo coreInfo;
