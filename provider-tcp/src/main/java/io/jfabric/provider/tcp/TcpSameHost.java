@@ -26,9 +26,9 @@ import java.nio.ByteBuffer;
  *     {@link DataHeader#FLAG_SAME_HOST} frame naming those buffers, and each RMA write of that size from native
  *     buffers as a same-host write naming them, when its buffers and target ranges come to at most
  *     {@link DataHeader#SAME_HOST_WRITE_RANGES} (the target checks the key as for any write, copies, then ACKs);
- *     it answers each RMA read of at least that size
- *     from native memory with a same-host read response naming the ranges, after checking the key as for any read
- *     (so a bad key still fails at the initiator); everything else goes through the socket.</li>
+ *     it answers each RMA read of at least that size from native memory with a same-host read response naming
+ *     the ranges, after checking the key as for any read (so a bad key still fails at the initiator); everything
+ *     else goes through the socket.</li>
  * </ul>
  * A lent read is copied after the target has answered, as an RDMA read reaches the target's memory without its
  * CPU: memory the target frees or unregisters before the copy fails the read at the initiator (the connection
@@ -211,7 +211,8 @@ final class TcpSameHost {
             }
             long remote = DataHeader.sameHostAddr(ranges, rangesOrder, range) + rangeDone;
             long piece = Math.min(k - done, DataHeader.sameHostLen(ranges, rangesOrder, range) - rangeDone);
-            int rc = at != 0 ? cma.readFully(peerPid, at + done, remote, piece) : readThroughScratch(remote, d, done, piece);
+            int rc = at != 0 ? cma.readFully(peerPid, at + done, remote, piece)
+                    : readThroughScratch(remote, d, done, piece);
             if (rc != 0) {
                 return rc;
             }
