@@ -60,9 +60,14 @@ public final class Cma implements AutoCloseable {
         UNAVAILABLE = failure;
     }
 
+    /** Iovecs a vectored read takes on each side ({@link #readVector}). */
+    public static final int VECTOR_LIMIT = 16;
+
     private final Arena arena = Arena.ofShared();
     private final MemorySegment local = arena.allocate(IOVEC);
     private final MemorySegment remote = arena.allocate(IOVEC);
+    private final MemorySegment localVector = arena.allocate(IOVEC, VECTOR_LIMIT);
+    private final MemorySegment remoteVector = arena.allocate(IOVEC, VECTOR_LIMIT);
     private final MemorySegment callState = arena.allocate(CALL_STATE);
 
     /** Whether the C library offers the calls at all (a reason is in {@link #unavailableReason()}). */
@@ -118,6 +123,73 @@ public final class Cma implements AutoCloseable {
             done += n;
         }
         return 0;
+    }
+
+    /** Sets local iovec {@code i} of the next {@link #readVector}. */
+    public void localPiece(int i, long address, long length) {
+        localVector.set(ValueLayout.JAVA_LONG, 16L * i, address);
+        localVector.set(ValueLayout.JAVA_LONG, 16L * i + 8, length);
+    }
+
+    /** Sets remote iovec {@code i} of the next {@link #readVector}. */
+    public void remotePiece(int i, long address, long length) {
+        remoteVector.set(ValueLayout.JAVA_LONG, 16L * i, address);
+        remoteVector.set(ValueLayout.JAVA_LONG, 16L * i + 8, length);
+    }
+
+    /**
+     * Copies the {@code remoteCount} remote pieces of {@code pid} into the {@code localCount} local pieces set
+     * before (at most {@link #VECTOR_LIMIT} each, both adding up to the same length) with one process_vm_readv,
+     * repeating it over what is left after a partial transfer.
+     *
+     * @return 0, or a negative errno
+     */
+    public int readVector(int pid, int localCount, int remoteCount) {
+        if (READV == null) {
+            return -Errno.ENOSYS;
+        }
+        int l = 0;
+        int r = 0;
+        while (l < localCount && r < remoteCount) {
+            // a slice only after a partial transfer: the first call passes the vectors themselves
+            MemorySegment lv = l == 0 ? localVector : localVector.asSlice(16L * l);
+            MemorySegment rv = r == 0 ? remoteVector : remoteVector.asSlice(16L * r);
+            long n;
+            try {
+                n = (long) READV.invokeExact(callState, pid, lv, (long) (localCount - l), rv, (long) (remoteCount - r),
+                        0L);
+            } catch (Throwable t) {
+                throw new IllegalStateException("process_vm_readv downcall failed", t);
+            }
+            if (n < 0) {
+                return -(int) ERRNO.get(callState, 0L);
+            }
+            if (n == 0) {
+                return -Errno.EFAULT;
+            }
+            l = consume(localVector, l, localCount, n);
+            r = consume(remoteVector, r, remoteCount, n);
+        }
+        return l < localCount || r < remoteCount ? -Errno.EIO : 0; // the two sides did not add up
+    }
+
+    /** Drops {@code n} bytes from the front of iovecs {@code from..count}; returns the first one left. */
+    private static int consume(MemorySegment v, int from, int count, long n) {
+        int i = from;
+        while (i < count && n > 0) {
+            long len = v.get(ValueLayout.JAVA_LONG, 16L * i + 8);
+            if (n < len) {
+                v.set(ValueLayout.JAVA_LONG, 16L * i, v.get(ValueLayout.JAVA_LONG, 16L * i) + n);
+                v.set(ValueLayout.JAVA_LONG, 16L * i + 8, len - n);
+                return i;
+            }
+            n -= len;
+            i++;
+        }
+        while (i < count && v.get(ValueLayout.JAVA_LONG, 16L * i + 8) == 0) {
+            i++;
+        }
+        return i;
     }
 
     /*

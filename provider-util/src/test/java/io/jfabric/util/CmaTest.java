@@ -54,4 +54,37 @@ class CmaTest {
             assertEquals(-Errno.EIO, cma.probe(self, other.address(), dst));
         }
     }
+
+    /** Pieces on both sides whose boundaries differ, gathered by one vectored read; a partial one is resumed. */
+    @Test
+    void aVectoredReadGathersPiecesWhoseBoundariesDiffer() {
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            int self = (int) ProcessHandle.current().pid();
+            MemorySegment src = a.allocate(30_000, 64);
+            for (long i = 0; i < src.byteSize(); i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
+            }
+            MemorySegment dst = a.allocate(30_000, 64);
+            cma.remotePiece(0, src.address(), 10_000);
+            cma.remotePiece(1, src.address() + 10_000, 0);
+            cma.remotePiece(2, src.address() + 10_000, 20_000);
+            cma.localPiece(0, dst.address(), 4_000);
+            cma.localPiece(1, dst.address() + 4_000, 25_000);
+            cma.localPiece(2, dst.address() + 29_000, 1_000);
+            assertEquals(0, cma.readVector(self, 3, 3));
+            assertEquals(-1, src.mismatch(dst));
+
+            cma.remotePiece(0, src.address(), 10_000);
+            cma.localPiece(0, dst.address(), 9_000);
+            assertEquals(-Errno.EIO, cma.readVector(self, 1, 1), "sides that do not add up");
+
+            // the kernel copies the first range, then stops at the unmapped one: the rest fails with EFAULT
+            dst.fill((byte) 0);
+            cma.remotePiece(0, src.address(), 4096);
+            cma.remotePiece(1, 4096, 4096);
+            cma.localPiece(0, dst.address(), 8192);
+            assertEquals(-Errno.EFAULT, cma.readVector(self, 1, 2));
+            assertEquals(-1, src.asSlice(0, 4096).mismatch(dst.asSlice(0, 4096)), "the first range arrived");
+        }
+    }
 }

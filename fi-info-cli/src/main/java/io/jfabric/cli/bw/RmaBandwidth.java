@@ -3,7 +3,9 @@ package io.jfabric.cli.bw;
 import io.jfabric.CqEntry;
 import io.jfabric.Errno;
 import io.jfabric.FabricException;
+import io.jfabric.MemoryRegion;
 import io.jfabric.OpFlags;
+import io.jfabric.RmaMsg;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -17,7 +19,9 @@ import java.lang.foreign.ValueLayout;
  * then sends a "done" message; the server, which drives its own progress meanwhile (and counts the
  * remote CQ data completions of writedata), answers with an ack that stops the client's clock. With -c the
  * client writes a per-size pattern that the server checks when "done" arrives, and the server fills the
- * area with it before a read run, which the client checks after every read.
+ * area with it before a read run, which the client checks after every read. With --iov N each operation names its
+ * buffer as N pieces (fi_readv, fi_writev, or fi_writemsg for writedata), cut when a size starts, so posting still
+ * allocates nothing.
  */
 final class RmaBandwidth {
     enum Op { READ, WRITE, WRITEDATA }
@@ -30,11 +34,17 @@ final class RmaBandwidth {
     private final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
     private final SlotContext[] contexts;
     private final SlotContext control = new SlotContext(-1);
+    private final int iov;
+    /** With --iov above 1: each slot's pieces, their descriptors, and the writedata form of each slot. */
+    private MemorySegment[][] pieces;
+    private MemoryRegion[] descs;
+    private RmaMsg[] msgs;
     private CompletionPoller tx;
     private CompletionPoller rx;
 
-    RmaBandwidth(BenchSession session, Op op, BenchReport report, Progress progress) {
+    RmaBandwidth(BenchSession session, Op op, int iov, BenchReport report, Progress progress) {
         this.s = session;
+        this.iov = iov;
         this.o = session.opts;
         this.op = op;
         this.report = report;
@@ -54,6 +64,7 @@ final class RmaBandwidth {
             for (int i = 0; i < window; i++) {
                 slots[i] = s.txSlot(i, size).asSlice(s.txPrefix, size);
             }
+            cut(slots, size);
             long total = (long) (o.warmup() + o.iterations()) * window;
             histogram.reset();
             progress.start(size);
@@ -78,6 +89,34 @@ final class RmaBandwidth {
         }
     }
 
+    /** Cuts each slot into the pieces its operations name (fewer when the size is smaller than --iov). */
+    private void cut(MemorySegment[] slots, long size) {
+        int n = (int) Math.min(iov, Math.max(size, 1));
+        if (n == 1) {
+            pieces = null;
+            return;
+        }
+        pieces = new MemorySegment[slots.length][n];
+        descs = new MemoryRegion[n];
+        java.util.Arrays.fill(descs, s.mr);
+        msgs = new RmaMsg[slots.length];
+        long piece = size / n;
+        for (int i = 0; i < slots.length; i++) {
+            for (int k = 0; k < n; k++) {
+                pieces[i][k] = slots[i].asSlice(k * piece, k == n - 1 ? size - k * piece : piece);
+            }
+            RmaMsg m = new RmaMsg(n);
+            m.iov = pieces[i];
+            m.desc = descs;
+            m.iovCount = n;
+            m.addr = s.peer;
+            m.context = contexts[i];
+            m.rmaIov[0].set(s.remoteAddr, size, s.remoteKey);
+            m.rmaIovCount = 1;
+            msgs[i] = m;
+        }
+    }
+
     /** The windows ({@link WindowRunner}), then "done" to the target and its ack. */
     private long initiate(long size, int window, MemorySegment[] slots) {
         long start = WindowRunner.run(o, window, histogram, progress, done -> initiateWindow(size, window, slots, done));
@@ -90,7 +129,7 @@ final class RmaBandwidth {
         for (int j = 0; j < window; j++) {
             SlotContext c = contexts[j];
             c.postedAt = System.nanoTime();
-            post(slots[j], size, c, done + j);
+            post(slots[j], j, size, c, done + j);
         }
         int outstanding = window;
         while (outstanding > 0) {
@@ -150,14 +189,10 @@ final class RmaBandwidth {
         return elapsed;
     }
 
-    private void post(MemorySegment buf, long size, SlotContext c, long seq) {
+    private void post(MemorySegment buf, int slot, long size, SlotContext c, long seq) {
         long deadline = tx.deadline();
         while (true) {
-            int rc = switch (op) {
-                case READ -> s.ep.read(buf, s.mr, s.peer, s.remoteAddr, s.remoteKey, c);
-                case WRITE -> s.ep.write(buf, s.mr, s.peer, s.remoteAddr, s.remoteKey, c);
-                case WRITEDATA -> s.ep.writedata(buf, s.mr, seq, s.peer, s.remoteAddr, s.remoteKey, c);
-            };
+            int rc = pieces == null ? postWhole(buf, c, seq) : postPieces(slot, c, seq);
             if (rc == 0) {
                 return;
             }
@@ -168,6 +203,28 @@ final class RmaBandwidth {
             s.rxCq.read(rx.entries, 0);
             tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
+    }
+
+    private int postWhole(MemorySegment buf, SlotContext c, long seq) {
+        return switch (op) {
+            case READ -> s.ep.read(buf, s.mr, s.peer, s.remoteAddr, s.remoteKey, c);
+            case WRITE -> s.ep.write(buf, s.mr, s.peer, s.remoteAddr, s.remoteKey, c);
+            case WRITEDATA -> s.ep.writedata(buf, s.mr, seq, s.peer, s.remoteAddr, s.remoteKey, c);
+        };
+    }
+
+    private int postPieces(int slot, SlotContext c, long seq) {
+        MemorySegment[] p = pieces[slot];
+        return switch (op) {
+            case READ -> s.ep.readv(p, descs, p.length, s.peer, s.remoteAddr, s.remoteKey, c);
+            case WRITE -> s.ep.writev(p, descs, p.length, s.peer, s.remoteAddr, s.remoteKey, c);
+            case WRITEDATA -> {
+                RmaMsg m = msgs[slot];
+                m.data = seq;
+                m.context = c;
+                yield s.ep.writemsg(m, OpFlags.REMOTE_CQ_DATA | OpFlags.COMPLETION);
+            }
+        };
     }
 
     private void postRecv() {

@@ -110,6 +110,16 @@ class BwCommandTest {
         assertEquals(0, rc[1], "initiator exit code");
     }
 
+    /** Each operation names its buffer as three pieces (fi_readv, fi_writev, fi_writemsg), every byte checked. */
+    @ParameterizedTest
+    @ValueSource(strings = {"write", "read", "writedata"})
+    void rmaBandwidthFromSeveralLocalBuffersWithDataCheck(String op) throws Exception {
+        int[] rc = runPair(List.of("rma-bw", "-o", op, "--iov", "3", "-p", "tcp", "-S", "1,64k,1m", "-I", "3", "-w",
+                "1", "-W", "8", "-c", "--no-progress"));
+        assertEquals(0, rc[0], "target exit code");
+        assertEquals(0, rc[1], "initiator exit code");
+    }
+
     @Test
     void writesCsvAndJson() throws Exception {
         Path dir = Files.createTempDirectory("bw");
@@ -135,6 +145,8 @@ class BwCommandTest {
         assertEquals(1, run(List.of("bw", "-e", "dgram")));
         assertEquals(1, run(List.of("bw", "-W", "0")));
         assertEquals(1, run(List.of("rma-bw", "-o", "atomic")));
+        assertEquals(1, run(List.of("rma-bw", "--iov", "5")));
+        assertEquals(1, run(List.of("rma-bw", "--iov", "0")));
         assertEquals(1, run(List.of("bw", "--threading", "fast")));
     }
 }

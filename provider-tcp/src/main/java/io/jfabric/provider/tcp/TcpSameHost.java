@@ -147,6 +147,16 @@ final class TcpSameHost {
      * @return 0, or a negative errno (the peer gone, or a range it does not map)
      */
     int copy(MemorySegment h, WireOrder o, MemorySegment[] dst, int dstCount, long n) {
+        if (dstCount <= Cma.VECTOR_LIMIT && allNative(dst, dstCount)) {
+            int local = 0;
+            long left = n;
+            for (; local < dstCount && left > 0; local++) {
+                long k = Math.min(dst[local].byteSize(), left);
+                cma.localPiece(local, dst[local].address(), k);
+                left -= k;
+            }
+            return left == 0 ? copyVector(h, o, local, n) : -Errno.EIO;
+        }
         startRanges(h, o);
         long done = 0;
         for (int li = 0; li < dstCount && done < n; li++) {
@@ -172,6 +182,14 @@ final class TcpSameHost {
      * @return 0, or a negative errno (the peer gone, or a range it does not map)
      */
     int copyWrite(MemorySegment h, WireOrder o, ByteBuffer[] dst, SegmentView[] slots, int count) {
+        if (count <= Cma.VECTOR_LIMIT && allLive(slots, count)) {
+            long total = 0;
+            for (int i = 0; i < count; i++) {
+                cma.localPiece(i, slots[i].address(), dst[i].remaining());
+                total += dst[i].remaining();
+            }
+            return copyVector(h, o, count, total);
+        }
         startRanges(h, o);
         for (int i = 0; i < count; i++) {
             ByteBuffer b = dst[i];
@@ -187,6 +205,47 @@ final class TcpSameHost {
         return 0;
     }
 
+    /**
+     * Copies the first {@code n} bytes of the ranges frame {@code h} names into the {@code local} pieces set on
+     * {@link #cma}, with one process_vm_readv however their boundaries fall.
+     */
+    private int copyVector(MemorySegment h, WireOrder o, int local, long n) {
+        int count = DataHeader.sameHostCount(h, o);
+        int remote = 0;
+        long left = n;
+        for (int i = 0; i < count && left > 0; i++) {
+            long len = Math.min(DataHeader.sameHostLen(h, o, i), left);
+            cma.remotePiece(remote++, DataHeader.sameHostAddr(h, o, i), len);
+            left -= len;
+        }
+        if (left != 0) {
+            return -Errno.EIO;
+        }
+        int rc = cma.readVector(peerPid, local, remote);
+        if (rc == 0) {
+            copied++;
+        }
+        return rc;
+    }
+
+    private static boolean allNative(MemorySegment[] dst, int count) {
+        for (int i = 0; i < count; i++) {
+            if (!dst[i].isNative()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean allLive(SegmentView[] slots, int count) {
+        for (int i = 0; i < count; i++) {
+            if (slots[i].address() == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Starts reading the ranges of the peer's memory that same-host frame {@code h} names. */
     private void startRanges(MemorySegment h, WireOrder o) {
         ranges = h;
@@ -198,7 +257,8 @@ final class TcpSameHost {
 
     /**
      * Copies the next {@code k} bytes of the ranges into {@code d}, or to native address {@code at} when it is not
-     * 0, one process_vm_readv per piece that lies within one range.
+     * 0, one process_vm_readv per piece that lies within one range: the path for heap memory, and for more pieces
+     * than a vectored read takes.
      */
     private int pull(MemorySegment d, long at, long k) {
         for (long done = 0; done < k; ) {
