@@ -104,15 +104,7 @@ final class TcpSameHost {
 
     /** Whether this send goes by copy: the peer reads us, it is large enough, and its buffers are native. */
     boolean carries(OpRequest op, long total) {
-        if (!peerReads || total < minSize || op.count > DataHeader.IOV_LIMIT) {
-            return false;
-        }
-        for (int i = 0; i < op.count; i++) {
-            if (!op.iov[i].isNative()) {
-                return false;
-            }
-        }
-        return true;
+        return peerReads && total >= minSize && op.count <= DataHeader.IOV_LIMIT && allNative(op.iov, op.count);
     }
 
     /**
