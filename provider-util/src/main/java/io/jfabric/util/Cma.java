@@ -138,6 +138,34 @@ public final class Cma implements AutoCloseable {
     }
 
     /**
+     * Sets the local pieces of the next vectored call to bytes {@code [skip, skip + n)} of the buffer list
+     * {@code segments} (its first {@code count}), one piece per buffer touched.
+     *
+     * @return the number of pieces set, or -1 when the list cannot be named by address that way: a buffer the
+     *     range touches is heap memory, the range needs more than {@link #VECTOR_LIMIT} pieces, or the list ends
+     *     before it does
+     */
+    public int localSegments(MemorySegment[] segments, int count, long skip, long n) {
+        int pieces = 0;
+        for (int i = 0; i < count && n > 0; i++) {
+            MemorySegment s = segments[i];
+            long size = s.byteSize();
+            if (skip >= size) {
+                skip -= size;
+                continue;
+            }
+            if (!s.isNative() || pieces == VECTOR_LIMIT) {
+                return -1;
+            }
+            long k = Math.min(size - skip, n);
+            localPiece(pieces++, s.address() + skip, k);
+            n -= k;
+            skip = 0;
+        }
+        return n == 0 ? pieces : -1;
+    }
+
+    /**
      * Copies the {@code remoteCount} remote pieces of {@code pid} into the {@code localCount} local pieces set
      * before (at most {@link #VECTOR_LIMIT} each, both adding up to the same length) with one process_vm_readv,
      * repeating it over what is left after a partial transfer.
@@ -145,6 +173,15 @@ public final class Cma implements AutoCloseable {
      * @return 0, or a negative errno
      */
     public int readVector(int pid, int localCount, int remoteCount) {
+        return vector(false, pid, localCount, remoteCount);
+    }
+
+    /** As {@link #readVector}, the other way: the local pieces into the remote ones, with process_vm_writev. */
+    public int writeVector(int pid, int localCount, int remoteCount) {
+        return vector(true, pid, localCount, remoteCount);
+    }
+
+    private int vector(boolean write, int pid, int localCount, int remoteCount) {
         if (READV == null) {
             return -Errno.ENOSYS;
         }
@@ -154,12 +191,15 @@ public final class Cma implements AutoCloseable {
             // a slice only after a partial transfer: the first call passes the vectors themselves
             MemorySegment lv = l == 0 ? localVector : localVector.asSlice(16L * l);
             MemorySegment rv = r == 0 ? remoteVector : remoteVector.asSlice(16L * r);
+            long ln = localCount - l;
+            long rn = remoteCount - r;
             long n;
             try {
-                n = (long) READV.invokeExact(callState, pid, lv, (long) (localCount - l), rv, (long) (remoteCount - r),
-                        0L);
+                n = write
+                        ? (long) WRITEV.invokeExact(callState, pid, lv, ln, rv, rn, 0L)
+                        : (long) READV.invokeExact(callState, pid, lv, ln, rv, rn, 0L);
             } catch (Throwable t) {
-                throw new IllegalStateException("process_vm_readv downcall failed", t);
+                throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
             }
             if (n < 0) {
                 return -(int) ERRNO.get(callState, 0L);

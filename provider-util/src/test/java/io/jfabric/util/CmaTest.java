@@ -87,4 +87,54 @@ class CmaTest {
             assertEquals(-1, src.asSlice(0, 4096).mismatch(dst.asSlice(0, 4096)), "the first range arrived");
         }
     }
+
+    @Test
+    void aVectoredWriteScattersLocalPiecesIntoRemoteOnes() {
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            int self = (int) ProcessHandle.current().pid();
+            MemorySegment src = a.allocate(20_000, 64);
+            for (long i = 0; i < src.byteSize(); i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
+            }
+            MemorySegment dst = a.allocate(20_000, 64);
+            cma.localPiece(0, src.address(), 5_000);
+            cma.localPiece(1, src.address() + 5_000, 15_000);
+            cma.remotePiece(0, dst.address(), 12_000);
+            cma.remotePiece(1, dst.address() + 12_000, 8_000);
+            assertEquals(0, cma.writeVector(self, 2, 2));
+            assertEquals(-1, src.mismatch(dst));
+
+            cma.localPiece(0, src.address(), 100);
+            cma.remotePiece(0, 4096, 100);
+            assertEquals(-Errno.EFAULT, cma.writeVector(self, 1, 1), "an unmapped remote range");
+        }
+    }
+
+    @Test
+    void localSegmentsNameTheBytesOfABufferListFromAnOffset() {
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            int self = (int) ProcessHandle.current().pid();
+            MemorySegment src = a.allocate(9_000, 64);
+            for (long i = 0; i < src.byteSize(); i++) {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 5 + 11));
+            }
+            MemorySegment[] list = {a.allocate(3_000), a.allocate(0), a.allocate(4_000), a.allocate(5_000)};
+            // bytes [2_000, 10_000) of the list: the last 1_000 of the first buffer, all of the third, 3_000 of the last
+            assertEquals(3, cma.localSegments(list, list.length, 2_000, 8_000));
+            cma.remotePiece(0, src.address(), 8_000);
+            assertEquals(0, cma.readVector(self, 3, 1));
+            assertEquals(-1, src.asSlice(0, 1_000).mismatch(list[0].asSlice(2_000, 1_000)));
+            assertEquals(-1, src.asSlice(1_000, 4_000).mismatch(list[2]));
+            assertEquals(-1, src.asSlice(5_000, 3_000).mismatch(list[3].asSlice(0, 3_000)));
+
+            assertEquals(-1, cma.localSegments(list, list.length, 2_000, 11_000), "past the list's end");
+            MemorySegment[] withHeap = {list[0], MemorySegment.ofArray(new byte[100])};
+            assertEquals(1, cma.localSegments(withHeap, 2, 0, 3_000), "the heap buffer is not touched");
+            assertEquals(-1, cma.localSegments(withHeap, 2, 0, 3_001), "a heap buffer has no address to name");
+            MemorySegment[] many = new MemorySegment[Cma.VECTOR_LIMIT + 1];
+            java.util.Arrays.fill(many, list[0]);
+            assertEquals(Cma.VECTOR_LIMIT, cma.localSegments(many, many.length, 0, 3_000L * Cma.VECTOR_LIMIT));
+            assertEquals(-1, cma.localSegments(many, many.length, 0, 3_000L * Cma.VECTOR_LIMIT + 1), "too many pieces");
+        }
+    }
 }

@@ -32,15 +32,23 @@ public final class BwCommand implements Callable<Integer> {
     @Option(names = "--more", description = "rate mode: every post of a window but the last carries FI_MORE")
     boolean more;
 
+    @Mixin
+    IovArg iov;
+
     @Override
     public Integer call() {
         BenchOptions o;
+        int pieces;
         try {
             if (!mode.equalsIgnoreCase("msg") && !mode.equalsIgnoreCase("tagged")) {
                 throw new IllegalArgumentException("-m " + mode + ": use msg or tagged");
             }
             if (more && !rate) {
                 throw new IllegalArgumentException("--more applies to --rate only");
+            }
+            pieces = iov.checked();
+            if (pieces > 1 && rate) {
+                throw new IllegalArgumentException("--iov applies to bandwidth mode, not --rate");
             }
             o = args.options(mode.equalsIgnoreCase("tagged"), rate, more);
         } catch (IllegalArgumentException e) {
@@ -51,7 +59,7 @@ public final class BwCommand implements Callable<Integer> {
         BenchSession s = new BenchSession(o);
         try (s) {
             s.open(o.window(), o.maxSize(), 0);
-            new MsgBandwidth(s, report, new Progress(System.err, o.progress())).run();
+            new MsgBandwidth(s, pieces, report, new Progress(System.err, o.progress())).run();
             s.finish();
             report.writeFiles(o.json(), o.csv());
             return 0;

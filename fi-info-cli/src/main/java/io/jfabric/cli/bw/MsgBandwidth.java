@@ -21,6 +21,7 @@ import java.lang.foreign.MemorySegment;
  * fi_inject (no completion), which is how fabtests measures message rate. The latency histogram holds
  * post-to-completion times of the timed sends (the post call itself for injects). With {@code more}, every
  * post of a window but the last carries FI_MORE, so a provider that honours it can send the window at once.
+ * With --iov N the client sends each message from N pieces of its buffer (fi_sendv, fi_tsendv).
  */
 final class MsgBandwidth {
     static final long TAG = 0xB1;
@@ -35,11 +36,16 @@ final class MsgBandwidth {
     private final SlotContext ackContext = new SlotContext(-1);
     private final Msg moreMsg = new Msg(1);
     private final TaggedMsg moreTaggedMsg = new TaggedMsg(1);
+    private final int iov;
+    /** With --iov above 1: each send slot's pieces, and their descriptors. */
+    private MemorySegment[][] pieces;
+    private MemoryRegion[] descs;
     private CompletionPoller tx;
     private CompletionPoller rx;
 
-    MsgBandwidth(BenchSession session, BenchReport report, Progress progress) {
+    MsgBandwidth(BenchSession session, int iov, BenchReport report, Progress progress) {
         this.s = session;
+        this.iov = iov;
         this.o = session.opts;
         this.report = report;
         this.progress = progress;
@@ -63,6 +69,9 @@ final class MsgBandwidth {
             histogram.reset();
             progress.start(size);
             if (o.isClient()) {
+                // the prefix space, where a provider asks for one, travels in the first piece
+                pieces = IovArg.cut(txSlots, s.txPrefix + size, iov);
+                descs = pieces == null ? null : IovArg.descriptors(s.mr, pieces[0].length);
                 postRecv(s.rxSlot(0, 64), ackContext); // the server's ack (4 bytes)
                 s.ctrl.sync();
                 long elapsed = send(size, window, txSlots);
@@ -104,7 +113,7 @@ final class MsgBandwidth {
                 postInject(buf, o.more() && j < window - 1);
                 histogram.recordValue(System.nanoTime() - c.postedAt);
             } else {
-                postSend(buf, c, o.more() && j < window - 1);
+                postSend(buf, pieces == null ? null : pieces[j], c, o.more() && j < window - 1);
                 outstanding++;
             }
         }
@@ -161,7 +170,7 @@ final class MsgBandwidth {
         }
         long elapsed = System.nanoTime() - start;
         SlotContext ack = ackContext;
-        postSend(s.txSlot(0, 4), ack, false);
+        postSend(s.txSlot(0, 4), null, ack, false);
         long d = tx.deadline();
         while (tx.poll() == 0) {
             tx.checkDeadline(d, "ack completion");
@@ -193,10 +202,12 @@ final class MsgBandwidth {
         }
     }
 
-    private void postSend(MemorySegment buf, SlotContext c, boolean withMore) {
+    /** Sends {@code buf}, or the pieces {@code cut} of it when that is not null. */
+    private void postSend(MemorySegment buf, MemorySegment[] cut, SlotContext c, boolean withMore) {
         long deadline = tx.deadline();
         while (true) {
             int rc = withMore ? withMore(buf, s.mr, c, OpFlags.COMPLETION | OpFlags.MORE)
+                    : cut != null ? sendPieces(cut, c)
                     : o.tagged() ? s.ep.tsend(buf, s.mr, s.peer, TAG, c) : s.ep.send(buf, s.mr, s.peer, c);
             if (rc == 0) {
                 return;
@@ -207,6 +218,11 @@ final class MsgBandwidth {
             s.rxCq.read(rx.entries, 0); // progress only
             tx.checkDeadlineAndPeer(deadline, "room in the transmit queue");
         }
+    }
+
+    private int sendPieces(MemorySegment[] cut, SlotContext c) {
+        return o.tagged() ? s.ep.tsendv(cut, descs, cut.length, s.peer, TAG, c)
+                : s.ep.sendv(cut, descs, cut.length, s.peer, c);
     }
 
     private void postInject(MemorySegment buf, boolean withMore) {

@@ -91,20 +91,14 @@ final class RmaBandwidth {
 
     /** Cuts each slot into the pieces its operations name (fewer when the size is smaller than --iov). */
     private void cut(MemorySegment[] slots, long size) {
-        int n = (int) Math.min(iov, Math.max(size, 1));
-        if (n == 1) {
-            pieces = null;
+        pieces = IovArg.cut(slots, size, iov);
+        if (pieces == null) {
             return;
         }
-        pieces = new MemorySegment[slots.length][n];
-        descs = new MemoryRegion[n];
-        java.util.Arrays.fill(descs, s.mr);
+        int n = pieces[0].length;
+        descs = IovArg.descriptors(s.mr, n);
         msgs = new RmaMsg[slots.length];
-        long piece = size / n;
         for (int i = 0; i < slots.length; i++) {
-            for (int k = 0; k < n; k++) {
-                pieces[i][k] = slots[i].asSlice(k * piece, k == n - 1 ? size - k * piece : piece);
-            }
             RmaMsg m = new RmaMsg(n);
             m.iov = pieces[i];
             m.desc = descs;

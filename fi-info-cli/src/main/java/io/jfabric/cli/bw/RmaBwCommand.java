@@ -19,24 +19,20 @@ import java.util.concurrent.Callable;
                 + "  jfabric rma-bw [OPTIONS]              start the target%n"
                 + "  jfabric rma-bw [OPTIONS] <srv_addr>   connect and initiate")
 public final class RmaBwCommand implements Callable<Integer> {
-    /** fabtests' and every provider's smallest iov_limit worth asking: libfabric's tcp, shm and rxm offer 4. */
-    static final int MAX_IOV = 4;
-
     @Mixin
     BenchArgs args;
 
     @Option(names = "-o", paramLabel = "<op>", description = "operation: read|write|writedata (write)")
     String op = "write";
 
-    @Option(names = "--iov", paramLabel = "<count>", description = "local buffers per operation, 1 to 4: each"
-            + " operation reads into or writes from its buffer cut into that many pieces (fi_readv, fi_writev,"
-            + " fi_writemsg; jfabric's addition) (1)")
-    int iov = 1;
+    @Mixin
+    IovArg iov;
 
     @Override
     public Integer call() {
         BenchOptions o;
         RmaBandwidth.Op rmaOp;
+        int pieces;
         try {
             rmaOp = switch (op.toLowerCase(Locale.ROOT)) {
                 case "read" -> RmaBandwidth.Op.READ;
@@ -44,9 +40,7 @@ public final class RmaBwCommand implements Callable<Integer> {
                 case "writedata" -> RmaBandwidth.Op.WRITEDATA;
                 default -> throw new IllegalArgumentException("-o " + op + ": use read, write or writedata");
             };
-            if (iov < 1 || iov > MAX_IOV) {
-                throw new IllegalArgumentException("--iov " + iov + ": use 1 to " + MAX_IOV);
-            }
+            pieces = iov.checked();
             o = args.options(false, false);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
@@ -56,7 +50,7 @@ public final class RmaBwCommand implements Callable<Integer> {
         BenchSession s = new BenchSession(o);
         try (s) {
             s.open(o.window(), o.maxSize(), o.maxSize());
-            new RmaBandwidth(s, rmaOp, iov, report, new Progress(System.err, o.progress())).run();
+            new RmaBandwidth(s, rmaOp, pieces, report, new Progress(System.err, o.progress())).run();
             s.finish();
             report.writeFiles(o.json(), o.csv());
             return 0;

@@ -79,6 +79,17 @@ class BwCommandTest {
         assertEquals(0, rc[1], "client exit code");
     }
 
+    /** Each message leaves from three pieces of its buffer (fi_sendv, fi_tsendv), every byte checked on arrival. */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp msg msg", "shm rdm tagged", "tcp;ofi_rxm rdm msg"})
+    void msgBandwidthFromSeveralBuffersWithDataCheck(String setup) throws Exception {
+        String[] p = setup.split(" ");
+        int[] rc = runPair(List.of("bw", "--iov", "3", "-p", p[0], "-e", p[1], "-m", p[2], "-S", "1,4k,64k,1m", "-I", "4",
+                "-w", "1", "-W", "8", "-c", "--no-progress"));
+        assertEquals(0, rc[0], "server exit code");
+        assertEquals(0, rc[1], "client exit code");
+    }
+
     @Test
     void messageRateModeInjects() throws Exception {
         int[] rc = runPair(List.of("bw", "--rate", "-p", "tcp", "-I", "20", "-w", "2", "-W", "32", "-c", "--no-progress"));
@@ -147,6 +158,8 @@ class BwCommandTest {
         assertEquals(1, run(List.of("rma-bw", "-o", "atomic")));
         assertEquals(1, run(List.of("rma-bw", "--iov", "5")));
         assertEquals(1, run(List.of("rma-bw", "--iov", "0")));
+        assertEquals(1, run(List.of("bw", "--iov", "5")));
+        assertEquals(1, run(List.of("bw", "--iov", "2", "--rate")));
         assertEquals(1, run(List.of("bw", "--threading", "fast")));
     }
 }

@@ -33,8 +33,6 @@ final class RxmSameHost implements AutoCloseable {
     static final long NATIVE_BUFFERS = 0x4A46_4E41_5449_5645L;
 
     private final Cma cma = new Cma();
-    private final IovCursor local = new IovCursor();
-    private final IovCursor remote = new IovCursor();
     /** Rendezvous received by a copy, and those that fell back to the core: for diagnostics and tests. */
     private long copies;
     private long fallbacks;
@@ -77,27 +75,26 @@ final class RxmSameHost implements AutoCloseable {
      * through the core.
      */
     boolean copy(int pid, MemorySegment h, MemorySegment[] dst, int dstCount, long target) {
-        int remoteCount = RndvHeader.count(h);
-        long off = 0;
-        while (off < target) {
-            remote.seekRemote(h, remoteCount, off);
-            local.seek(dst, dstCount, off);
-            int ri = remote.index;
-            int li = local.index;
-            if (ri >= remoteCount || li >= dstCount || !dst[li].isNative()) {
-                fallbacks++;
-                return false;
-            }
-            long n = Math.min(Math.min(RndvHeader.len(h, ri) - remote.skip, dst[li].byteSize() - local.skip),
-                    target - off);
-            int rc = cma.readFully(pid, dst[li].address() + local.skip, RndvHeader.addr(h, ri) + remote.skip, n);
-            if (rc != 0) {
-                LOG.log(System.Logger.Level.DEBUG, "process_vm_readv from pid {0} failed ({1}); reading through "
-                        + "the core", pid, io.jfabric.Errno.name(-rc));
-                fallbacks++;
-                return false;
-            }
-            off += n;
+        int local = cma.localSegments(dst, dstCount, 0, target);
+        int remoteCount = Math.min(RndvHeader.count(h), Cma.VECTOR_LIMIT);
+        int remote = 0;
+        long left = target;
+        for (; remote < remoteCount && left > 0; remote++) {
+            long n = Math.min(RndvHeader.len(h, remote), left);
+            cma.remotePiece(remote, RndvHeader.addr(h, remote), n);
+            left -= n;
+        }
+        if (local < 0 || left != 0) {
+            fallbacks++; // a heap buffer, or lists the vector cannot name
+            return false;
+        }
+        // one process_vm_readv however the two lists' boundaries fall
+        int rc = cma.readVector(pid, local, remote);
+        if (rc != 0) {
+            LOG.log(System.Logger.Level.DEBUG, "process_vm_readv from pid {0} failed ({1}); reading through "
+                    + "the core", pid, io.jfabric.Errno.name(-rc));
+            fallbacks++;
+            return false;
         }
         copies++;
         return true;

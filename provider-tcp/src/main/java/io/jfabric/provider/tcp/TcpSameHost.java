@@ -139,15 +139,9 @@ final class TcpSameHost {
      * @return 0, or a negative errno (the peer gone, or a range it does not map)
      */
     int copy(MemorySegment h, WireOrder o, MemorySegment[] dst, int dstCount, long n) {
-        if (dstCount <= Cma.VECTOR_LIMIT && allNative(dst, dstCount)) {
-            int local = 0;
-            long left = n;
-            for (; local < dstCount && left > 0; local++) {
-                long k = Math.min(dst[local].byteSize(), left);
-                cma.localPiece(local, dst[local].address(), k);
-                left -= k;
-            }
-            return left == 0 ? copyVector(h, o, local, n) : -Errno.EIO;
+        int local = cma.localSegments(dst, dstCount, 0, n);
+        if (local >= 0) {
+            return copyVector(h, o, local, n);
         }
         startRanges(h, o);
         long done = 0;
