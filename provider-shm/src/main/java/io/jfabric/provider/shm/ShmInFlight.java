@@ -113,8 +113,7 @@ final class ShmInFlight {
             return -Errno.EAGAIN;
         }
         MpscRing r = peer.ring;
-        boolean vector = (wflags & Wire.FLAG_VECTOR) != 0;
-        long at = r.tryClaim(type, vector ? ShmCma.recordLength(req.count) : ShmEndpointState.COMMAND_RECORD);
+        long at = r.tryClaim(type, ShmEndpointState.COMMAND_RECORD);
         if (at == MpscRing.FULL) {
             pending.release(op);
             if (complete) {
@@ -130,13 +129,10 @@ final class ShmInFlight {
         boolean pull = type == Wire.RTS;
         if (pull) {
             op.source.set(req.iov, req.count);
-        } else if (!vector) {
-            op.cmaSource = req.iov[0].address(); // the split copy's second half comes from here
+        } else if (type == Wire.CMA) {
+            op.cmaSource = req.iov[0].address();
         }
-        ep.putHeader(r.buffer(), at, req.tag, req.data, wflags, len, op.id(), pull || vector ? 0 : req.iov[0].address());
-        if (vector) {
-            ShmCma.encode(req, r.buffer(), at);
-        }
+        ep.putHeader(r.buffer(), at, req.tag, req.data, wflags, len, op.id(), pull ? 0 : req.iov[0].address());
         r.commit(at);
         peer.doorbell.ring();
         return 0;

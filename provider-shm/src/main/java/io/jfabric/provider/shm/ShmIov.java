@@ -95,12 +95,11 @@ final class ShmIov {
     }
 
     /**
-     * Reads {@code n} bytes of process {@code pid}'s buffers {@code remote} ({@code remoteCount} (address, length)
-     * pairs) into a receive buffer ({@code dst}: a segment or an ShmIov) at byte {@code offset}, with one vectored
-     * process_vm_readv however the two sides' boundaries fall. Returns 0 or a positive errno (EINVAL for a heap
-     * buffer, which CMA cannot reach).
+     * Reads {@code n} bytes of process {@code pid} at {@code remote} into a receive buffer ({@code dst}: a segment or
+     * an ShmIov) at byte {@code offset}, with one process_vm_readv however many of its buffers that fills. Returns 0
+     * or a positive errno (EINVAL for a heap buffer, which CMA cannot reach).
      */
-    static int cmaRead(Cma cma, int pid, long[] remote, int remoteCount, Object dst, long offset, long n) {
+    static int cmaRead(Cma cma, int pid, long remote, Object dst, long offset, long n) {
         int local;
         if (dst instanceof MemorySegment d) {
             if (!d.isNative()) {
@@ -115,14 +114,8 @@ final class ShmIov {
                 return Errno.EINVAL;
             }
         }
-        int r = 0;
-        long left = n;
-        for (; r < remoteCount && left > 0; r++) {
-            long k = Math.min(remote[2 * r + 1], left);
-            cma.remotePiece(r, remote[2 * r], k);
-            left -= k;
-        }
-        return left == 0 ? cmaStatus(cma.readVector(pid, local, r)) : Errno.EIO;
+        cma.remotePiece(0, remote, n);
+        return cmaStatus(cma.readVector(pid, local, 1));
     }
 
     /** The address a completion reports for a receive buffer: its first native segment's, else 0. */

@@ -21,9 +21,6 @@ final class ShmRecv {
     private final ShmCm cm;
     private final ShmCma cma;
     private final ShmPull pull;
-    /** The buffers a CMA command names, as (address, length) pairs: read from the ring before the copy. */
-    private final long[] cmaPieces = new long[2 * ShmIov.LIMIT];
-    private int cmaCount;
     /** The endpoint's own receive context, or the shared one it is bound to ({@link #share}). */
     private ShmRxQueue queue;
     private boolean shared;
@@ -160,15 +157,12 @@ final class ShmRecv {
             tag = 0;
         }
         Peer peer = type == Wire.INLINE ? null : cm.sender(sender);
-        if (type == Wire.CMA) {
-            cmaCount = ShmCma.pieces(s, at, length, len, cmaPieces);
-        }
         // validate sizes against what the protocol allows before touching any memory
         // an inline record may be as long as the ring allows, but no honest sender inlines more than a bounce
         // slot, which is what an unexpected message's buffer holds
         if (len < 0 || (type == Wire.INLINE && (len > length - Wire.INLINE_HEADER || len > ep.slotSize))
                 || (type == Wire.BOUNCE && (len > ep.slotSize || peer == null || !ShmBounce.validSlot(peer, s, at)))
-                || ((type == Wire.CMA || type == Wire.RTS) && peer == null) || (type == Wire.CMA && cmaCount < 0)) {
+                || ((type == Wire.CMA || type == Wire.RTS) && peer == null)) {
             if (type == Wire.BOUNCE && peer != null && ShmBounce.validSlot(peer, s, at)) {
                 ShmBounce.discard(peer, s, at);
             }
@@ -209,7 +203,7 @@ final class ShmRecv {
                 return 0;
             }
             default -> {
-                return cma.copyOut(peer, Wire.getLong(s, at + Wire.OP_ID), cmaPieces, cmaCount, dst, offset, n);
+                return cma.copyOut(peer, Wire.getLong(s, at + Wire.OP_ID), ShmCma.remoteAddress(s, at), dst, offset, n);
             }
         }
     }
@@ -235,10 +229,7 @@ final class ShmRecv {
         m.peer = peer;
         boolean inline = type == Wire.INLINE; // the short header has no op id or address
         m.opId = inline ? 0 : Wire.getLong(s, at + Wire.OP_ID);
-        if (type == Wire.CMA) {
-            System.arraycopy(cmaPieces, 0, m.remotePieces, 0, 2 * cmaCount);
-            m.remoteCount = cmaCount;
-        }
+        m.remoteAddress = inline ? 0 : Wire.getLong(s, at + Wire.ADDRESS);
         if (type != Wire.CMA && type != Wire.RTS) {
             copyOut(type, s, at, peer, m.buffer, 0, len); // frees the ring record and the bounce slot now
         }
@@ -260,7 +251,7 @@ final class ShmRecv {
             return !r.isMultiRecv() || r.released;
         }
         if (m.type == Wire.CMA) {
-            status = cma.copyOut(m.peer, m.opId, m.remotePieces, m.remoteCount, r.buffer, offset, n);
+            status = cma.copyOut(m.peer, m.opId, m.remoteAddress, r.buffer, offset, n);
             acks.send(m.peer, m.opId, status);
         } else if (n > 0) {
             ShmIov.scatter(m.buffer, 0, r.buffer, offset, n);

@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
  * The shm part of a message that arrived before a matching receive (the payload of a
  * {@link io.jfabric.util.TagMatcher.Unexpected}, which holds tag, source, length, CQ data and wire
  * flags). Inline and bounce data are copied into {@link #buffer} (so the ring and the sender's slot
- * are freed at once); a CMA or RTS message keeps only the sender's buffers' addresses and op, and the sender
+ * are freed at once); a CMA or RTS message keeps only the sender's address and op, and the sender
  * waits for its ACK until a receive takes it. Pooled, one per unexpected-queue slot.
  */
 final class UnexpectedMessage {
@@ -18,9 +18,7 @@ final class UnexpectedMessage {
     /** The sender's id, to find its fi_addr if the AV learns it after the message came. */
     long senderId;
     long opId;
-    /** A CMA message's buffers in the sender, as (address, length) pairs. */
-    final long[] remotePieces = new long[2 * ShmIov.LIMIT];
-    int remoteCount;
+    long remoteAddress;
 
     UnexpectedMessage(MemorySegment buffer) {
         this.buffer = buffer;

@@ -14,8 +14,7 @@ import java.lang.foreign.ValueLayout;
  *  8 long tag                16 long remote CQ data
  * 24 int  flags              28 int  status (ACK) / unused
  * 32 long total length       40 long op id (sender's pending operation, echoed in the ACK)
- * 48 long address            (CMA: sender's buffer, unless FLAG_VECTOR lists several after the header;
- *                            BOUNCE: slot index; RMA: target address)
+ * 48 long address            (CMA: sender's buffer; BOUNCE: slot index; RMA: target address)
  * 56 long key / address 2    (RMA: key; RMA initiator buffer is in 'address' of the ACK path)
  * 64 ...  (nothing for the other commands: INLINE uses the short form below)
  * </pre>
@@ -66,14 +65,6 @@ public final class Wire {
      * (address, length, key); LENGTH is the total; ADDRESS, KEY and LOCAL_ADDRESS are unused.
      */
     public static final int FLAG_VECTOR = 8;
-    /**
-     * A CMA message from several buffers ({@link #FLAG_VECTOR} on a CMA command): at {@link #CMA_VECTOR_COUNT} how
-     * many, from {@link #CMA_VECTOR_ENTRIES} the sender's buffers (address, length), which add up to LENGTH;
-     * ADDRESS is unused. libfabric's shm names a message's buffers in its command the same way (its iov protocol).
-     */
-    public static final int CMA_VECTOR_COUNT = 64;
-    public static final int CMA_VECTOR_ENTRIES = 72;
-    public static final int CMA_VECTOR_ENTRY = 16;
 
     public static final int SENDER = 0;
     public static final int TAG = 8;
