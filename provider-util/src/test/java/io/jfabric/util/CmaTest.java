@@ -60,10 +60,7 @@ class CmaTest {
     void aVectoredReadGathersPiecesWhoseBoundariesDiffer() {
         try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
             int self = (int) ProcessHandle.current().pid();
-            MemorySegment src = a.allocate(30_000, 64);
-            for (long i = 0; i < src.byteSize(); i++) {
-                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
-            }
+            MemorySegment src = pattern(a, 30_000, 13, 1);
             MemorySegment dst = a.allocate(30_000, 64);
             cma.remotePiece(0, src.address(), 10_000);
             cma.remotePiece(1, src.address() + 10_000, 0);
@@ -92,10 +89,7 @@ class CmaTest {
     void aVectoredWriteScattersLocalPiecesIntoRemoteOnes() {
         try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
             int self = (int) ProcessHandle.current().pid();
-            MemorySegment src = a.allocate(20_000, 64);
-            for (long i = 0; i < src.byteSize(); i++) {
-                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
-            }
+            MemorySegment src = pattern(a, 20_000, 7, 3);
             MemorySegment dst = a.allocate(20_000, 64);
             cma.localPiece(0, src.address(), 5_000);
             cma.localPiece(1, src.address() + 5_000, 15_000);
@@ -114,10 +108,7 @@ class CmaTest {
     void localSegmentsNameTheBytesOfABufferListFromAnOffset() {
         try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
             int self = (int) ProcessHandle.current().pid();
-            MemorySegment src = a.allocate(9_000, 64);
-            for (long i = 0; i < src.byteSize(); i++) {
-                src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 5 + 11));
-            }
+            MemorySegment src = pattern(a, 9_000, 5, 11);
             MemorySegment[] list = {a.allocate(3_000), a.allocate(0), a.allocate(4_000), a.allocate(5_000)};
             // bytes [2_000, 10_000) of the list: the last 1_000 of the first buffer, all of the third, 3_000 of the last
             assertEquals(3, cma.localSegments(list, list.length, 2_000, 8_000));
@@ -136,5 +127,14 @@ class CmaTest {
             assertEquals(Cma.VECTOR_LIMIT, cma.localSegments(many, many.length, 0, 3_000L * Cma.VECTOR_LIMIT));
             assertEquals(-1, cma.localSegments(many, many.length, 0, 3_000L * Cma.VECTOR_LIMIT + 1), "too many pieces");
         }
+    }
+
+    /** {@code size} bytes where byte i is {@code i * step + first}. */
+    private static MemorySegment pattern(Arena a, long size, int step, int first) {
+        MemorySegment s = a.allocate(size, 64);
+        for (long i = 0; i < size; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * step + first));
+        }
+        return s;
     }
 }
