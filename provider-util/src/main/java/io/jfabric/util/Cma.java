@@ -80,26 +80,11 @@ public final class Cma implements AutoCloseable {
     }
 
     /**
-     * Copies {@code length} bytes from {@code remoteAddress} in process {@code pid} to
-     * {@code localAddress} here.
+     * Copies exactly {@code length} bytes from {@code remoteAddress} in process {@code pid} to {@code localAddress}
+     * here, repeating partial transfers.
      *
-     * @return the number of bytes copied (the kernel may copy fewer than asked), or a negative
-     *     errno (EPERM when ptrace is refused, ESRCH when the process is gone, EFAULT for a
+     * @return 0, or a negative errno (EPERM when ptrace is refused, ESRCH when the process is gone, EFAULT for a
      *     bad address)
-     */
-    public long read(int pid, long localAddress, long remoteAddress, long length) {
-        return call(false, pid, localAddress, remoteAddress, length);
-    }
-
-    /** Copies {@code length} bytes from {@code localAddress} here to {@code remoteAddress} in {@code pid}. */
-    public long write(int pid, long localAddress, long remoteAddress, long length) {
-        return call(true, pid, localAddress, remoteAddress, length);
-    }
-
-    /**
-     * Copies exactly {@code length} bytes, repeating partial transfers.
-     *
-     * @return 0, or a negative errno
      */
     public int readFully(int pid, long localAddress, long remoteAddress, long length) {
         return fully(false, pid, localAddress, remoteAddress, length);

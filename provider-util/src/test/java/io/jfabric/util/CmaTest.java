@@ -45,9 +45,9 @@ class CmaTest {
             int dead = (int) p.pid();
             p.waitFor();
             assertFalse(Files.exists(Path.of("/proc", Integer.toString(dead))), "pid " + dead + " was reused");
-            assertEquals(-Errno.ESRCH, cma.read(dead, dst.address(), dst.address(), 64));
+            assertEquals(-Errno.ESRCH, cma.readFully(dead, dst.address(), dst.address(), 64));
             int self = (int) ProcessHandle.current().pid();
-            assertEquals(-Errno.EFAULT, cma.read(self, dst.address(), 8, 64));
+            assertEquals(-Errno.EFAULT, cma.readFully(self, dst.address(), 8, 64));
             assertEquals(-Errno.EFAULT, cma.probe(self, 8, dst));
             MemorySegment other = a.allocate(64);
             other.fill((byte) 7);
