@@ -47,7 +47,7 @@ public final class IovArg {
         return out;
     }
 
-    /** The descriptor list of {@code n} pieces of buffers that {@code mr} registers (null when it is null). */
+    /** The descriptors of {@code n} pieces of buffers {@code mr} registers (all null where no MR is needed). */
     static MemoryRegion[] descriptors(MemoryRegion mr, int n) {
         MemoryRegion[] d = new MemoryRegion[n];
         java.util.Arrays.fill(d, mr);
