@@ -158,15 +158,6 @@ public final class Cma implements AutoCloseable {
      * @return 0, or a negative errno
      */
     public int readVector(int pid, int localCount, int remoteCount) {
-        return vector(false, pid, localCount, remoteCount);
-    }
-
-    /** As {@link #readVector}, the other way: the local pieces into the remote ones, with process_vm_writev. */
-    public int writeVector(int pid, int localCount, int remoteCount) {
-        return vector(true, pid, localCount, remoteCount);
-    }
-
-    private int vector(boolean write, int pid, int localCount, int remoteCount) {
         if (READV == null) {
             return -Errno.ENOSYS;
         }
@@ -176,15 +167,12 @@ public final class Cma implements AutoCloseable {
             // a slice only after a partial transfer: the first call passes the vectors themselves
             MemorySegment lv = l == 0 ? localVector : localVector.asSlice(16L * l);
             MemorySegment rv = r == 0 ? remoteVector : remoteVector.asSlice(16L * r);
-            long ln = localCount - l;
-            long rn = remoteCount - r;
             long n;
             try {
-                n = write
-                        ? (long) WRITEV.invokeExact(callState, pid, lv, ln, rv, rn, 0L)
-                        : (long) READV.invokeExact(callState, pid, lv, ln, rv, rn, 0L);
+                n = (long) READV.invokeExact(callState, pid, lv, (long) (localCount - l), rv, (long) (remoteCount - r),
+                        0L);
             } catch (Throwable t) {
-                throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
+                throw new IllegalStateException("process_vm_readv downcall failed", t);
             }
             if (n < 0) {
                 return -(int) ERRNO.get(callState, 0L);
