@@ -87,27 +87,59 @@ public final class Cma implements AutoCloseable {
      *     bad address)
      */
     public int readFully(int pid, long localAddress, long remoteAddress, long length) {
-        return fully(false, pid, localAddress, remoteAddress, length);
+        if (READV == null) {
+            return -Errno.ENOSYS;
+        }
+        for (long done = 0, n; done < length; done += n) {
+            ranges(localAddress + done, remoteAddress + done, length - done);
+            try {
+                n = (long) READV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
+            } catch (Throwable t) {
+                throw new IllegalStateException("process_vm_readv downcall failed", t);
+            }
+            if (n <= 0) {
+                return failure(n);
+            }
+        }
+        return 0;
     }
 
     /** Writes exactly {@code length} bytes, repeating partial transfers; 0 or a negative errno. */
     public int writeFully(int pid, long localAddress, long remoteAddress, long length) {
-        return fully(true, pid, localAddress, remoteAddress, length);
-    }
-
-    private int fully(boolean write, int pid, long localAddress, long remoteAddress, long length) {
-        long done = 0;
-        while (done < length) {
-            long n = call(write, pid, localAddress + done, remoteAddress + done, length - done);
-            if (n < 0) {
-                return (int) n;
+        if (WRITEV == null) {
+            return -Errno.ENOSYS;
+        }
+        for (long done = 0, n; done < length; done += n) {
+            ranges(localAddress + done, remoteAddress + done, length - done);
+            try {
+                n = (long) WRITEV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
+            } catch (Throwable t) {
+                throw new IllegalStateException("process_vm_writev downcall failed", t);
             }
-            if (n == 0) {
-                return -Errno.EFAULT;
+            if (n <= 0) {
+                return failure(n);
             }
-            done += n;
         }
         return 0;
+    }
+
+    /*
+     * readFully and writeFully each hold one downcall site, and no method holds both. A compiled method with both
+     * (one shared copy loop that chose the handle by a flag) is too large for the JIT to inline both native-call
+     * chains whole once the two are hot in one thread, as the split copy makes them, and a chain left out of line
+     * slices the errno capture segment on every call: 48 B each, 50-80 B per shm CMA message
+     * (ShmEndpointTest.warmDataPathAllocatesNothing in a JVM other tests had warmed).
+     */
+    private void ranges(long localAddress, long remoteAddress, long length) {
+        local.set(ValueLayout.JAVA_LONG, 0, localAddress);
+        local.set(ValueLayout.JAVA_LONG, 8, length);
+        remote.set(ValueLayout.JAVA_LONG, 0, remoteAddress);
+        remote.set(ValueLayout.JAVA_LONG, 8, length);
+    }
+
+    /** What a call that copied {@code n <= 0} bytes answers: its errno, or EFAULT when it copied nothing. */
+    private int failure(long n) {
+        return n < 0 ? -(int) ERRNO.get(callState, 0L) : -Errno.EFAULT;
     }
 
     /** Sets local iovec {@code i} of the next {@link #readVector}. */
@@ -203,34 +235,6 @@ public final class Cma implements AutoCloseable {
             i++;
         }
         return i;
-    }
-
-    /*
-     * The downcall handles are read from their static final fields at two separate call sites, never
-     * passed in as a parameter: a MethodHandle the JIT cannot see as a constant (one shared call site
-     * for both, polluted once RMA writes had run) is not inlined, and the out-of-line downcall path
-     * allocated about 40 B per CMA message.
-     */
-    private long call(boolean write, int pid, long localAddress, long remoteAddress, long length) {
-        if (READV == null) {
-            return -Errno.ENOSYS;
-        }
-        local.set(ValueLayout.JAVA_LONG, 0, localAddress);
-        local.set(ValueLayout.JAVA_LONG, 8, length);
-        remote.set(ValueLayout.JAVA_LONG, 0, remoteAddress);
-        remote.set(ValueLayout.JAVA_LONG, 8, length);
-        long n;
-        try {
-            n = write
-                    ? (long) WRITEV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L)
-                    : (long) READV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
-        } catch (Throwable t) {
-            throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
-        }
-        if (n < 0) {
-            return -(int) ERRNO.get(callState, 0L);
-        }
-        return n;
     }
 
     /**
