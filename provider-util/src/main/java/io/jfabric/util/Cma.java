@@ -34,13 +34,21 @@ public final class Cma implements AutoCloseable {
     private static final VarHandle ERRNO =
             CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
+    /*
+     * Each call has two handles. The data path calls the plain one, and only a call that failed is made again
+     * through the one that captures errno, to learn why: a call that copied nothing changed nothing, so repeating it
+     * is safe. A capturing downcall slices its capture segment on every call and relies on the JIT inlining the whole
+     * native-call chain to drop the slice; in a deep receive path (shm's split copy under progress) it did not always,
+     * and each CMA message then allocated 50-80 B (ShmEndpointTest.warmDataPathAllocatesNothing, one run in ten).
+     */
     private static final MethodHandle READV;
     private static final MethodHandle WRITEV;
+    private static final MethodHandle READV_ERRNO;
+    private static final MethodHandle WRITEV_ERRNO;
     private static final Throwable UNAVAILABLE;
 
     static {
-        MethodHandle r = null;
-        MethodHandle w = null;
+        MethodHandle[] h = new MethodHandle[4];
         Throwable failure = null;
         try {
             Linker linker = Linker.nativeLinker();
@@ -50,13 +58,19 @@ public final class Cma implements AutoCloseable {
                     ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
                     ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
             Linker.Option errno = Linker.Option.captureCallState("errno");
-            r = linker.downcallHandle(linker.defaultLookup().findOrThrow("process_vm_readv"), fd, errno);
-            w = linker.downcallHandle(linker.defaultLookup().findOrThrow("process_vm_writev"), fd, errno);
+            MemorySegment readv = linker.defaultLookup().findOrThrow("process_vm_readv");
+            MemorySegment writev = linker.defaultLookup().findOrThrow("process_vm_writev");
+            h[0] = linker.downcallHandle(readv, fd);
+            h[1] = linker.downcallHandle(writev, fd);
+            h[2] = linker.downcallHandle(readv, fd, errno);
+            h[3] = linker.downcallHandle(writev, fd, errno);
         } catch (Throwable t) {
             failure = t;
         }
-        READV = r;
-        WRITEV = w;
+        READV = h[0];
+        WRITEV = h[1];
+        READV_ERRNO = h[2];
+        WRITEV_ERRNO = h[3];
         UNAVAILABLE = failure;
     }
 
@@ -87,15 +101,31 @@ public final class Cma implements AutoCloseable {
      *     bad address)
      */
     public int readFully(int pid, long localAddress, long remoteAddress, long length) {
+        return fully(false, pid, localAddress, remoteAddress, length);
+    }
+
+    /** Writes exactly {@code length} bytes, repeating partial transfers; 0 or a negative errno. */
+    public int writeFully(int pid, long localAddress, long remoteAddress, long length) {
+        return fully(true, pid, localAddress, remoteAddress, length);
+    }
+
+    private int fully(boolean write, int pid, long localAddress, long remoteAddress, long length) {
         if (READV == null) {
             return -Errno.ENOSYS;
         }
         for (long done = 0, n; done < length; done += n) {
             ranges(localAddress + done, remoteAddress + done, length - done);
             try {
-                n = (long) READV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
+                n = write
+                        ? (long) WRITEV.invokeExact(pid, local, 1L, remote, 1L, 0L)
+                        : (long) READV.invokeExact(pid, local, 1L, remote, 1L, 0L);
+                if (n < 0) {
+                    n = write
+                            ? (long) WRITEV_ERRNO.invokeExact(callState, pid, local, 1L, remote, 1L, 0L)
+                            : (long) READV_ERRNO.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
+                }
             } catch (Throwable t) {
-                throw new IllegalStateException("process_vm_readv downcall failed", t);
+                throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
             }
             if (n <= 0) {
                 return failure(n);
@@ -104,32 +134,6 @@ public final class Cma implements AutoCloseable {
         return 0;
     }
 
-    /** Writes exactly {@code length} bytes, repeating partial transfers; 0 or a negative errno. */
-    public int writeFully(int pid, long localAddress, long remoteAddress, long length) {
-        if (WRITEV == null) {
-            return -Errno.ENOSYS;
-        }
-        for (long done = 0, n; done < length; done += n) {
-            ranges(localAddress + done, remoteAddress + done, length - done);
-            try {
-                n = (long) WRITEV.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
-            } catch (Throwable t) {
-                throw new IllegalStateException("process_vm_writev downcall failed", t);
-            }
-            if (n <= 0) {
-                return failure(n);
-            }
-        }
-        return 0;
-    }
-
-    /*
-     * readFully and writeFully each hold one downcall site, and no method holds both. A compiled method with both
-     * (one shared copy loop that chose the handle by a flag) is too large for the JIT to inline both native-call
-     * chains whole once the two are hot in one thread, as the split copy makes them, and a chain left out of line
-     * slices the errno capture segment on every call: 48 B each, 50-80 B per shm CMA message
-     * (ShmEndpointTest.warmDataPathAllocatesNothing in a JVM other tests had warmed).
-     */
     private void ranges(long localAddress, long remoteAddress, long length) {
         local.set(ValueLayout.JAVA_LONG, 0, localAddress);
         local.set(ValueLayout.JAVA_LONG, 8, length);
@@ -201,8 +205,11 @@ public final class Cma implements AutoCloseable {
             MemorySegment rv = r == 0 ? remoteVector : remoteVector.asSlice(16L * r);
             long n;
             try {
-                n = (long) READV.invokeExact(callState, pid, lv, (long) (localCount - l), rv, (long) (remoteCount - r),
-                        0L);
+                n = (long) READV.invokeExact(pid, lv, (long) (localCount - l), rv, (long) (remoteCount - r), 0L);
+                if (n < 0) {
+                    n = (long) READV_ERRNO.invokeExact(callState, pid, lv, (long) (localCount - l), rv,
+                            (long) (remoteCount - r), 0L);
+                }
             } catch (Throwable t) {
                 throw new IllegalStateException("process_vm_readv downcall failed", t);
             }

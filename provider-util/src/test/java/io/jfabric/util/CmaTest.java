@@ -46,8 +46,13 @@ class CmaTest {
             p.waitFor();
             assertFalse(Files.exists(Path.of("/proc", Integer.toString(dead))), "pid " + dead + " was reused");
             assertEquals(-Errno.ESRCH, cma.readFully(dead, dst.address(), dst.address(), 64));
+            assertEquals(-Errno.ESRCH, cma.writeFully(dead, dst.address(), dst.address(), 64));
             int self = (int) ProcessHandle.current().pid();
             assertEquals(-Errno.EFAULT, cma.readFully(self, dst.address(), 8, 64));
+            assertEquals(-Errno.EFAULT, cma.writeFully(self, dst.address(), 8, 64));
+            cma.localPiece(0, dst.address(), 64);
+            cma.remotePiece(0, dst.address(), 64);
+            assertEquals(-Errno.ESRCH, cma.readVector(dead, 1, 1));
             assertEquals(-Errno.EFAULT, cma.probe(self, 8, dst));
             MemorySegment other = a.allocate(64);
             other.fill((byte) 7);

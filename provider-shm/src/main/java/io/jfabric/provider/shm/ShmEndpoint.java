@@ -357,6 +357,11 @@ final class ShmEndpoint extends UtilEndpoint {
         return ep.doorbell.address();
     }
 
+    /** Chunks of this endpoint's messages its receivers pulled through bounce slots rather than read with CMA. */
+    long chunksServed() {
+        return recv.chunksServed();
+    }
+
     /** The split copy of large CMA messages, whose counters say who copied what. */
     ShmSplitCopy splitCopy() {
         return split;

@@ -70,6 +70,8 @@ final class ShmPull {
     private final long[] retryLength = new long[RETRY_QUEUE];
     private int retryHead;
     private int retryTail;
+    /** Sender side: chunks copied into bounce slots for receivers, for diagnostics and tests. */
+    long chunksServed;
 
     /** {@code rxSize}: one pull per posted receive; a multi-receive buffer may take more, and the pool grows. */
     ShmPull(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm, ShmRecv recv, int rxSize) {
@@ -131,6 +133,7 @@ final class ShmPull {
         ep.putHeader(r.buffer(), at, offset, 0, 0, len, cookie, slot);
         r.commit(at);
         peer.doorbell.ring();
+        chunksServed++;
         return true;
     }
 

@@ -345,4 +345,9 @@ final class ShmRecv {
     public String toString() {
         return queue + (shared ? " (shared)" : "");
     }
+
+    /** Chunks this endpoint copied into bounce slots for the receivers that pulled its messages. */
+    long chunksServed() {
+        return pull.chunksServed;
+    }
 }

@@ -128,6 +128,57 @@ class ShmEntryPointsTest extends ShmPairFixture {
         }
     }
 
+    /**
+     * A large message from one native buffer is read with CMA straight into a receive of several buffers whose
+     * boundaries fall anywhere, whether the receive was posted first or not, and truncated there as into one buffer;
+     * a message from several buffers is pulled through the sender's bounce slots (docs/differences.md).
+     */
+    @Test
+    void aLargeMessageFromOneNativeBufferIsReadWithCmaIntoSeveralReceiveBuffers() {
+        long size = 150_000;
+        MemorySegment whole = pattern(size, 9);
+        long served = ((ShmEndpoint) a.ep).chunksServed();
+        for (boolean receiveFirst : new boolean[] {true, false}) {
+            MemorySegment[] rx = {arena.allocate(50_000), arena.allocate(1).asSlice(0, 0), arena.allocate(3_000),
+                arena.allocate(size - 53_000 + 7)};
+            Object rctx = "recvv-" + receiveFirst;
+            Object sctx = "send-" + receiveFirst;
+            if (receiveFirst) {
+                assertEquals(0, b.ep.recvv(rx, null, 4, Fabrics.ADDR_UNSPEC, rctx));
+            }
+            assertEquals(0, a.ep.send(whole, null, aToB, sctx));
+            if (!receiveFirst) {
+                b.progressFor(20); // the command waits as an unexpected message
+                assertEquals(0, b.ep.recvv(rx, null, 4, Fabrics.ADDR_UNSPEC, rctx));
+            }
+            bothComplete(rctx, sctx);
+            assertEquals(size, rxEntry.len);
+            assertEquals(-1, rx[0].mismatch(whole.asSlice(0, 50_000)), "receive first: " + receiveFirst);
+            assertEquals(-1, rx[2].mismatch(whole.asSlice(50_000, 3_000)));
+            assertEquals(-1, rx[3].asSlice(0, size - 53_000).mismatch(whole.asSlice(53_000)));
+        }
+        assertEquals(served, ((ShmEndpoint) a.ep).chunksServed(), "no chunk went through a bounce slot");
+
+        // truncated: the bytes that fit arrive, the receive reports the rest
+        MemorySegment[] into = {arena.allocate(60_000), arena.allocate(40_000)};
+        assertEquals(0, b.ep.recvv(into, null, 2, Fabrics.ADDR_UNSPEC, "short"));
+        assertEquals(0, a.ep.send(whole, null, aToB, "long"));
+        CqErrEntry e = nextError(b, "short");
+        assertEquals(Errno.ETRUNC, e.err);
+        assertEquals(size - 100_000, e.olen);
+        assertEquals(-1, into[0].mismatch(whole.asSlice(0, 60_000)));
+        assertEquals(-1, into[1].mismatch(whole.asSlice(60_000, 40_000)));
+        assertEquals(served, ((ShmEndpoint) a.ep).chunksServed());
+
+        // several native buffers: pulled, which streams faster than CMA here (docs/differences.md)
+        MemorySegment dst = arena.allocate(size);
+        assertEquals(0, b.ep.recv(dst, null, Fabrics.ADDR_UNSPEC, "r-several"));
+        assertEquals(0, a.ep.sendv(cut(whole, 60_000, 60_001), null, 3, aToB, "s-several"));
+        bothComplete("r-several", "s-several");
+        assertEquals(-1, dst.mismatch(whole));
+        assertTrue(((ShmEndpoint) a.ep).chunksServed() > served, "the message was pulled");
+    }
+
     @Test
     void taggedAndMsgFormsWithSeveralBuffersMatchWhenTheMessageCameFirst() {
         for (long size : SIZES) {
@@ -249,6 +300,59 @@ class ShmEntryPointsTest extends ShmPairFixture {
             assertEquals(-1, target.mismatch(before), "a refused vector write changes nothing");
         } finally {
             mr.close();
+        }
+    }
+
+    /**
+     * Four ranges that each cross a four-segment region's boundaries, against four buffers cut elsewhere: 19 pieces
+     * contiguous on both sides, more than one vectored process_vm_readv/writev could name, and every byte lands where
+     * the lists say.
+     */
+    @Test
+    void aVectorRmaOfMorePiecesThanOneVectoredCopyTakesArrivesWhole() {
+        MemorySegment[] segments = new MemorySegment[4];
+        for (int i = 0; i < segments.length; i++) {
+            segments[i] = pattern(1000, 30 + i);
+        }
+        MemorySegment region = arena.allocate(4000);
+        for (int i = 0; i < segments.length; i++) {
+            MemorySegment.copy(segments[i], 0, region, 1000L * i, 1000);
+        }
+        try (MemoryRegion mr = b.domain.registerMemory(segments, 4, Access.REMOTE_READ | Access.REMOTE_WRITE, 0, 0x42,
+                0)) {
+            long base = ((io.jfabric.util.UtilMemoryRegion) mr).remoteBase();
+            // each range starts in the first segment and ends in the last: four pieces a range
+            long[] starts = {5, 10, 15, 20};
+            long len = 3950;
+            MemorySegment expected = arena.allocate(len * 4);
+            for (int i = 0; i < 4; i++) {
+                MemorySegment.copy(region, starts[i], expected, len * i, len);
+            }
+            MemorySegment[] back = cut(arena.allocate(len * 4), 1001, 7003, 11_111);
+            RmaMsg read = rmaMsg(back, "read of 19 pieces", base + starts[0], len, base + starts[1], len,
+                    base + starts[2], len, base + starts[3], len);
+            assertEquals(0, a.ep.readmsg(read, OpFlags.COMPLETION));
+            pumpTx("read of 19 pieces");
+            long at = 0;
+            for (MemorySegment piece : back) {
+                assertEquals(-1, piece.mismatch(expected.asSlice(at, piece.byteSize())), "read back at " + at);
+                at += piece.byteSize();
+            }
+
+            // and the other way: four ranges, each across a boundary, written from three buffers
+            MemorySegment whole = pattern(400, 50);
+            RmaMsg write = rmaMsg(cut(whole, 150, 230), "write across boundaries", base + 950, 100, base + 1950, 100,
+                    base + 2950, 100, base + 3900, 100);
+            assertEquals(0, a.ep.writemsg(write, OpFlags.COMPLETION));
+            pumpTx("write across boundaries");
+            assertEquals(-1, segments[0].asSlice(950).mismatch(whole.asSlice(0, 50)));
+            assertEquals(-1, segments[1].asSlice(0, 50).mismatch(whole.asSlice(50, 50)));
+            assertEquals(-1, segments[1].asSlice(950).mismatch(whole.asSlice(100, 50)));
+            assertEquals(-1, segments[2].asSlice(0, 50).mismatch(whole.asSlice(150, 50)));
+            assertEquals(-1, segments[2].asSlice(950).mismatch(whole.asSlice(200, 50)));
+            assertEquals(-1, segments[3].asSlice(0, 50).mismatch(whole.asSlice(250, 50)));
+            assertEquals(-1, segments[3].asSlice(900).mismatch(whole.asSlice(300, 100)));
+            assertEquals(-1, segments[0].asSlice(0, 950).mismatch(region.asSlice(0, 950)), "nothing else changed");
         }
     }
 
