@@ -194,6 +194,15 @@ public final class Cma implements AutoCloseable {
      * @return 0, or a negative errno
      */
     public int readVector(int pid, int localCount, int remoteCount) {
+        return vector(false, pid, localCount, remoteCount);
+    }
+
+    /** As {@link #readVector}, the other way: the local pieces into the remote ones, with process_vm_writev. */
+    public int writeVector(int pid, int localCount, int remoteCount) {
+        return vector(true, pid, localCount, remoteCount);
+    }
+
+    private int vector(boolean write, int pid, int localCount, int remoteCount) {
         if (READV == null) {
             return -Errno.ENOSYS;
         }
@@ -203,21 +212,23 @@ public final class Cma implements AutoCloseable {
             // a slice only after a partial transfer: the first call passes the vectors themselves
             MemorySegment lv = l == 0 ? localVector : localVector.asSlice(16L * l);
             MemorySegment rv = r == 0 ? remoteVector : remoteVector.asSlice(16L * r);
+            long ln = localCount - l;
+            long rn = remoteCount - r;
             long n;
             try {
-                n = (long) READV.invokeExact(pid, lv, (long) (localCount - l), rv, (long) (remoteCount - r), 0L);
+                n = write
+                        ? (long) WRITEV.invokeExact(pid, lv, ln, rv, rn, 0L)
+                        : (long) READV.invokeExact(pid, lv, ln, rv, rn, 0L);
                 if (n < 0) {
-                    n = (long) READV_ERRNO.invokeExact(callState, pid, lv, (long) (localCount - l), rv,
-                            (long) (remoteCount - r), 0L);
+                    n = write
+                            ? (long) WRITEV_ERRNO.invokeExact(callState, pid, lv, ln, rv, rn, 0L)
+                            : (long) READV_ERRNO.invokeExact(callState, pid, lv, ln, rv, rn, 0L);
                 }
             } catch (Throwable t) {
-                throw new IllegalStateException("process_vm_readv downcall failed", t);
+                throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
             }
-            if (n < 0) {
-                return -(int) ERRNO.get(callState, 0L);
-            }
-            if (n == 0) {
-                return -Errno.EFAULT;
+            if (n <= 0) {
+                return failure(n);
             }
             l = consume(localVector, l, localCount, n);
             r = consume(remoteVector, r, remoteCount, n);

@@ -91,6 +91,25 @@ class CmaTest {
     }
 
     @Test
+    void aVectoredWriteScattersLocalPiecesIntoRemoteOnes() {
+        try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
+            int self = (int) ProcessHandle.current().pid();
+            MemorySegment src = pattern(a, 20_000, 7, 3);
+            MemorySegment dst = a.allocate(20_000, 64);
+            cma.localPiece(0, src.address(), 5_000);
+            cma.localPiece(1, src.address() + 5_000, 15_000);
+            cma.remotePiece(0, dst.address(), 12_000);
+            cma.remotePiece(1, dst.address() + 12_000, 8_000);
+            assertEquals(0, cma.writeVector(self, 2, 2));
+            assertEquals(-1, src.mismatch(dst));
+
+            cma.localPiece(0, src.address(), 100);
+            cma.remotePiece(0, 4096, 100);
+            assertEquals(-Errno.EFAULT, cma.writeVector(self, 1, 1), "an unmapped remote range");
+        }
+    }
+
+    @Test
     void localSegmentsNameTheBytesOfABufferListFromAnOffset() {
         try (Arena a = Arena.ofConfined(); Cma cma = new Cma()) {
             int self = (int) ProcessHandle.current().pid();

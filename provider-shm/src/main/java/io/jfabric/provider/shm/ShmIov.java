@@ -95,35 +95,27 @@ final class ShmIov {
     }
 
     /**
-     * Reads {@code n} bytes of process {@code pid} at {@code remote} into a receive buffer ({@code dst}: a
-     * segment or an ShmIov) at byte {@code offset}, one process_vm_readv per piece. Returns 0 or a positive
-     * errno (EINVAL for a heap buffer, which CMA cannot reach).
+     * Reads {@code n} bytes of process {@code pid} at {@code remote} into a receive buffer ({@code dst}: a segment or
+     * an ShmIov) at byte {@code offset}, with one process_vm_readv however many of its buffers that fills. Returns 0
+     * or a positive errno (EINVAL for a heap buffer, which CMA cannot reach).
      */
     static int cmaRead(Cma cma, int pid, long remote, Object dst, long offset, long n) {
+        int local;
         if (dst instanceof MemorySegment d) {
-            return d.isNative() ? cmaStatus(cma.readFully(pid, d.address() + offset, remote, n)) : Errno.EINVAL;
-        }
-        ShmIov v = (ShmIov) dst;
-        for (int i = 0; i < v.count && n > 0; i++) {
-            MemorySegment s = v.segments[i];
-            long size = s.byteSize();
-            if (offset >= size) {
-                offset -= size;
-                continue;
-            }
-            if (!s.isNative()) {
+            if (!d.isNative()) {
                 return Errno.EINVAL;
             }
-            long piece = Math.min(size - offset, n);
-            int status = cmaStatus(cma.readFully(pid, s.address() + offset, remote, piece));
-            if (status != 0) {
-                return status;
+            cma.localPiece(0, d.address() + offset, n);
+            local = 1;
+        } else {
+            ShmIov v = (ShmIov) dst;
+            local = cma.localSegments(v.segments, v.count, offset, n);
+            if (local < 0) {
+                return Errno.EINVAL;
             }
-            remote += piece;
-            n -= piece;
-            offset = 0;
         }
-        return 0;
+        cma.remotePiece(0, remote, n);
+        return cmaStatus(cma.readVector(pid, local, 1));
     }
 
     /** The address a completion reports for a receive buffer: its first native segment's, else 0. */

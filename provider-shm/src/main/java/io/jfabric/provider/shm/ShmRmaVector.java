@@ -14,8 +14,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * RMA with several buffers or ranges (readv/writev, readmsg/writemsg; rma_iov_limit and iov_limit 4): the command
  * lists the initiator's buffers and the target's ranges ({@link Wire#FLAG_VECTOR}), and the target checks every
- * range's key, bounds and access before it copies anything, then walks both lists at once with one
- * process_vm_readv/writev per piece that is contiguous on both sides.
+ * range's key, bounds and access before it copies anything, then walks both lists at once and copies all of
+ * it with one vectored process_vm_readv/writev.
  */
 final class ShmRmaVector {
     /** The most buffers and ranges one command lists. */
@@ -129,11 +129,16 @@ final class ShmRmaVector {
         return copy(type == Wire.RMA_WRITE, s, localEntries, localCount, remoteEntries, remoteCount, peer);
     }
 
-    /** Walks the target's ranges (each cut at its region's segments) against the initiator's buffers. */
+    /**
+     * Walks the target's ranges (each cut at its region's segments) against the initiator's buffers, gathering the
+     * pieces that are contiguous on both sides into one vectored process_vm_readv/writev (one more for every
+     * {@link Cma#VECTOR_LIMIT} pieces).
+     */
     private int copy(boolean write, MemorySegment s, long localEntries, int localCount, long remoteEntries,
                      int remoteCount, Peer peer) {
         int li = 0;
         long lDone = 0;
+        int pieces = 0;
         for (int i = 0; i < remoteCount; i++) {
             UtilMemoryRegion mr = regions[i];
             long pos = offsets[i];
@@ -151,17 +156,26 @@ final class ShmRmaVector {
                 long inSeg = pos - mr.segmentStart(seg);
                 MemorySegment target = mr.segment(seg);
                 long n = Math.min(left, Math.min(target.byteSize() - inSeg, lLen - lDone));
-                int status = ShmIov.cmaStatus(write
-                        ? cma.readFully(peer.pid, target.address() + inSeg, lAddr, n)
-                        : cma.writeFully(peer.pid, target.address() + inSeg, lAddr, n));
-                if (status != 0) {
-                    return status;
+                // the target's memory is the local side, the initiator's buffers the remote one
+                cma.localPiece(pieces, target.address() + inSeg, n);
+                cma.remotePiece(pieces, lAddr, n);
+                if (++pieces == Cma.VECTOR_LIMIT) {
+                    int status = flush(write, peer, pieces);
+                    if (status != 0) {
+                        return status;
+                    }
+                    pieces = 0;
                 }
                 pos += n;
                 left -= n;
                 lDone += n;
             }
         }
-        return 0;
+        return pieces == 0 ? 0 : flush(write, peer, pieces);
+    }
+
+    private int flush(boolean write, Peer peer, int pieces) {
+        int rc = write ? cma.readVector(peer.pid, pieces, pieces) : cma.writeVector(peer.pid, pieces, pieces);
+        return ShmIov.cmaStatus(rc);
     }
 }

@@ -304,9 +304,9 @@ class ShmEntryPointsTest extends ShmPairFixture {
     }
 
     /**
-     * Four ranges that each cross a four-segment region's boundaries, against four buffers cut elsewhere: 19 pieces
-     * contiguous on both sides, more than one vectored process_vm_readv/writev could name, and every byte lands where
-     * the lists say.
+     * Four ranges that each cross a four-segment region's boundaries, against four buffers cut elsewhere: more pieces
+     * contiguous on both sides (19) than one process_vm_readv/writev names, so the target copies them in two vectored
+     * calls, and every byte lands where the lists say.
      */
     @Test
     void aVectorRmaOfMorePiecesThanOneVectoredCopyTakesArrivesWhole() {
