@@ -7,6 +7,7 @@ import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 
 import java.util.ArrayList;
@@ -28,6 +29,8 @@ public final class JfabricIoHandler implements IoHandler {
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final ThreadAwareExecutor executor;
+    /** One instance, so that a loop resumed on another thread does not add it twice. */
+    private final Runnable closeOnShutdown = this::closeRegistered;
     private final ArrayList<Registration> registrations = new ArrayList<>();
     private final Map<String, LoopDomain> domains = new HashMap<>();
     private final ArrayList<FrameStream> lingering = new ArrayList<>();
@@ -72,9 +75,18 @@ public final class JfabricIoHandler implements IoHandler {
         };
     }
 
+    /**
+     * Also closes the channels from a shutdown hook. Netty's loop may stop without a last {@link #prepareToDestroy}
+     * (a shutdown with no quiet period begun after that turn's check, from a task on the loop say), but it runs its
+     * shutdown hooks while it still takes tasks, so the events of those closes (channelInactive,
+     * channelUnregistered) still run; closed in {@link #destroy}, the stopped loop refuses them.
+     */
     @Override
     public void initialize() {
         thread = Thread.currentThread();
+        if (executor instanceof SingleThreadEventExecutor loop) {
+            loop.addShutdownHook(closeOnShutdown);
+        }
     }
 
     @Override
@@ -207,10 +219,9 @@ public final class JfabricIoHandler implements IoHandler {
     }
 
     /**
-     * Netty's loop may end without a last {@link #prepareToDestroy}: when shutdown begins after that turn's check
-     * (from a task on the loop, say) and there is no quiet period, it confirms and stops at once. So the channels
-     * still registered close here (their close futures complete; the events Netty would run later are refused by
-     * the stopped loop), and whatever link is left closes with its domain.
+     * A channel still registered here missed both {@link #prepareToDestroy} and the shutdown hook (a task the loop
+     * ran just before the hooks' turn): it closes all the same (its close future completes; the events Netty would
+     * run later are refused by the stopped loop), and whatever link is left closes with its domain.
      */
     @Override
     public void destroy() {
