@@ -24,8 +24,13 @@ final class PendingOp {
     long rmaKey;
     /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */
     long ringEnd = -1;
-    /** A CMA send: the address of its one native buffer, which the receiver may ask it to write from (ShmSplitCopy). */
+    /**
+     * A CMA send or an RMA write from one native buffer: its address, which the receiver or target may ask it to
+     * write half from (ShmSplitCopy).
+     */
     long cmaSource;
+    /** An RMA read into one native buffer: its address, which the target may ask it to read half into. */
+    long cmaSink;
     /** A fetch or compare atomic's result buffers, filled when the target's ATOMIC_RESULT arrives. */
     final MemorySegment[] results = new MemorySegment[ShmIov.LIMIT];
     int resultCount;

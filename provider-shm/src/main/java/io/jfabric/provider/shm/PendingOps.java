@@ -34,6 +34,7 @@ final class PendingOps {
         op.source.clear();
         op.ringEnd = -1;
         op.cmaSource = 0;
+        op.cmaSink = 0;
         for (int i = 0; i < op.resultCount; i++) {
             op.results[i] = null;
         }

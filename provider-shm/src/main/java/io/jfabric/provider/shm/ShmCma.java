@@ -37,7 +37,7 @@ final class ShmCma {
      */
     int copyOut(Peer peer, long senderOp, long remote, Object dst, long offset, long n) {
         if (split.splits(n, dst)) {
-            return split.read(peer, senderOp, remote, (MemorySegment) dst, offset, n);
+            return split.copy(false, peer, senderOp, remote, (MemorySegment) dst, offset, n);
         }
         return n == 0 ? 0 : ShmIov.cmaRead(ep.cma, peer.pid, remote, dst, offset, n);
     }

@@ -76,7 +76,7 @@ final class ShmEndpoint extends UtilEndpoint {
                 recv.pull());
         msg = new ShmMsg(transmit, recv);
         tagged = new ShmTagged(transmit, recv, domain);
-        rma = new ShmRma(ep, inFlight, acks, cm);
+        rma = new ShmRma(ep, inFlight, acks, cm, split);
         peerWatch = new ShmPeerWatch(ep, recv, this);
         recv.watchPeers(peerWatch);
         atomic = new ShmAtomic(ep, inFlight, acks, cm);

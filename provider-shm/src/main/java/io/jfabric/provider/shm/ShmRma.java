@@ -14,7 +14,8 @@ import java.lang.foreign.MemorySegment;
  * RMA (fi_read, fi_write and their forms), both sides. The initiator sends a command with the key, the
  * target address and its own buffer's address; the target checks key, access and bounds against its MR
  * map, copies with process_vm_readv/writev and ACKs with the status, and the initiator completes on the
- * ACK.
+ * ACK. A large read or write of one segment is split as a large message is ({@link ShmSplitCopy}): the target,
+ * having checked the range, offers the initiator the second half, which an initiator waiting on its CQ copies itself.
  *
  * <p>With one local buffer and one remote range the command names the initiator's buffer, and the target copies
  * straight between it and the registered memory; with up to four of each (readv/writev, readmsg/writemsg) it lists
@@ -31,12 +32,14 @@ final class ShmRma {
     private final ShmAckQueue acks;
     private final ShmCm cm;
     private final ShmRmaVector vector;
+    private final ShmSplitCopy split;
 
-    ShmRma(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm) {
+    ShmRma(ShmEndpointState ep, ShmInFlight inFlight, ShmAckQueue acks, ShmCm cm, ShmSplitCopy split) {
         this.ep = ep;
         this.inFlight = inFlight;
         this.acks = acks;
         this.cm = cm;
+        this.split = split;
         this.vector = new ShmRmaVector(ep.domain.mrMap, ep.cma);
     }
 
@@ -108,6 +111,10 @@ final class ShmRma {
         op.peer = peer;
         op.rmaAddr = req.rmaIov[0].addr;
         op.rmaKey = req.rmaIov[0].key;
+        // the one buffer the target may offer to let us copy half of (ShmSplitCopy): a write's source, a read's sink
+        long buffer = cmaBuffer == null ? 0 : cmaBuffer.address();
+        op.cmaSource = type == Wire.RMA_WRITE ? buffer : 0;
+        op.cmaSink = type == Wire.RMA_READ ? buffer : 0;
         boolean hasData = type == Wire.RMA_WRITE && (req.flags & OpFlags.REMOTE_CQ_DATA) != 0;
         int flags = (hasData ? Wire.FLAG_CQ_DATA : 0) | form;
         MemorySegment s = r.buffer();
@@ -157,7 +164,10 @@ final class ShmRma {
             } else if (inline) {
                 status = copyPieces(type, peer, mr, off, at + Wire.RMA_HEADER, len, s);
             } else if (mr.segmentCount() == 1) {
-                status = copy(type, peer, mr.segment().address() + off, remote, len);
+                MemorySegment target = mr.segment();
+                status = split.splits(len, target)
+                        ? split.copy(type == Wire.RMA_READ, peer, opId, remote, target, off, len)
+                        : copy(type, peer, target.address() + off, remote, len);
             } else {
                 status = copyPieces(type, peer, mr, off, remote, len, null);
             }

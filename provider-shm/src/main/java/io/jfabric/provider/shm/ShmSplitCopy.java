@@ -10,7 +10,9 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Large CMA messages copied by both processes at once, both sides of it. A CMA message is one process_vm_readv by
+ * Large CMA messages and RMA copies made by both processes at once, both sides of it. For RMA read "receiver" as
+ * the target, which has checked the range, and "sender" as the initiator; for an RMA read the data flows the other
+ * way, so the target writes the first half into the initiator's buffer and offers it the second half to read. A CMA message is one process_vm_readv by
  * its receiver, while its sender, waiting for the completion as a ping-pong or a request-response exchange does,
  * spins idle on the other core. For a message of FI_SHM_SPLIT_COPY_MIN bytes or more the receiver offers the sender
  * the second half: it publishes the offer in one of its region's split-copy words, sends a PUSH command and reads
@@ -47,10 +49,10 @@ final class ShmSplitCopy {
     /** Bit i set: word i is free for an offer. */
     private int freeWords = -1;
     private long tickets;
-    /** Receiver side: second halves the sender wrote. */
-    long halvesWrittenBySender;
-    /** Sender side: halves this endpoint wrote into its receivers' buffers. */
-    long halvesWrittenForReceivers;
+    /** Receiver or RMA target side: second halves the peer copied. */
+    long halvesCopiedByPeer;
+    /** Sender or RMA initiator side: halves this endpoint copied for its receivers and targets. */
+    long halvesCopiedForPeers;
 
     ShmSplitCopy(ShmEndpointState ep, ShmInFlight inFlight, ShmCm cm) {
         this.ep = ep;
@@ -72,33 +74,43 @@ final class ShmSplitCopy {
     }
 
     /**
-     * Reads {@code n} bytes of the sender's buffer at {@code remote} into the native {@code dst} at {@code offset},
-     * the sender writing the second half if it comes to it in time. Returns 0 or a positive errno.
+     * Copies {@code n} bytes between the native {@code local} at {@code offset} and the peer's buffer at
+     * {@code remote}: into {@code local} ({@code out} false: a message or an RMA write) or out of it (an RMA read),
+     * the peer copying the second half itself if it comes to it in time. Returns 0 or a positive errno.
      */
-    int read(Peer peer, long senderOp, long remote, MemorySegment dst, long offset, long n) {
-        long to = dst.address() + offset;
+    int copy(boolean out, Peer peer, long peerOp, long remote, MemorySegment local, long offset, long n) {
+        long at = local.address() + offset;
         long half = (n >>> 1) & -4096L;
         int word = Integer.numberOfTrailingZeros(freeWords);
         long offer = ((tickets + 1) << 3) | OFFERED;
-        if (word >= RegionLayout.SPLIT_WORDS || !offer(peer, senderOp, word, offer, half, n - half, to + half)) {
-            return ShmIov.cmaStatus(ep.cma.readFully(peer.pid, to, remote, n));
+        if (word >= RegionLayout.SPLIT_WORDS || !offer(peer, peerOp, word, offer, half, n - half, at + half)) {
+            return cma(out, peer, at, remote, n);
         }
         tickets++;
         freeWords &= ~(1 << word);
-        int status = ShmIov.cmaStatus(ep.cma.readFully(peer.pid, to, remote, half));
+        int status = cma(out, peer, at, remote, half);
         long outcome = settle(peer, wordAt(word), offer);
         freeWords |= 1 << word;
         if (outcome == DONE) {
-            halvesWrittenBySender++;
+            halvesCopiedByPeer++;
             return status;
         }
         if (outcome != TAKEN && outcome != FAILED) {
             return Errno.ECONNRESET; // the sender died mid-write, or never finished it
         }
-        return status != 0 ? status : ShmIov.cmaStatus(ep.cma.readFully(peer.pid, to + half, remote + half, n - half));
+        return status != 0 ? status : cma(out, peer, at + half, remote + half, n - half);
     }
 
-    /** Publishes the offer in {@code word} and sends the PUSH; false when the sender's ring has no room. */
+    private int cma(boolean out, Peer peer, long local, long remote, long n) {
+        return ShmIov.cmaStatus(out
+                ? ep.cma.writeFully(peer.pid, local, remote, n)
+                : ep.cma.readFully(peer.pid, local, remote, n));
+    }
+
+    /**
+     * Publishes the offer in {@code word} and sends the PUSH naming our memory at {@code to}; false when the
+     * sender's ring has no room.
+     */
     private boolean offer(Peer peer, long senderOp, int word, long offer, long offset, long len, long to) {
         LONG.setRelease(words, wordAt(word), offer);
         MpscRing r = peer.ring;
@@ -144,7 +156,10 @@ final class ShmSplitCopy {
 
     // ---- sender side -----------------------------------------------------------------------------
 
-    /** A receiver offers this sender part of a CMA message to write. */
+    /**
+     * A receiver offers this sender part of a CMA message or RMA write to write into its memory, or an RMA target
+     * part of a read to read out of its memory.
+     */
     boolean onPush(MemorySegment s, long at) {
         Peer peer = cm.sender(s, at);
         long offer = Wire.getLong(s, at + Wire.TAG);
@@ -157,18 +172,20 @@ final class ShmSplitCopy {
             return ep.dropCorrupt(Wire.PUSH, Wire.HEADER);
         }
         PendingOp op = inFlight.find(Wire.getLong(s, at + Wire.OP_ID));
-        if (op == null || op.peer != peer || op.cmaSource == 0 || offset > op.length - len) {
-            return true; // not a CMA send of ours to that peer in flight: the receiver withdraws the offer
+        if (op == null || op.peer != peer || (op.cmaSource == 0 && op.cmaSink == 0) || offset > op.length - len) {
+            return true; // no CMA send or one-buffer RMA of ours to that peer in flight: the receiver withdraws the offer
         }
         MemorySegment theirs = peer.region.segment();
         long wordAt = wordAt((int) word);
         if (!LONG.compareAndSet(theirs, wordAt, offer, (offer & ~STATE) | WRITING)) {
             return true; // withdrawn already
         }
-        int status = ShmIov.cmaStatus(ep.cma.writeFully(peer.pid, op.cmaSource + offset, to, len));
+        int status = op.cmaSource != 0
+                ? cma(true, peer, op.cmaSource + offset, to, len)
+                : cma(false, peer, op.cmaSink + offset, to, len);
         LONG.setRelease(theirs, wordAt, (offer & ~STATE) | (status == 0 ? DONE : FAILED));
         if (status == 0) {
-            halvesWrittenForReceivers++;
+            halvesCopiedForPeers++;
         }
         return true;
     }

@@ -1,9 +1,12 @@
 package io.jfabric.provider.shm;
 
+import io.jfabric.Access;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
 import io.jfabric.Fabrics;
+import io.jfabric.MemoryRegion;
+import io.jfabric.MrMode;
 import io.jfabric.provider.shm.wire.RegionLayout;
 import io.jfabric.provider.shm.wire.Wire;
 import org.junit.jupiter.api.Test;
@@ -13,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,9 +98,76 @@ class ShmSplitCopyTest extends ShmPairFixture {
             sender.join(TimeUnit.SECONDS.toMillis(30));
         }
         assertNull(senderFailure.get(), () -> "the sender failed: " + senderFailure.get());
-        long helped = split(b).halvesWrittenBySender;
+        long helped = split(b).halvesCopiedByPeer;
         assertTrue(helped > 0, "the sender wrote no half of " + rounds * sizes.length + " messages");
-        assertEquals(helped, split(a).halvesWrittenForReceivers, "halves the sender wrote and the receiver counted");
+        assertEquals(helped, split(a).halvesCopiedForPeers, "halves the sender wrote and the receiver counted");
+    }
+
+    /**
+     * A large RMA write or read of one registered segment is split as a large message is: the target, having checked
+     * the key and range, offers the initiator the second half, and an initiator waiting on its CQ copies it (writes
+     * it into the region, or reads it into its own buffer); every byte lands where the RMA names, and both sides
+     * count the same halves.
+     */
+    @Test
+    void anInitiatorWaitingOnItsCqCopiesHalfOfEachLargeRma() throws Exception {
+        long size = (1 << 20) + 12_345;
+        MemorySegment target = arena.allocate(size + 100, 4096);
+        MemorySegment src = arena.allocate(size, 4096);
+        // the initiator takes an offer only when it is on a CPU while the target copies its half: on two cores shared
+        // with the target's thread and the JIT that can miss a few times in a row, so up to 200 rounds each way
+        int rounds = 200;
+        try (MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 0x51)) {
+            long base = (b.info.domainAttr.mrMode & MrMode.VIRT_ADDR) != 0 ? target.address() : 0;
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread targetThread = progressUntil(b, stop);
+            MemorySegment back = arena.allocate(size, 4096);
+            try {
+                for (int round = 0; round < rounds && split(a).halvesCopiedForPeers == 0; round++) {
+                    ShmEndpointTest.fill(src, round * 3L + 1);
+                    String ctx = "write " + round;
+                    assertEquals(0, a.ep.write(src, null, aToB, base + 100, 0x51, ctx));
+                    expect(a, ctx);
+                    long at = target.asSlice(100, size).mismatch(src);
+                    assertEquals(-1, at, "write " + round + " differs at byte " + at);
+                }
+            } finally {
+                stop.set(true);
+                targetThread.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            long wrote = split(b).halvesCopiedByPeer;
+            assertTrue(wrote > 0, "the initiator wrote no half of " + rounds + " writes");
+            assertEquals(wrote, split(a).halvesCopiedForPeers, "halves the initiator wrote and the target counted");
+
+            stop.set(false);
+            Thread reads = progressUntil(b, stop);
+            try {
+                long before = split(a).halvesCopiedForPeers;
+                for (int round = 0; round < rounds && split(a).halvesCopiedForPeers == before; round++) {
+                    back.fill((byte) 0);
+                    String ctx = "read " + round;
+                    assertEquals(0, a.ep.read(back, null, aToB, base + 100, 0x51, ctx));
+                    expect(a, ctx);
+                    long at = back.mismatch(src);
+                    assertEquals(-1, at, "read " + round + " differs at byte " + at);
+                }
+            } finally {
+                stop.set(true);
+                reads.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            long read = split(b).halvesCopiedByPeer - wrote;
+            assertTrue(read > 0, "the initiator read no half of " + rounds + " reads");
+            assertEquals(wrote + read, split(a).halvesCopiedForPeers, "halves the initiator read and the target counted");
+        }
+    }
+
+    /** A thread that drives {@code node}'s progress until {@code stop} is set, as a target's own loop would. */
+    private static Thread progressUntil(ShmNode node, AtomicBoolean stop) {
+        return Thread.ofPlatform().name("progress").start(() -> {
+            while (!stop.get()) {
+                node.progressFor(1);
+            }
+        });
     }
 
     /**
@@ -114,10 +185,10 @@ class ShmSplitCopyTest extends ShmPairFixture {
         assertEquals(0, a.ep.send(src, null, aToB, "s"));
         expect(b, "r"); // only the receiver progresses
         assertEquals(-1, src.mismatch(dst), "the receiver read the whole message");
-        assertEquals(0, split(b).halvesWrittenBySender);
+        assertEquals(0, split(b).halvesCopiedByPeer);
         dst.fill((byte) 0);
         expect(a, "s"); // now the sender takes the PUSH (withdrawn) and the ACK
-        assertEquals(0, split(a).halvesWrittenForReceivers);
+        assertEquals(0, split(a).halvesCopiedForPeers);
         assertEquals(-1, dst.mismatch(arena.allocate(size)), "the sender wrote into the completed receive's buffer");
     }
 
@@ -157,7 +228,7 @@ class ShmSplitCopyTest extends ShmPairFixture {
             a.progressFor(200);
         }
         assertEquals(1, ((ShmEndpoint) a.ep).corruptDropped(), a.ep.toString());
-        assertEquals(0, split(a).halvesWrittenForReceivers);
+        assertEquals(0, split(a).halvesCopiedForPeers);
         assertEquals(-1, scratch.mismatch(arena.allocate(size)), "a forged offer made the sender write");
         // the genuine message still goes through
         MemorySegment dst = arena.allocate(size, 4096);
