@@ -10,18 +10,20 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Large CMA messages and RMA copies made by both processes at once, both sides of it. For RMA read "receiver" as
- * the target, which has checked the range, and "sender" as the initiator; for an RMA read the data flows the other
- * way, so the target writes the first half into the initiator's buffer and offers it the second half to read. A CMA message is one process_vm_readv by
- * its receiver, while its sender, waiting for the completion as a ping-pong or a request-response exchange does,
- * spins idle on the other core. For a message of FI_SHM_SPLIT_COPY_MIN bytes or more the receiver offers the sender
- * the second half: it publishes the offer in one of its region's split-copy words, sends a PUSH command and reads
- * the first half itself. A sender whose progress takes the PUSH while the offer stands claims the word (OFFERED to
- * WRITING), writes its half into the receive buffer with process_vm_writev and marks the word DONE, or FAILED.
- * Once the receiver has read its half it withdraws the offer (OFFERED to TAKEN) and reads the second half as well
- * when the sender had not started; when the sender is writing, it waits for that write, which is no longer than its
- * own read was. So a receiver never waits for a sender that is not progressing, nothing the sender writes lands
- * after the receive has completed, and a 1 MiB message is two half copies on two cores at once instead of one.
+ * Large CMA messages and RMA copies made by both processes at once, both sides of it. For an RMA, "receiver" below
+ * is the target, which has checked the range, and "sender" the initiator; an RMA read's data flows the other way, so
+ * its target writes the first half into the initiator's buffer and offers it the second half to read.
+ *
+ * <p>A CMA message is one process_vm_readv by its receiver, while its sender, waiting for the completion as a ping-pong
+ * or a request-response exchange does, spins idle on the other core. For a message of FI_SHM_SPLIT_COPY_MIN bytes or
+ * more the receiver offers the sender the second half: it publishes the offer in one of its region's split-copy words,
+ * sends a PUSH command and reads the first half itself. A sender whose progress takes the PUSH while the offer stands
+ * claims the word (OFFERED to WRITING), writes its half into the receive buffer with process_vm_writev and marks the
+ * word DONE, or FAILED. Once the receiver has read its half it withdraws the offer (OFFERED to TAKEN) and reads the
+ * second half as well when the sender had not started; when the sender is writing, it waits for that write, which is no
+ * longer than its own read was. So a receiver never waits for a sender that is not progressing, nothing the sender
+ * writes lands after the receive has completed, and a 1 MiB message is two half copies on two cores at once instead of
+ * one.
  *
  * <p>A word holds a ticket (the offer's number, so that a late PUSH for an earlier offer cannot claim a later one)
  * and a state in its low three bits. Only the receiver's progress offers and withdraws, under its endpoint's lock.
@@ -173,7 +175,7 @@ final class ShmSplitCopy {
         }
         PendingOp op = inFlight.find(Wire.getLong(s, at + Wire.OP_ID));
         if (op == null || op.peer != peer || (op.cmaSource == 0 && op.cmaSink == 0) || offset > op.length - len) {
-            return true; // no CMA send or one-buffer RMA of ours to that peer in flight: the receiver withdraws the offer
+            return true; // no CMA send or one-buffer RMA of ours to that peer in flight: the offer is withdrawn
         }
         MemorySegment theirs = peer.region.segment();
         long wordAt = wordAt((int) word);

@@ -157,7 +157,8 @@ class ShmSplitCopyTest extends ShmPairFixture {
             }
             long read = split(b).halvesCopiedByPeer - wrote;
             assertTrue(read > 0, "the initiator read no half of " + rounds + " reads");
-            assertEquals(wrote + read, split(a).halvesCopiedForPeers, "halves the initiator read and the target counted");
+            assertEquals(wrote + read, split(a).halvesCopiedForPeers,
+                    "halves the initiator read and the target counted");
         }
     }
 
