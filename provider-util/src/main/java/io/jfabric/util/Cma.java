@@ -78,8 +78,6 @@ public final class Cma implements AutoCloseable {
     public static final int VECTOR_LIMIT = 16;
 
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment local = arena.allocate(IOVEC);
-    private final MemorySegment remote = arena.allocate(IOVEC);
     private final MemorySegment localVector = arena.allocate(IOVEC, VECTOR_LIMIT);
     private final MemorySegment remoteVector = arena.allocate(IOVEC, VECTOR_LIMIT);
     private final MemorySegment callState = arena.allocate(CALL_STATE);
@@ -101,44 +99,25 @@ public final class Cma implements AutoCloseable {
      *     bad address)
      */
     public int readFully(int pid, long localAddress, long remoteAddress, long length) {
-        return fully(false, pid, localAddress, remoteAddress, length);
+        return copy(false, pid, localAddress, remoteAddress, length);
     }
 
     /** Writes exactly {@code length} bytes, repeating partial transfers; 0 or a negative errno. */
     public int writeFully(int pid, long localAddress, long remoteAddress, long length) {
-        return fully(true, pid, localAddress, remoteAddress, length);
+        return copy(true, pid, localAddress, remoteAddress, length);
     }
 
-    private int fully(boolean write, int pid, long localAddress, long remoteAddress, long length) {
-        if (READV == null) {
-            return -Errno.ENOSYS;
+    /**
+     * {@link #writeFully} when {@code write}, else {@link #readFully}: one contiguous range each side, as the first
+     * piece of a vectored call.
+     */
+    public int copy(boolean write, int pid, long localAddress, long remoteAddress, long length) {
+        if (length == 0) {
+            return 0;
         }
-        for (long done = 0, n; done < length; done += n) {
-            ranges(localAddress + done, remoteAddress + done, length - done);
-            try {
-                n = write
-                        ? (long) WRITEV.invokeExact(pid, local, 1L, remote, 1L, 0L)
-                        : (long) READV.invokeExact(pid, local, 1L, remote, 1L, 0L);
-                if (n < 0) {
-                    n = write
-                            ? (long) WRITEV_ERRNO.invokeExact(callState, pid, local, 1L, remote, 1L, 0L)
-                            : (long) READV_ERRNO.invokeExact(callState, pid, local, 1L, remote, 1L, 0L);
-                }
-            } catch (Throwable t) {
-                throw new IllegalStateException("process_vm_readv/writev downcall failed", t);
-            }
-            if (n <= 0) {
-                return failure(n);
-            }
-        }
-        return 0;
-    }
-
-    private void ranges(long localAddress, long remoteAddress, long length) {
-        local.set(ValueLayout.JAVA_LONG, 0, localAddress);
-        local.set(ValueLayout.JAVA_LONG, 8, length);
-        remote.set(ValueLayout.JAVA_LONG, 0, remoteAddress);
-        remote.set(ValueLayout.JAVA_LONG, 8, length);
+        localPiece(0, localAddress, length);
+        remotePiece(0, remoteAddress, length);
+        return vector(write, pid, 1, 1);
     }
 
     /** What a call that copied {@code n <= 0} bytes answers: its errno, or EFAULT when it copied nothing. */
@@ -146,7 +125,7 @@ public final class Cma implements AutoCloseable {
         return n < 0 ? -(int) ERRNO.get(callState, 0L) : -Errno.EFAULT;
     }
 
-    /** Sets local iovec {@code i} of the next {@link #readVector}. */
+    /** Sets local iovec {@code i} of the next {@link #readVector} (the single-range calls use iovec 0 too). */
     public void localPiece(int i, long address, long length) {
         localVector.set(ValueLayout.JAVA_LONG, 16L * i, address);
         localVector.set(ValueLayout.JAVA_LONG, 16L * i + 8, length);

@@ -187,9 +187,7 @@ final class ShmRma {
 
     /** One process_vm_readv/writev between registered memory at {@code local} and the initiator's buffer. */
     private int copy(int type, Peer peer, long local, long remote, long len) {
-        return ShmIov.cmaStatus(type == Wire.RMA_WRITE
-                ? ep.cma.readFully(peer.pid, local, remote, len)
-                : ep.cma.writeFully(peer.pid, local, remote, len));
+        return ShmIov.cmaStatus(ep.cma.copy(type == Wire.RMA_READ, peer.pid, local, remote, len));
     }
 
     /**

@@ -86,11 +86,11 @@ final class ShmSplitCopy {
         int word = Integer.numberOfTrailingZeros(freeWords);
         long offer = ((tickets + 1) << 3) | OFFERED;
         if (word >= RegionLayout.SPLIT_WORDS || !offer(peer, peerOp, word, offer, half, n - half, at + half)) {
-            return cma(out, peer, at, remote, n);
+            return ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, at, remote, n));
         }
         tickets++;
         freeWords &= ~(1 << word);
-        int status = cma(out, peer, at, remote, half);
+        int status = ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, at, remote, half));
         long outcome = settle(peer, wordAt(word), offer);
         freeWords |= 1 << word;
         if (outcome == DONE) {
@@ -100,13 +100,7 @@ final class ShmSplitCopy {
         if (outcome != TAKEN && outcome != FAILED) {
             return Errno.ECONNRESET; // the sender died mid-write, or never finished it
         }
-        return status != 0 ? status : cma(out, peer, at + half, remote + half, n - half);
-    }
-
-    private int cma(boolean out, Peer peer, long local, long remote, long n) {
-        return ShmIov.cmaStatus(out
-                ? ep.cma.writeFully(peer.pid, local, remote, n)
-                : ep.cma.readFully(peer.pid, local, remote, n));
+        return status != 0 ? status : ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, at + half, remote + half, n - half));
     }
 
     /**
@@ -182,9 +176,8 @@ final class ShmSplitCopy {
         if (!LONG.compareAndSet(theirs, wordAt, offer, (offer & ~STATE) | WRITING)) {
             return true; // withdrawn already
         }
-        int status = op.cmaSource != 0
-                ? cma(true, peer, op.cmaSource + offset, to, len)
-                : cma(false, peer, op.cmaSink + offset, to, len);
+        boolean out = op.cmaSource != 0;
+        int status = ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, (out ? op.cmaSource : op.cmaSink) + offset, to, len));
         LONG.setRelease(theirs, wordAt, (offer & ~STATE) | (status == 0 ? DONE : FAILED));
         if (status == 0) {
             halvesCopiedForPeers++;
