@@ -176,12 +176,11 @@ public final class Cma implements AutoCloseable {
         return vector(false, pid, localCount, remoteCount);
     }
 
-    /** As {@link #readVector}, the other way: the local pieces into the remote ones, with process_vm_writev. */
-    public int writeVector(int pid, int localCount, int remoteCount) {
-        return vector(true, pid, localCount, remoteCount);
-    }
-
-    private int vector(boolean write, int pid, int localCount, int remoteCount) {
+    /**
+     * {@link #readVector}, or when {@code write} the other way: the local pieces into the remote ones, with
+     * process_vm_writev.
+     */
+    public int vector(boolean write, int pid, int localCount, int remoteCount) {
         if (READV == null) {
             return -Errno.ENOSYS;
         }

@@ -100,12 +100,12 @@ class CmaTest {
             cma.localPiece(1, src.address() + 5_000, 15_000);
             cma.remotePiece(0, dst.address(), 12_000);
             cma.remotePiece(1, dst.address() + 12_000, 8_000);
-            assertEquals(0, cma.writeVector(self, 2, 2));
+            assertEquals(0, cma.vector(true, self, 2, 2));
             assertEquals(-1, src.mismatch(dst));
 
             cma.localPiece(0, src.address(), 100);
             cma.remotePiece(0, 4096, 100);
-            assertEquals(-Errno.EFAULT, cma.writeVector(self, 1, 1), "an unmapped remote range");
+            assertEquals(-Errno.EFAULT, cma.vector(true, self, 1, 1), "an unmapped remote range");
         }
     }
 

@@ -25,12 +25,12 @@ final class PendingOp {
     /** Inline/bounce sends: the peer-ring position past the record, else -1 (the op waits for an ACK). */
     long ringEnd = -1;
     /**
-     * A CMA send or an RMA write from one native buffer: its address, which the receiver or target may ask it to
-     * write half from (ShmSplitCopy).
+     * The native buffers of a CMA send or an RMA, which the receiver or target may ask this side to copy half of
+     * (ShmSplitCopy): a send's or RMA write's sources ({@link #cmaWrites}), an RMA read's sinks; empty otherwise.
      */
-    long cmaSource;
-    /** An RMA read into one native buffer: its address, which the target may ask it to read half into. */
-    long cmaSink;
+    final ShmIov cmaBuffers = new ShmIov();
+    /** Whether the peer's half is written from {@link #cmaBuffers} (a send, an RMA write) or read into them. */
+    boolean cmaWrites;
     /** A fetch or compare atomic's result buffers, filled when the target's ATOMIC_RESULT arrives. */
     final MemorySegment[] results = new MemorySegment[ShmIov.LIMIT];
     int resultCount;

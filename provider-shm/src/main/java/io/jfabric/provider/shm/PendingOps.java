@@ -33,8 +33,7 @@ final class PendingOps {
         op.peer = null;
         op.source.clear();
         op.ringEnd = -1;
-        op.cmaSource = 0;
-        op.cmaSink = 0;
+        op.cmaBuffers.clear();
         for (int i = 0; i < op.resultCount; i++) {
             op.results[i] = null;
         }

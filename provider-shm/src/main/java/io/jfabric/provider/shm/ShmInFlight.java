@@ -130,7 +130,8 @@ final class ShmInFlight {
         if (pull) {
             op.source.set(req.iov, req.count);
         } else if (type == Wire.CMA) {
-            op.cmaSource = req.iov[0].address();
+            op.cmaBuffers.set(req.iov, 1);
+            op.cmaWrites = true;
         }
         ep.putHeader(r.buffer(), at, req.tag, req.data, wflags, len, op.id(), pull ? 0 : req.iov[0].address());
         r.commit(at);

@@ -40,7 +40,7 @@ final class ShmRma {
         this.acks = acks;
         this.cm = cm;
         this.split = split;
-        this.vector = new ShmRmaVector(ep.domain.mrMap, ep.cma);
+        this.vector = new ShmRmaVector(ep.domain.mrMap, ep.cma, split);
     }
 
     // ---- initiator -------------------------------------------------------------------------------
@@ -111,10 +111,11 @@ final class ShmRma {
         op.peer = peer;
         op.rmaAddr = req.rmaIov[0].addr;
         op.rmaKey = req.rmaIov[0].key;
-        // the one buffer the target may offer to let us copy half of (ShmSplitCopy): a write's source, a read's sink
-        long buffer = cmaBuffer == null ? 0 : cmaBuffer.address();
-        op.cmaSource = type == Wire.RMA_WRITE ? buffer : 0;
-        op.cmaSink = type == Wire.RMA_READ ? buffer : 0;
+        // the buffers the target may offer to let us copy half of (ShmSplitCopy); an inject write's are in the command
+        if (form != Wire.FLAG_INLINE_DATA) {
+            op.cmaBuffers.set(req.iov, req.count);
+            op.cmaWrites = type == Wire.RMA_WRITE;
+        }
         boolean hasData = type == Wire.RMA_WRITE && (req.flags & OpFlags.REMOTE_CQ_DATA) != 0;
         int flags = (hasData ? Wire.FLAG_CQ_DATA : 0) | form;
         MemorySegment s = r.buffer();
@@ -150,7 +151,7 @@ final class ShmRma {
         UtilMemoryRegion mr = ep.domain.mrMap.find(key);
         int status;
         if ((wflags & Wire.FLAG_VECTOR) != 0) {
-            status = vector.apply(type, s, at, length, peer);
+            status = vector.apply(type, s, at, length, peer, opId);
         } else if (inline && (len < 0 || len > length - Wire.RMA_HEADER)) {
             status = Errno.EIO; // the command does not hold the bytes it says it brings: nothing is written
         } else if (mr == null) {

@@ -15,21 +15,32 @@ import java.lang.foreign.MemorySegment;
  * RMA with several buffers or ranges (readv/writev, readmsg/writemsg; rma_iov_limit and iov_limit 4): the command
  * lists the initiator's buffers and the target's ranges ({@link Wire#FLAG_VECTOR}), and the target checks every
  * range's key, bounds and access before it copies anything, then walks both lists at once and copies all of
- * it with one vectored process_vm_readv/writev.
+ * it with one vectored process_vm_readv/writev. A large one is split ({@link ShmSplitCopy}) when the second half of
+ * its bytes is one run of the target's memory: the initiator copies that half between its buffers and the run.
  */
-final class ShmRmaVector {
+final class ShmRmaVector implements ShmSplitCopy.Halves {
     /** The most buffers and ranges one command lists. */
     static final int LIMIT = ShmIov.LIMIT;
 
     private final MrMap mrMap;
     private final Cma cma;
+    private final ShmSplitCopy split;
     // the target's walk, reused by every command: nothing is allocated per operation
     private final UtilMemoryRegion[] regions = new UtilMemoryRegion[LIMIT];
     private final long[] offsets = new long[LIMIT];
+    // the command being applied, which the split copy calls back into
+    private boolean write;
+    private MemorySegment command;
+    private long localEntries;
+    private int localCount;
+    private long remoteEntries;
+    private int remoteCount;
+    private Peer peer;
 
-    ShmRmaVector(MrMap mrMap, Cma cma) {
+    ShmRmaVector(MrMap mrMap, Cma cma, ShmSplitCopy split) {
         this.mrMap = mrMap;
         this.cma = cma;
+        this.split = split;
     }
 
     /** The command's record length for {@code req}, or -EINVAL when its lists are not a vector command's. */
@@ -85,7 +96,7 @@ final class ShmRmaVector {
      * The target's side of a vector command of {@code length} bytes in our ring, from {@code peer}: 0, or the positive
      * errno its ACK carries (EIO for a command whose lists do not add up; the first range's refusal otherwise).
      */
-    int apply(int type, MemorySegment s, long at, int length, Peer peer) {
+    int apply(int type, MemorySegment s, long at, int length, Peer peer, long opId) {
         int localCount = Wire.getInt(s, at + Wire.VECTOR_LOCAL_COUNT);
         int remoteCount = Wire.getInt(s, at + Wire.VECTOR_REMOTE_COUNT);
         if (localCount < 1 || localCount > LIMIT || remoteCount < 1 || remoteCount > LIMIT
@@ -126,56 +137,106 @@ final class ShmRmaVector {
         if (sum != total) {
             return Errno.EIO;
         }
-        return copy(type == Wire.RMA_WRITE, s, localEntries, localCount, remoteEntries, remoteCount, peer);
+        this.write = type == Wire.RMA_WRITE;
+        this.command = s;
+        this.localEntries = localEntries;
+        this.localCount = localCount;
+        this.remoteEntries = remoteEntries;
+        this.remoteCount = remoteCount;
+        this.peer = peer;
+        int status = split.splits(total) ? split.copy(peer, opId, total, this) : copy(0, total);
+        this.command = null;
+        this.peer = null;
+        return status;
+    }
+
+    @Override
+    public long contiguousFrom(long offset) {
+        long start = 0;
+        long next = 0;
+        long done = 0;
+        for (int i = 0; i < remoteCount; i++) {
+            UtilMemoryRegion mr = regions[i];
+            long pos = offsets[i];
+            long left = rangeLength(i);
+            while (left > 0) {
+                int seg = mr.segmentIndex(pos);
+                long inSeg = pos - mr.segmentStart(seg);
+                long n = Math.min(left, mr.segment(seg).byteSize() - inSeg);
+                if (done + n > offset) {
+                    long skip = Math.max(0, offset - done);
+                    long address = mr.segment(seg).address() + inSeg + skip;
+                    if (start != 0 && address != next) {
+                        return 0;
+                    }
+                    start = start == 0 ? address : start;
+                    next = address + n - skip;
+                }
+                pos += n;
+                left -= n;
+                done += n;
+            }
+        }
+        return start;
     }
 
     /**
      * Walks the target's ranges (each cut at its region's segments) against the initiator's buffers, gathering the
-     * pieces that are contiguous on both sides into one vectored process_vm_readv/writev (one more for every
-     * {@link Cma#VECTOR_LIMIT} pieces).
+     * pieces of bytes {@code [from, to)} that are contiguous on both sides into one vectored process_vm_readv/writev
+     * (one more for every {@link Cma#VECTOR_LIMIT} pieces).
      */
-    private int copy(boolean write, MemorySegment s, long localEntries, int localCount, long remoteEntries,
-                     int remoteCount, Peer peer) {
+    @Override
+    public int copy(long from, long to) {
         int li = 0;
         long lDone = 0;
         int pieces = 0;
-        for (int i = 0; i < remoteCount; i++) {
+        long done = 0;
+        for (int i = 0; i < remoteCount && done < to; i++) {
             UtilMemoryRegion mr = regions[i];
             long pos = offsets[i];
-            long left = Wire.getLong(s, remoteEntries + i * Wire.VECTOR_REMOTE_ENTRY + 8);
-            while (left > 0) {
+            long left = rangeLength(i);
+            while (left > 0 && done < to) {
                 long lLen;
-                while ((lLen = Wire.getLong(s, localEntries + li * Wire.VECTOR_LOCAL_ENTRY + 8)) == lDone) {
+                while ((lLen = Wire.getLong(command, localEntries + li * Wire.VECTOR_LOCAL_ENTRY + 8)) == lDone) {
                     if (++li == localCount) {
                         return Errno.EIO; // cannot happen once the sums agree; a guard, not a path
                     }
                     lDone = 0;
                 }
-                long lAddr = Wire.getLong(s, localEntries + li * Wire.VECTOR_LOCAL_ENTRY) + lDone;
                 int seg = mr.segmentIndex(pos);
                 long inSeg = pos - mr.segmentStart(seg);
                 MemorySegment target = mr.segment(seg);
                 long n = Math.min(left, Math.min(target.byteSize() - inSeg, lLen - lDone));
-                // the target's memory is the local side, the initiator's buffers the remote one
-                cma.localPiece(pieces, target.address() + inSeg, n);
-                cma.remotePiece(pieces, lAddr, n);
-                if (++pieces == Cma.VECTOR_LIMIT) {
-                    int status = flush(write, peer, pieces);
-                    if (status != 0) {
-                        return status;
+                long skip = Math.max(0, from - done); // the piece's bytes before the run asked for
+                long take = Math.min(n, to - done) - skip;
+                if (take > 0) {
+                    // the target's memory is the local side, the initiator's buffers the remote one
+                    long lAddr = Wire.getLong(command, localEntries + li * Wire.VECTOR_LOCAL_ENTRY) + lDone;
+                    cma.localPiece(pieces, target.address() + inSeg + skip, take);
+                    cma.remotePiece(pieces, lAddr + skip, take);
+                    if (++pieces == Cma.VECTOR_LIMIT) {
+                        int status = flush(pieces);
+                        if (status != 0) {
+                            return status;
+                        }
+                        pieces = 0;
                     }
-                    pieces = 0;
                 }
                 pos += n;
                 left -= n;
                 lDone += n;
+                done += n;
             }
         }
-        return pieces == 0 ? 0 : flush(write, peer, pieces);
+        return pieces == 0 ? 0 : flush(pieces);
     }
 
-    private int flush(boolean write, Peer peer, int pieces) {
-        int rc = write ? cma.readVector(peer.pid, pieces, pieces) : cma.writeVector(peer.pid, pieces, pieces);
-        return ShmIov.cmaStatus(rc);
+    private long rangeLength(int i) {
+        return Wire.getLong(command, remoteEntries + i * Wire.VECTOR_REMOTE_ENTRY + 8);
+    }
+
+    /** An RMA write is read out of the initiator's buffers, a read written into them. */
+    private int flush(int pieces) {
+        return ShmIov.cmaStatus(cma.vector(!write, peer.pid, pieces, pieces));
     }
 }

@@ -51,6 +51,7 @@ final class ShmSplitCopy {
     /** Bit i set: word i is free for an offer. */
     private int freeWords = -1;
     private long tickets;
+    private final OneRange oneRange = new OneRange();
     /** Receiver or RMA target side: second halves the peer copied. */
     long halvesCopiedByPeer;
     /** Sender or RMA initiator side: halves this endpoint copied for its receivers and targets. */
@@ -72,7 +73,27 @@ final class ShmSplitCopy {
 
     /** Whether a CMA message of {@code n} bytes into {@code dst} is split: large enough, into one native buffer. */
     boolean splits(long n, Object dst) {
-        return n >= min && dst instanceof MemorySegment d && d.isNative();
+        return splits(n) && dst instanceof MemorySegment d && d.isNative();
+    }
+
+    /** Whether an RMA of {@code n} bytes is large enough to split. */
+    boolean splits(long n) {
+        return n >= min;
+    }
+
+    /**
+     * One side's view of an operation's bytes for a split copy: where they are in our memory, and how to copy a run
+     * of them between our memory and the peer's.
+     */
+    interface Halves {
+        /**
+         * The address in our memory of byte {@code offset} of the operation when bytes {@code [offset, n)} are one
+         * contiguous run there (so that the peer can copy them with one remote piece), else 0.
+         */
+        long contiguousFrom(long offset);
+
+        /** Copies bytes {@code [from, to)} of the operation; 0 or a positive errno. */
+        int copy(long from, long to);
     }
 
     /**
@@ -81,16 +102,26 @@ final class ShmSplitCopy {
      * the peer copying the second half itself if it comes to it in time. Returns 0 or a positive errno.
      */
     int copy(boolean out, Peer peer, long peerOp, long remote, MemorySegment local, long offset, long n) {
-        long at = local.address() + offset;
+        oneRange.set(out, peer.pid, local.address() + offset, remote);
+        return copy(peer, peerOp, n, oneRange);
+    }
+
+    /**
+     * Copies the {@code n} bytes of the peer's operation {@code peerOp} through {@code halves}, the peer copying the
+     * second half itself if it comes to it in time; one copier does it all when that half is not contiguous in our
+     * memory or no offer can be made. Returns 0 or a positive errno.
+     */
+    int copy(Peer peer, long peerOp, long n, Halves halves) {
         long half = (n >>> 1) & -4096L;
+        long to = halves.contiguousFrom(half);
         int word = Integer.numberOfTrailingZeros(freeWords);
         long offer = ((tickets + 1) << 3) | OFFERED;
-        if (word >= RegionLayout.SPLIT_WORDS || !offer(peer, peerOp, word, offer, half, n - half, at + half)) {
-            return ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, at, remote, n));
+        if (to == 0 || word >= RegionLayout.SPLIT_WORDS || !offer(peer, peerOp, word, offer, half, n - half, to)) {
+            return halves.copy(0, n);
         }
         tickets++;
         freeWords &= ~(1 << word);
-        int status = ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, at, remote, half));
+        int status = halves.copy(0, half);
         long outcome = settle(peer, wordAt(word), offer);
         freeWords |= 1 << word;
         if (outcome == DONE) {
@@ -100,7 +131,32 @@ final class ShmSplitCopy {
         if (outcome != TAKEN && outcome != FAILED) {
             return Errno.ECONNRESET; // the sender died mid-write, or never finished it
         }
-        return status != 0 ? status : ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, at + half, remote + half, n - half));
+        return status != 0 ? status : halves.copy(half, n);
+    }
+
+    /** A message's or a one-buffer RMA's bytes: one run in our memory against one in the peer's. */
+    private final class OneRange implements Halves {
+        private boolean out;
+        private int pid;
+        private long local;
+        private long remote;
+
+        void set(boolean out, int pid, long local, long remote) {
+            this.out = out;
+            this.pid = pid;
+            this.local = local;
+            this.remote = remote;
+        }
+
+        @Override
+        public long contiguousFrom(long offset) {
+            return local + offset;
+        }
+
+        @Override
+        public int copy(long from, long to) {
+            return ShmIov.cmaStatus(ep.cma.copy(out, pid, local + from, remote + from, to - from));
+        }
     }
 
     /**
@@ -168,16 +224,20 @@ final class ShmSplitCopy {
             return ep.dropCorrupt(Wire.PUSH, Wire.HEADER);
         }
         PendingOp op = inFlight.find(Wire.getLong(s, at + Wire.OP_ID));
-        if (op == null || op.peer != peer || (op.cmaSource == 0 && op.cmaSink == 0) || offset > op.length - len) {
-            return true; // no CMA send or one-buffer RMA of ours to that peer in flight: the offer is withdrawn
+        if (op == null || op.peer != peer || op.cmaBuffers.count == 0 || offset > op.length - len) {
+            return true; // no CMA send or RMA of ours to that peer in flight: the offer is withdrawn
         }
         MemorySegment theirs = peer.region.segment();
         long wordAt = wordAt((int) word);
         if (!LONG.compareAndSet(theirs, wordAt, offer, (offer & ~STATE) | WRITING)) {
             return true; // withdrawn already
         }
-        boolean out = op.cmaSource != 0;
-        int status = ShmIov.cmaStatus(ep.cma.copy(out, peer.pid, (out ? op.cmaSource : op.cmaSink) + offset, to, len));
+        int pieces = ep.cma.localSegments(op.cmaBuffers.segments, op.cmaBuffers.count, offset, len);
+        int status = Errno.EFAULT;
+        if (pieces > 0) {
+            ep.cma.remotePiece(0, to, len);
+            status = ShmIov.cmaStatus(ep.cma.vector(op.cmaWrites, peer.pid, pieces, 1));
+        }
         LONG.setRelease(theirs, wordAt, (offer & ~STATE) | (status == 0 ? DONE : FAILED));
         if (status == 0) {
             halvesCopiedForPeers++;

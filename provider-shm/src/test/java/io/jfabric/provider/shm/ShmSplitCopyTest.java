@@ -7,6 +7,8 @@ import io.jfabric.Errno;
 import io.jfabric.Fabrics;
 import io.jfabric.MemoryRegion;
 import io.jfabric.MrMode;
+import io.jfabric.OpFlags;
+import io.jfabric.RmaMsg;
 import io.jfabric.provider.shm.wire.RegionLayout;
 import io.jfabric.provider.shm.wire.Wire;
 import org.junit.jupiter.api.Test;
@@ -160,6 +162,85 @@ class ShmSplitCopyTest extends ShmPairFixture {
             assertEquals(wrote + read, split(a).halvesCopiedForPeers,
                     "halves the initiator read and the target counted");
         }
+    }
+
+    /**
+     * A large vector RMA (three buffers of uneven sizes against two adjacent ranges) is split when the second half
+     * of its bytes is one run of the target's memory: the initiator copies that half between its buffers and the
+     * run, writes and reads alike. When the ranges leave a gap inside the second half, the target copies it all.
+     */
+    @Test
+    void aLargeVectorRmaIsSplitWhenItsSecondHalfIsOneRunOfTheTarget() throws Exception {
+        long size = (1 << 20) + 12_345;
+        MemorySegment target = arena.allocate(size + 8192, 4096);
+        MemorySegment whole = arena.allocate(size, 4096);
+        MemorySegment[] parts = {whole.asSlice(0, 100_003), whole.asSlice(100_003, 500_000),
+                whole.asSlice(600_003, size - 600_003)};
+        MemorySegment back = arena.allocate(size, 4096);
+        MemorySegment[] backParts = {back.asSlice(0, 333_333), back.asSlice(333_333, 7), back.asSlice(333_340,
+                size - 333_340)};
+        int rounds = 200;
+        try (MemoryRegion mr = b.domain.registerMemory(target, Access.REMOTE_READ | Access.REMOTE_WRITE, 0x52)) {
+            long base = (b.info.domainAttr.mrMode & MrMode.VIRT_ADDR) != 0 ? target.address() : 0;
+            long first = 700_000;
+            long[] adjacent = {base + 100, first, base + 100 + first, size - first};
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread targetThread = progressUntil(b, stop);
+            try {
+                long before = split(b).halvesCopiedByPeer;
+                for (int round = 0; round < rounds && split(b).halvesCopiedByPeer == before; round++) {
+                    ShmEndpointTest.fill(whole, round * 5L + 2);
+                    vectorRma(true, parts, "writev " + round, adjacent);
+                    long at = target.asSlice(100, size).mismatch(whole);
+                    assertEquals(-1, at, "vector write " + round + " differs at byte " + at);
+                }
+                assertTrue(split(b).halvesCopiedByPeer > before, "the initiator wrote no half of " + rounds);
+
+                before = split(b).halvesCopiedByPeer;
+                for (int round = 0; round < rounds && split(b).halvesCopiedByPeer == before; round++) {
+                    back.fill((byte) 0);
+                    vectorRma(false, backParts, "readv " + round, adjacent);
+                    long at = back.mismatch(whole);
+                    assertEquals(-1, at, "vector read " + round + " differs at byte " + at);
+                }
+                assertTrue(split(b).halvesCopiedByPeer > before, "the initiator read no half of " + rounds);
+                assertEquals(split(b).halvesCopiedByPeer, split(a).halvesCopiedForPeers,
+                        "halves the initiator copied and the target counted");
+
+                // the second range starts 4 KiB past the first one's end: the second half is two runs
+                long[] gap = {base + 100, first, base + 100 + first + 4096, size - first};
+                before = split(b).halvesCopiedByPeer;
+                for (int round = 0; round < 20; round++) {
+                    ShmEndpointTest.fill(whole, round * 5L + 3);
+                    vectorRma(true, parts, "gapped writev " + round, gap);
+                    assertEquals(-1, target.asSlice(100, first).mismatch(whole.asSlice(0, first)));
+                    assertEquals(-1, target.asSlice(100 + first + 4096, size - first)
+                            .mismatch(whole.asSlice(first, size - first)), "gapped write " + round);
+                    back.fill((byte) 0);
+                    vectorRma(false, backParts, "gapped readv " + round, gap);
+                    assertEquals(-1, back.mismatch(whole), "gapped read " + round);
+                }
+                assertEquals(before, split(b).halvesCopiedByPeer, "a second half of two runs was offered");
+            } finally {
+                stop.set(true);
+                targetThread.join(TimeUnit.SECONDS.toMillis(10));
+            }
+        }
+    }
+
+    /** A writemsg or readmsg from a's {@code iov} to b's {@code ranges} (address, length pairs), waited for. */
+    private void vectorRma(boolean write, MemorySegment[] iov, String ctx, long... ranges) {
+        RmaMsg m = new RmaMsg(Math.max(iov.length, ranges.length / 2));
+        System.arraycopy(iov, 0, m.iov, 0, iov.length);
+        m.iovCount = iov.length;
+        for (int i = 0; i < ranges.length / 2; i++) {
+            m.rmaIov[i].set(ranges[2 * i], ranges[2 * i + 1], 0x52);
+        }
+        m.rmaIovCount = ranges.length / 2;
+        m.addr = aToB;
+        m.context = ctx;
+        assertEquals(0, write ? a.ep.writemsg(m, OpFlags.COMPLETION) : a.ep.readmsg(m, OpFlags.COMPLETION), ctx);
+        expect(a, ctx);
     }
 
     /** A thread that drives {@code node}'s progress until {@code stop} is set, as a target's own loop would. */
