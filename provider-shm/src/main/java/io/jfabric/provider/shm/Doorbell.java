@@ -46,9 +46,9 @@ public final class Doorbell {
     /**
      * Owner: sleep until rung or {@code timeoutNanos} pass (negative: no limit).
      *
-     * @return 0 when woken, or a negative errno (EAGAIN: rung before sleeping; ETIMEDOUT; EINTR)
+     * @return whether a ring ended the sleep (false: rung before it, or the time ran out, or a signal came)
      */
-    public int await(Futex futex, long timeoutNanos) {
+    public boolean await(Futex futex, long timeoutNanos) {
         return futex.await(address, 1, timeoutNanos);
     }
 

@@ -1,6 +1,5 @@
 package io.jfabric.provider.shm;
 
-import io.jfabric.Errno;
 import io.jfabric.provider.shm.ffi.Futex;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -323,7 +322,7 @@ class MpscRingTest {
         int seen = ring.headWord();
         assertFalse(ring.consumed(end));
         assertTrue(ring.consumeWaiterAnnounced());
-        CompletableFuture<Integer> slept = new CompletableFuture<>();
+        CompletableFuture<Boolean> slept = new CompletableFuture<>();
         Thread sleeper = Thread.ofPlatform().name("consume-waiter").start(() -> {
             try (Futex futex = new Futex()) {
                 slept.complete(futex.await(ring.headWordAddress(), seen, TimeUnit.SECONDS.toNanos(20)));
@@ -333,10 +332,9 @@ class MpscRingTest {
         });
         Thread.sleep(200); // most likely asleep by now; if not, its wait finds the word moved
         assertEquals(1, ring.read(new Collector(), 10));
-        int rc = slept.get(15, TimeUnit.SECONDS);
+        // woken, or the head had moved before it slept: either way well before its 20 s timeout
+        slept.get(15, TimeUnit.SECONDS);
         sleeper.join();
-        assertNotEquals(-Errno.ETIMEDOUT, rc, "the consumer's move of the head should wake the sleeper");
-        assertTrue(rc == 0 || rc == -Errno.EAGAIN, "futex wait answered " + rc);
         assertTrue(ring.consumed(end));
         assertFalse(ring.consumeWaiterAnnounced(), "the wake clears the announcement");
         assertNotEquals(seen, ring.headWord());

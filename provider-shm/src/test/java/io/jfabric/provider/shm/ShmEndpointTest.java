@@ -17,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -394,6 +395,60 @@ class ShmEndpointTest extends ShmPairFixture {
         System.out.println("sread wake-up after send: " + micros + " us; CPU used by the process in 300 ms of sleep: "
                 + cpuWhileSleeping / 1_000_000 + " ms");
         assertTrue(micros < 500_000, "sread woke after " + micros + " us");
+    }
+
+    /**
+     * A receiver that sleeps in sread for every message (its sender waits 200 us before each send, longer than sread
+     * spins) allocates nothing per message once warm: the futex sleep's downcall captures no errno, which a capturing
+     * downcall left out of line by the JIT would allocate for on every sleep.
+     */
+    @Test
+    void aReceiverSleepingInSreadForEachMessageAllocatesNothingOnceWarm() throws Exception {
+        MemorySegment src = arena.allocate(64);
+        MemorySegment dst = arena.allocate(64);
+        CqEntry[] one = {new CqEntry()};
+        AtomicInteger posted = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        int warm = 4_000;
+        int window = 1_000;
+        int windows = 3;
+        Thread sender = Thread.ofPlatform().name("sender").start(() -> {
+            CqEntry[] mine = {new CqEntry()};
+            for (int i = 1; i <= warm + window * windows && !stop.get(); i++) {
+                while (posted.get() < i && !stop.get()) {
+                    Thread.onSpinWait();
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+                while (a.ep.tsend(src, null, aToB, 1, "s") == -Errno.EAGAIN) {
+                    a.cq.read(mine, 1);
+                }
+                while (a.cq.read(mine, 1) != 1 && !stop.get()) {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        try {
+            Runnable round = () -> {
+                assertEquals(0, b.ep.trecv(dst, null, Fabrics.ADDR_UNSPEC, 1, 0, "r"));
+                posted.incrementAndGet();
+                assertEquals(1, b.cq.sread(one, 1, 5_000));
+            };
+            for (int i = 0; i < warm; i++) {
+                round.run();
+            }
+            long least = Long.MAX_VALUE;
+            for (int w = 0; w < windows; w++) {
+                long before = ThreadAllocations.now();
+                for (int i = 0; i < window; i++) {
+                    round.run();
+                }
+                least = Math.min(least, ThreadAllocations.now() - before);
+            }
+            assertTrue(least < window * 8, least + " bytes allocated by " + window + " messages each waited for in sread");
+        } finally {
+            stop.set(true);
+            sender.join(10_000);
+        }
     }
 
     private static long cpuNanos() {

@@ -5,12 +5,9 @@ import io.jfabric.Errno;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 
 /**
  * {@code futex(2)} wait and wake on a 32-bit word, through libc's {@code syscall(2)}.
@@ -20,8 +17,12 @@ import java.lang.invoke.VarHandle;
  * has no blocking wait of its own (its sread spins or uses a wait set); this is how jfabric's
  * shm sread sleeps without spinning.
  *
- * <p>{@link #await} uses pre-allocated timespec and errno memory, so an instance is not
- * thread-safe; {@link #wake} touches no instance memory and may be called from any thread.
+ * <p>{@link #await} uses pre-allocated timespec memory, so an instance is not thread-safe; {@link #wake}
+ * touches no instance memory and may be called from any thread.
+ *
+ * <p>Neither captures errno: every caller re-checks its own state after a wait, whyever it ended, and a capturing
+ * downcall that the JIT leaves out of line allocates per call, which a thread that sleeps between messages
+ * would pay per message.
  */
 public final class Futex implements AutoCloseable {
 
@@ -29,13 +30,8 @@ public final class Futex implements AutoCloseable {
     private static final int FUTEX_WAKE = 1;
     private static final long SYS_FUTEX = sysFutex();
 
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO =
-            CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-
     /** long syscall(long nr, ...) called as syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3). */
-    private static final MethodHandle SYSCALL_WAIT;
-    private static final MethodHandle SYSCALL_WAKE;
+    private static final MethodHandle SYSCALL;
 
     static {
         Linker linker = Linker.nativeLinker();
@@ -43,14 +39,11 @@ public final class Futex implements AutoCloseable {
         FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
-        SYSCALL_WAIT = linker.downcallHandle(fn, fd, Linker.Option.firstVariadicArg(1),
-                Linker.Option.captureCallState("errno"));
-        SYSCALL_WAKE = linker.downcallHandle(fn, fd, Linker.Option.firstVariadicArg(1));
+        SYSCALL = linker.downcallHandle(fn, fd, Linker.Option.firstVariadicArg(1));
     }
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment timespec = arena.allocate(16, 8);
-    private final MemorySegment callState = arena.allocate(CALL_STATE);
 
     private static long sysFutex() {
         String arch = System.getProperty("os.arch");
@@ -71,12 +64,12 @@ public final class Futex implements AutoCloseable {
      * Sleeps while the int at {@code address} equals {@code expected}, for at most
      * {@code timeoutNanos} (negative: no limit).
      *
-     * @return 0 when woken, or a negative errno: EAGAIN when the word already differed,
-     *     ETIMEDOUT, EINTR
+     * @return whether a wake ended the wait: false when the word already differed, the time ran out, a signal
+     *     came, or there is no futex here ({@link #supported})
      */
-    public int await(long address, int expected, long timeoutNanos) {
+    public boolean await(long address, int expected, long timeoutNanos) {
         if (SYS_FUTEX < 0) {
-            return -Errno.ENOSYS;
+            return false;
         }
         long ts = 0;
         if (timeoutNanos >= 0) {
@@ -86,12 +79,11 @@ public final class Futex implements AutoCloseable {
         }
         long rc;
         try {
-            rc = (long) SYSCALL_WAIT.invokeExact(callState, SYS_FUTEX, address, (long) FUTEX_WAIT,
-                    (long) expected, ts, 0L, 0L);
+            rc = (long) SYSCALL.invokeExact(SYS_FUTEX, address, (long) FUTEX_WAIT, (long) expected, ts, 0L, 0L);
         } catch (Throwable t) {
             throw new IllegalStateException("futex wait downcall failed", t);
         }
-        return rc < 0 ? -(int) ERRNO.get(callState, 0L) : 0;
+        return rc >= 0;
     }
 
     /**
@@ -104,7 +96,7 @@ public final class Futex implements AutoCloseable {
             return -Errno.ENOSYS;
         }
         try {
-            return (int) (long) SYSCALL_WAKE.invokeExact(SYS_FUTEX, address, (long) FUTEX_WAKE,
+            return (int) (long) SYSCALL.invokeExact(SYS_FUTEX, address, (long) FUTEX_WAKE,
                     (long) count, 0L, 0L, 0L);
         } catch (Throwable t) {
             throw new IllegalStateException("futex wake downcall failed", t);

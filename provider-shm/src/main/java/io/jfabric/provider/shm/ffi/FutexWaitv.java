@@ -16,7 +16,8 @@ import java.lang.invoke.VarHandle;
  * {@code futex_waitv(2)} (Linux 5.16+): one sleep on up to {@link #MAX} 32-bit words in shared mappings, ended
  * by a {@code FUTEX_WAKE} on any of them. Lets a thread sleep on the doorbells of several shm endpoints at once.
  *
- * <p>Each instance owns its vector, timespec and errno memory: not thread-safe; the caller serialises.
+ * <p>Each instance owns its vector and timespec memory: not thread-safe; the caller serialises. As {@link Futex},
+ * a wait does not capture errno; only the one-time probe for the call does.
  */
 public final class FutexWaitv implements AutoCloseable {
     /** The kernel's limit on words per call (FUTEX_WAITV_MAX). */
@@ -36,6 +37,8 @@ public final class FutexWaitv implements AutoCloseable {
             CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     /** long syscall(SYS_futex_waitv, waiters, nr_futexes, flags, timeout, clockid). */
     private static final MethodHandle SYSCALL;
+    /** The same, capturing errno: the probe tells ENOSYS (no such call) from EINVAL (an empty vector). */
+    private static final MethodHandle PROBE;
     private static volatile Boolean works;
 
     static {
@@ -44,14 +47,14 @@ public final class FutexWaitv implements AutoCloseable {
         FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_LONG);
-        SYSCALL = linker.downcallHandle(fn, fd, Linker.Option.firstVariadicArg(1),
+        SYSCALL = linker.downcallHandle(fn, fd, Linker.Option.firstVariadicArg(1));
+        PROBE = linker.downcallHandle(fn, fd, Linker.Option.firstVariadicArg(1),
                 Linker.Option.captureCallState("errno"));
     }
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment vector = arena.allocate(ENTRY * MAX, 8);
     private final MemorySegment timespec = arena.allocate(16, 8);
-    private final MemorySegment callState = arena.allocate(CALL_STATE);
 
     private static long sysFutexWaitv() {
         String arch = System.getProperty("os.arch");
@@ -72,8 +75,12 @@ public final class FutexWaitv implements AutoCloseable {
     }
 
     private static boolean probe() {
-        try (FutexWaitv f = new FutexWaitv()) {
-            return f.call(0, -1) != -Errno.ENOSYS;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment state = a.allocate(CALL_STATE);
+            long rc = (long) PROBE.invokeExact(state, SYS_FUTEX_WAITV, 0L, 0L, 0L, 0L, CLOCK_MONOTONIC);
+            return rc >= 0 || (int) ERRNO.get(state, 0L) != Errno.ENOSYS;
+        } catch (Throwable t) {
+            throw new IllegalStateException("futex_waitv probe failed", t);
         }
     }
 
@@ -90,19 +97,15 @@ public final class FutexWaitv implements AutoCloseable {
      * Sleeps on the first {@code count} words {@linkplain #set set} until one is woken or {@code timeoutNanos}
      * pass (negative: no limit).
      *
-     * @return the index of the woken word, or a negative errno: EAGAIN when a word already differed, ETIMEDOUT,
-     *     EINTR
+     * @return the index of the woken word, or -1 when none was: a word already differed, the time ran out, a
+     *     signal came, or there is no futex_waitv here ({@link #supported})
      */
     public int await(int count, long timeoutNanos) {
         if (count < 1 || count > MAX) {
-            return -Errno.EINVAL;
+            throw new IllegalArgumentException("futex_waitv on " + count + " words; 1.." + MAX + " allowed");
         }
-        return call(count, timeoutNanos);
-    }
-
-    private int call(int count, long timeoutNanos) {
         if (SYS_FUTEX_WAITV < 0) {
-            return -Errno.ENOSYS;
+            return -1;
         }
         long ts = 0;
         if (timeoutNanos >= 0 && timeoutNanos < FOREVER) {
@@ -114,12 +117,11 @@ public final class FutexWaitv implements AutoCloseable {
         }
         long rc;
         try {
-            rc = (long) SYSCALL.invokeExact(callState, SYS_FUTEX_WAITV, count == 0 ? 0L : vector.address(),
-                    (long) count, 0L, ts, CLOCK_MONOTONIC);
+            rc = (long) SYSCALL.invokeExact(SYS_FUTEX_WAITV, vector.address(), (long) count, 0L, ts, CLOCK_MONOTONIC);
         } catch (Throwable t) {
             throw new IllegalStateException("futex_waitv downcall failed", t);
         }
-        return rc < 0 ? -(int) ERRNO.get(callState, 0L) : (int) rc;
+        return rc < 0 ? -1 : (int) rc;
     }
 
     @Override
