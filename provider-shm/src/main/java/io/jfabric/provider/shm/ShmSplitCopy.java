@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * second half as well when the sender had not started; when the sender is writing, it waits for that write, which is no
  * longer than its own read was. So a receiver never waits for a sender that is not progressing, nothing the sender
  * writes lands after the receive has completed, and a 1 MiB message is two half copies on two cores at once instead of
- * one.
+ * one. The offer names one run of the receiver's memory, so the second half must be one ({@link Halves}): it lands in
+ * one receive buffer, or one stretch of the target's region; otherwise the receiver copies it all.
  *
  * <p>A word holds a ticket (the offer's number, so that a late PUSH for an earlier offer cannot claim a later one)
  * and a state in its low three bits. Only the receiver's progress offers and withdraws, under its endpoint's lock.
@@ -71,12 +72,12 @@ final class ShmSplitCopy {
 
     // ---- receiver side ---------------------------------------------------------------------------
 
-    /** Whether a CMA message of {@code n} bytes into {@code dst} is split: large enough, into one native buffer. */
-    boolean splits(long n, Object dst) {
-        return splits(n) && dst instanceof MemorySegment d && d.isNative();
+    /** Whether an RMA of {@code n} bytes from or into {@code dst} is split: large enough, one native buffer. */
+    boolean splits(long n, MemorySegment dst) {
+        return splits(n) && dst.isNative();
     }
 
-    /** Whether an RMA of {@code n} bytes is large enough to split. */
+    /** Whether a message or an RMA of {@code n} bytes is large enough to split. */
     boolean splits(long n) {
         return n >= min;
     }
@@ -98,8 +99,8 @@ final class ShmSplitCopy {
 
     /**
      * Copies {@code n} bytes between the native {@code local} at {@code offset} and the peer's buffer at
-     * {@code remote}: into {@code local} ({@code out} false: a message or an RMA write) or out of it (an RMA read),
-     * the peer copying the second half itself if it comes to it in time. Returns 0 or a positive errno.
+     * {@code remote}: into {@code local} ({@code out} false: an RMA write) or out of it (an RMA read), the peer
+     * copying the second half itself if it comes to it in time. Returns 0 or a positive errno.
      */
     int copy(boolean out, Peer peer, long peerOp, long remote, MemorySegment local, long offset, long n) {
         oneRange.set(out, peer.pid, local.address() + offset, remote);
@@ -134,7 +135,7 @@ final class ShmSplitCopy {
         return status != 0 ? status : halves.copy(half, n);
     }
 
-    /** A message's or a one-buffer RMA's bytes: one run in our memory against one in the peer's. */
+    /** A one-buffer RMA's bytes: one run in our memory against one in the peer's. */
     private final class OneRange implements Halves {
         private boolean out;
         private int pid;

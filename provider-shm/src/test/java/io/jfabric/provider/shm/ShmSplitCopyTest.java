@@ -106,6 +106,85 @@ class ShmSplitCopyTest extends ShmPairFixture {
     }
 
     /**
+     * A large message into a receive of several buffers is split when its second half lands in one of them (a small
+     * header buffer, then the payload's), and read whole by the receiver when that half spans two.
+     */
+    @Test
+    void aReceiveOfSeveralBuffersIsSplitWhenTheSecondHalfLandsInOne() throws Exception {
+        long size = (1 << 20) + 12_345;
+        MemorySegment src = arena.allocate(size, 4096);
+        MemorySegment header = arena.allocate(64);
+        MemorySegment payload = arena.allocate(size, 4096);
+        MemorySegment[] quarters = new MemorySegment[4];
+        for (int i = 0; i < quarters.length; i++) {
+            quarters[i] = arena.allocate(size / 4 + 1, 4096);
+        }
+        int rounds = 200;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> senderFailure = new AtomicReference<>();
+        java.util.concurrent.Semaphore go = new java.util.concurrent.Semaphore(0);
+        Thread sender = Thread.ofPlatform().name("split-copy-sender").start(() -> {
+            try {
+                CqEntry e = new CqEntry();
+                CqErrEntry ee = new CqErrEntry();
+                for (int round = 0; !stop.get(); round++) {
+                    if (!go.tryAcquire(10, TimeUnit.SECONDS) || stop.get()) {
+                        return;
+                    }
+                    String ctx = "send " + round;
+                    int rc;
+                    while ((rc = a.ep.send(src, null, aToB, ctx)) == -Errno.EAGAIN) {
+                        a.progressFor(1);
+                    }
+                    assertEquals(0, rc, ctx);
+                    int got = a.next(e, ee, 10_000);
+                    assertEquals(1, got, () -> ctx + ": " + got + " " + ee.err + "; " + a.ep);
+                }
+            } catch (Throwable t) {
+                senderFailure.set(t);
+            }
+        });
+        try {
+            long before = split(b).halvesCopiedByPeer;
+            for (int round = 0; round < rounds && split(b).halvesCopiedByPeer == before; round++) {
+                ShmEndpointTest.fill(src, round * 11L + 4);
+                receiveInto(new MemorySegment[] {header, payload}, size, go, "header and payload " + round);
+                assertEquals(-1, header.mismatch(src.asSlice(0, 64)), "header " + round);
+                long at = payload.asSlice(0, size - 64).mismatch(src.asSlice(64, size - 64));
+                assertEquals(-1, at, "payload " + round + " differs at byte " + at);
+            }
+            assertTrue(split(b).halvesCopiedByPeer > before, "the sender wrote no half of " + rounds);
+
+            before = split(b).halvesCopiedByPeer;
+            for (int round = 0; round < 20; round++) {
+                ShmEndpointTest.fill(src, round * 11L + 5);
+                receiveInto(quarters, size, go, "quarters " + round);
+                long done = 0;
+                for (MemorySegment q : quarters) {
+                    long k = Math.min(q.byteSize(), size - done);
+                    assertEquals(-1, q.asSlice(0, k).mismatch(src.asSlice(done, k)), "quarters " + round);
+                    done += k;
+                }
+            }
+            assertEquals(before, split(b).halvesCopiedByPeer, "a second half over two receive buffers was offered");
+        } finally {
+            stop.set(true);
+            go.release();
+            sender.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        assertNull(senderFailure.get(), () -> "the sender failed: " + senderFailure.get());
+        assertEquals(split(b).halvesCopiedByPeer, split(a).halvesCopiedForPeers, "halves written and counted");
+    }
+
+    /** Posts a receive of {@code iov}, lets the sender send one message, and waits for the receive. */
+    private void receiveInto(MemorySegment[] iov, long size, java.util.concurrent.Semaphore go, String ctx) {
+        assertEquals(0, b.ep.recvv(iov, null, iov.length, Fabrics.ADDR_UNSPEC, ctx));
+        go.release();
+        expect(b, ctx);
+        assertEquals(size, entry.len, ctx);
+    }
+
+    /**
      * A large RMA write or read of one registered segment is split as a large message is: the target, having checked
      * the key and range, offers the initiator the second half, and an initiator waiting on its CQ copies it (writes
      * it into the region, or reads it into its own buffer); every byte lands where the RMA names, and both sides
