@@ -46,9 +46,6 @@ final class ShmCma implements ShmSplitCopy.Halves {
         if (n == 0) {
             return 0;
         }
-        if (!split.splits(n)) {
-            return ShmIov.cmaRead(ep.cma, peer.pid, remote, dst, offset, n);
-        }
         this.pid = peer.pid;
         this.remote = remote;
         this.dst = dst;

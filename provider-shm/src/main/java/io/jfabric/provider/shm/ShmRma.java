@@ -165,10 +165,7 @@ final class ShmRma {
             } else if (inline) {
                 status = copyPieces(type, peer, mr, off, at + Wire.RMA_HEADER, len, s);
             } else if (mr.segmentCount() == 1) {
-                MemorySegment target = mr.segment();
-                status = split.splits(len, target)
-                        ? split.copy(type == Wire.RMA_READ, peer, opId, remote, target, off, len)
-                        : copy(type, peer, target.address() + off, remote, len);
+                status = split.copy(type == Wire.RMA_READ, peer, opId, remote, mr.segment(), off, len);
             } else {
                 status = copyPieces(type, peer, mr, off, remote, len, null);
             }

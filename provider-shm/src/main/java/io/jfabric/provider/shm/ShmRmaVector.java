@@ -144,7 +144,7 @@ final class ShmRmaVector implements ShmSplitCopy.Halves {
         this.remoteEntries = remoteEntries;
         this.remoteCount = remoteCount;
         this.peer = peer;
-        int status = split.splits(total) ? split.copy(peer, opId, total, this) : copy(0, total);
+        int status = split.copy(peer, opId, total, this);
         this.command = null;
         this.peer = null;
         return status;

@@ -72,16 +72,6 @@ final class ShmSplitCopy {
 
     // ---- receiver side ---------------------------------------------------------------------------
 
-    /** Whether an RMA of {@code n} bytes from or into {@code dst} is split: large enough, one native buffer. */
-    boolean splits(long n, MemorySegment dst) {
-        return splits(n) && dst.isNative();
-    }
-
-    /** Whether a message or an RMA of {@code n} bytes is large enough to split. */
-    boolean splits(long n) {
-        return n >= min;
-    }
-
     /**
      * One side's view of an operation's bytes for a split copy: where they are in our memory, and how to copy a run
      * of them between our memory and the peer's.
@@ -109,10 +99,14 @@ final class ShmSplitCopy {
 
     /**
      * Copies the {@code n} bytes of the peer's operation {@code peerOp} through {@code halves}, the peer copying the
-     * second half itself if it comes to it in time; one copier does it all when that half is not contiguous in our
-     * memory or no offer can be made. Returns 0 or a positive errno.
+     * second half itself if it comes to it in time; {@code halves} copies it all when {@code n} is under
+     * FI_SHM_SPLIT_COPY_MIN, the second half is not one run of our memory, or no offer can be made. Returns 0 or a
+     * positive errno.
      */
     int copy(Peer peer, long peerOp, long n, Halves halves) {
+        if (n < min) {
+            return halves.copy(0, n);
+        }
         long half = (n >>> 1) & -4096L;
         long to = halves.contiguousFrom(half);
         int word = Integer.numberOfTrailingZeros(freeWords);
