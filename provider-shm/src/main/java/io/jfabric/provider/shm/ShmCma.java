@@ -56,7 +56,7 @@ final class ShmCma implements ShmSplitCopy.Halves {
         return status;
     }
 
-    /** Bytes {@code [at, n)} of the message land in one native receive buffer: that buffer's address of byte {@code at}. */
+    /** When bytes {@code [at, n)} of the message land in one native receive buffer, its address of byte {@code at}. */
     @Override
     public long contiguousFrom(long at) {
         long from = offset + at;

@@ -444,7 +444,8 @@ class ShmEndpointTest extends ShmPairFixture {
                 }
                 least = Math.min(least, ThreadAllocations.now() - before);
             }
-            assertTrue(least < window * 8, least + " bytes allocated by " + window + " messages each waited for in sread");
+            assertTrue(least < window * 8,
+                    least + " bytes allocated by " + window + " messages each waited for in sread");
         } finally {
             stop.set(true);
             sender.join(10_000);

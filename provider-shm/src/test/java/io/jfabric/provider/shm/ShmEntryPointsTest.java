@@ -263,7 +263,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
             assertEquals(0, txEntry.len, "a transmit completion reports len 0");
             assertEquals(-1, target.asSlice(100, 1000).mismatch(src));
             MemorySegment back = arena.allocate(1000);
-            RmaMsg rm = rmaMsg(new MemorySegment[] {back}, "readmsg", base + 100, 1000);
+            RmaMsg rm = rmaMsg(0x42, new MemorySegment[] {back}, "readmsg", base + 100, 1000);
             assertEquals(0, a.ep.readmsg(rm, OpFlags.COMPLETION));
             pumpTx("readmsg");
             assertTrue((txEntry.flags & OpFlags.READ) != 0);
@@ -272,7 +272,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
             // four buffers of uneven sizes into three ranges, then read back through two buffers from two ranges
             MemorySegment whole = pattern(1500, 21);
             MemorySegment[] parts = cut(whole, 100, 700, 701);
-            RmaMsg wm = rmaMsg(parts, "writemsg vector", base + 2000, 300, base + 2500, 1000, base + 3800, 200);
+            RmaMsg wm = rmaMsg(0x42, parts, "writemsg vector", base + 2000, 300, base + 2500, 1000, base + 3800, 200);
             assertEquals(0, a.ep.writemsg(wm, OpFlags.COMPLETION));
             pumpTx("writemsg vector");
             assertEquals(-1, target.asSlice(2000, 300).mismatch(whole.asSlice(0, 300)));
@@ -282,7 +282,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
 
             MemorySegment firstBack = arena.allocate(400);
             MemorySegment secondBack = arena.allocate(200);
-            RmaMsg vm = rmaMsg(new MemorySegment[] {firstBack, secondBack}, "readmsg vector", base + 2000, 300,
+            RmaMsg vm = rmaMsg(0x42, new MemorySegment[] {firstBack, secondBack}, "readmsg vector", base + 2000, 300,
                     base + 2500, 300);
             assertEquals(0, a.ep.readmsg(vm, OpFlags.COMPLETION));
             pumpTx("readmsg vector");
@@ -329,7 +329,7 @@ class ShmEntryPointsTest extends ShmPairFixture {
                 MemorySegment.copy(region, starts[i], expected, len * i, len);
             }
             MemorySegment[] back = cut(arena.allocate(len * 4), 1001, 7003, 11_111);
-            RmaMsg read = rmaMsg(back, "read of 19 pieces", base + starts[0], len, base + starts[1], len,
+            RmaMsg read = rmaMsg(0x42, back, "read of 19 pieces", base + starts[0], len, base + starts[1], len,
                     base + starts[2], len, base + starts[3], len);
             assertEquals(0, a.ep.readmsg(read, OpFlags.COMPLETION));
             pumpTx("read of 19 pieces");
@@ -341,8 +341,8 @@ class ShmEntryPointsTest extends ShmPairFixture {
 
             // and the other way: four ranges, each across a boundary, written from three buffers
             MemorySegment whole = pattern(400, 50);
-            RmaMsg write = rmaMsg(cut(whole, 150, 230), "write across boundaries", base + 950, 100, base + 1950, 100,
-                    base + 2950, 100, base + 3900, 100);
+            RmaMsg write = rmaMsg(0x42, cut(whole, 150, 230), "write across boundaries", base + 950, 100,
+                    base + 1950, 100, base + 2950, 100, base + 3900, 100);
             assertEquals(0, a.ep.writemsg(write, OpFlags.COMPLETION));
             pumpTx("write across boundaries");
             assertEquals(-1, segments[0].asSlice(950).mismatch(whole.asSlice(0, 50)));
@@ -414,19 +414,6 @@ class ShmEntryPointsTest extends ShmPairFixture {
     }
 
     /** An RMA message from a to b of {@code iov} against the ranges given as address, length pairs, key 0x42. */
-    private RmaMsg rmaMsg(MemorySegment[] iov, Object context, long... ranges) {
-        RmaMsg m = new RmaMsg(Math.max(iov.length, ranges.length / 2));
-        System.arraycopy(iov, 0, m.iov, 0, iov.length);
-        m.iovCount = iov.length;
-        for (int i = 0; i < ranges.length / 2; i++) {
-            m.rmaIov[i].set(ranges[2 * i], ranges[2 * i + 1], 0x42);
-        }
-        m.rmaIovCount = ranges.length / 2;
-        m.addr = aToB;
-        m.context = context;
-        return m;
-    }
-
     /** Drives both nodes until a's completion for {@code ctx} shows up (in {@link #txEntry}). */
     private void pumpTx(Object ctx) {
         txEntry.copyFrom(awaitEntry(a, e -> e.context == ctx, "completion of " + ctx));

@@ -3,10 +3,12 @@ package io.jfabric.provider.shm;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
+import io.jfabric.RmaMsg;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -18,6 +20,20 @@ abstract class ShmPairFixture {
     /** b's fi_addr in a's AV, and a's in b's. */
     protected long aToB;
     protected long bToA;
+
+    /** An RMA message from a's {@code iov} to b's ranges ({@code ranges}: address, length pairs) under {@code key}. */
+    protected RmaMsg rmaMsg(long key, MemorySegment[] iov, Object context, long... ranges) {
+        RmaMsg m = new RmaMsg(Math.max(iov.length, ranges.length / 2));
+        System.arraycopy(iov, 0, m.iov, 0, iov.length);
+        m.iovCount = iov.length;
+        for (int i = 0; i < ranges.length / 2; i++) {
+            m.rmaIov[i].set(ranges[2 * i], ranges[2 * i + 1], key);
+        }
+        m.rmaIovCount = ranges.length / 2;
+        m.addr = aToB;
+        m.context = context;
+        return m;
+    }
 
     @BeforeEach
     void openPair() {

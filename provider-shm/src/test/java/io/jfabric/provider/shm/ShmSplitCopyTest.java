@@ -309,15 +309,7 @@ class ShmSplitCopyTest extends ShmPairFixture {
 
     /** A writemsg or readmsg from a's {@code iov} to b's {@code ranges} (address, length pairs), waited for. */
     private void vectorRma(boolean write, MemorySegment[] iov, String ctx, long... ranges) {
-        RmaMsg m = new RmaMsg(Math.max(iov.length, ranges.length / 2));
-        System.arraycopy(iov, 0, m.iov, 0, iov.length);
-        m.iovCount = iov.length;
-        for (int i = 0; i < ranges.length / 2; i++) {
-            m.rmaIov[i].set(ranges[2 * i], ranges[2 * i + 1], 0x52);
-        }
-        m.rmaIovCount = ranges.length / 2;
-        m.addr = aToB;
-        m.context = ctx;
+        RmaMsg m = rmaMsg(0x52, iov, ctx, ranges);
         assertEquals(0, write ? a.ep.writemsg(m, OpFlags.COMPLETION) : a.ep.readmsg(m, OpFlags.COMPLETION), ctx);
         expect(a, ctx);
     }
