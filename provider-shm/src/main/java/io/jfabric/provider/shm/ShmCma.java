@@ -15,6 +15,11 @@ final class ShmCma implements ShmSplitCopy.Halves {
     private final ShmEndpointState ep;
     private final ShmInFlight inFlight;
     private final ShmSplitCopy split;
+    /**
+     * Native memory a message bound for a heap receive buffer passes through: process_vm_readv reads into this
+     * process's memory by address, which heap memory has none of.
+     */
+    private final MemorySegment scratch;
     // the message being received, which the split copy calls back into
     private int pid;
     private long remote;
@@ -26,7 +31,10 @@ final class ShmCma implements ShmSplitCopy.Halves {
         this.ep = ep;
         this.inFlight = inFlight;
         this.split = split;
+        this.scratch = ep.arena.allocate(SCRATCH_BYTES, 64);
     }
+
+    private static final long SCRATCH_BYTES = 64 * 1024;
 
     /** Whether CMA can carry this send: a peer CMA reaches, and one native buffer (the command names one). */
     static boolean fits(Peer peer, OpRequest req) {
@@ -77,9 +85,41 @@ final class ShmCma implements ShmSplitCopy.Halves {
         return 0;
     }
 
+    /**
+     * Reads bytes {@code [from, to)} of the message into the receive, with one process_vm_readv however many of its
+     * buffers that fills, or a slice at a time through {@link #scratch} when one of them is heap memory.
+     */
     @Override
     public int copy(long from, long to) {
-        return ShmIov.cmaRead(ep.cma, pid, remote + from, dst, offset + from, to - from);
+        long n = to - from;
+        int local = localPieces(offset + from, n);
+        if (local > 0) {
+            ep.cma.remotePiece(0, remote + from, n);
+            return ShmIov.cmaStatus(ep.cma.readVector(pid, local, 1));
+        }
+        for (long done = 0; done < n; ) {
+            long c = Math.min(SCRATCH_BYTES, n - done);
+            int status = ShmIov.cmaStatus(ep.cma.copy(false, pid, scratch.address(), remote + from + done, c));
+            if (status != 0) {
+                return status;
+            }
+            ShmIov.scatter(scratch, 0, dst, offset + from + done, c);
+            done += c;
+        }
+        return 0;
+    }
+
+    /** Sets the receive's bytes {@code [at, at + len)} as the local pieces of a vectored read; -1 when CMA cannot name them. */
+    private int localPieces(long at, long len) {
+        if (dst instanceof MemorySegment d) {
+            if (!d.isNative()) {
+                return -1;
+            }
+            ep.cma.localPiece(0, d.address() + at, len);
+            return 1;
+        }
+        ShmIov v = (ShmIov) dst;
+        return ep.cma.localSegments(v.segments, v.count, at, len);
     }
 
     static long remoteAddress(MemorySegment s, long at) {

@@ -1,7 +1,6 @@
 package io.jfabric.provider.shm;
 
 import io.jfabric.Errno;
-import io.jfabric.util.Cma;
 
 import java.lang.foreign.MemorySegment;
 
@@ -92,30 +91,6 @@ final class ShmIov {
             n -= piece;
             offset = 0;
         }
-    }
-
-    /**
-     * Reads {@code n} bytes of process {@code pid} at {@code remote} into a receive buffer ({@code dst}: a segment or
-     * an ShmIov) at byte {@code offset}, with one process_vm_readv however many of its buffers that fills. Returns 0
-     * or a positive errno (EINVAL for a heap buffer, which CMA cannot reach).
-     */
-    static int cmaRead(Cma cma, int pid, long remote, Object dst, long offset, long n) {
-        int local;
-        if (dst instanceof MemorySegment d) {
-            if (!d.isNative()) {
-                return Errno.EINVAL;
-            }
-            cma.localPiece(0, d.address() + offset, n);
-            local = 1;
-        } else {
-            ShmIov v = (ShmIov) dst;
-            local = cma.localSegments(v.segments, v.count, offset, n);
-            if (local < 0) {
-                return Errno.EINVAL;
-            }
-        }
-        cma.remotePiece(0, remote, n);
-        return cmaStatus(cma.readVector(pid, local, 1));
     }
 
     /** The address a completion reports for a receive buffer: its first native segment's, else 0. */

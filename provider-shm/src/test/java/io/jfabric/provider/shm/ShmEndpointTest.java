@@ -127,6 +127,36 @@ class ShmEndpointTest extends ShmPairFixture {
         }
     }
 
+    /**
+     * A large message from a native buffer goes by CMA whatever buffers receive it: into heap memory, which
+     * process_vm_readv cannot name, it is read through native scratch memory, alone or behind a native header
+     * buffer, at a CMA size and at a split-copy size.
+     */
+    @Test
+    void largeMessagesIntoHeapReceiveBuffersArriveWhole() {
+        for (long size : new long[] {100_000, (1 << 20) + 12_345}) {
+            MemorySegment src = arena.allocate(size);
+            fill(src, size);
+            MemorySegment heap = MemorySegment.ofArray(new byte[(int) size]);
+            String r = "heap " + size;
+            String sr = "send to " + r;
+            assertEquals(0, b.ep.recv(heap, null, Fabrics.ADDR_UNSPEC, r));
+            assertEquals(0, a.ep.send(src, null, aToB, sr));
+            drive(r, sr);
+            assertEquals(-1, src.mismatch(heap), r);
+
+            MemorySegment header = arena.allocate(64);
+            MemorySegment payload = MemorySegment.ofArray(new byte[(int) size]);
+            String rv = "header and heap payload " + size;
+            String srv = "send to " + rv;
+            assertEquals(0, b.ep.recvv(new MemorySegment[] {header, payload}, null, 2, Fabrics.ADDR_UNSPEC, rv));
+            assertEquals(0, a.ep.send(src, null, aToB, srv));
+            drive(rv, srv);
+            assertEquals(-1, src.asSlice(0, 64).mismatch(header), rv);
+            assertEquals(-1, src.asSlice(64).mismatch(payload.asSlice(0, size - 64)), rv);
+        }
+    }
+
     @Test
     void heapBuffersWorkForInlineAndBounceSizes() {
         byte[] bytes = "hello from the heap".getBytes(StandardCharsets.US_ASCII);

@@ -413,7 +413,6 @@ class ShmEntryPointsTest extends ShmPairFixture {
         return awaitEntry(b, e -> e.data == data, "remote CQ data " + data);
     }
 
-    /** An RMA message from a to b of {@code iov} against the ranges given as address, length pairs, key 0x42. */
     /** Drives both nodes until a's completion for {@code ctx} shows up (in {@link #txEntry}). */
     private void pumpTx(Object ctx) {
         txEntry.copyFrom(awaitEntry(a, e -> e.context == ctx, "completion of " + ctx));
