@@ -12,6 +12,8 @@ import java.lang.foreign.MemorySegment;
  * split ({@link ShmSplitCopy}) when its second half lands in one native receive buffer.
  */
 final class ShmCma implements ShmSplitCopy.Halves {
+    private static final long SCRATCH_BYTES = 64 * 1024;
+
     private final ShmEndpointState ep;
     private final ShmInFlight inFlight;
     private final ShmSplitCopy split;
@@ -33,8 +35,6 @@ final class ShmCma implements ShmSplitCopy.Halves {
         this.split = split;
         this.scratch = ep.arena.allocate(SCRATCH_BYTES, 64);
     }
-
-    private static final long SCRATCH_BYTES = 64 * 1024;
 
     /** Whether CMA can carry this send: a peer CMA reaches, and one native buffer (the command names one). */
     static boolean fits(Peer peer, OpRequest req) {
@@ -91,14 +91,14 @@ final class ShmCma implements ShmSplitCopy.Halves {
      */
     @Override
     public int copy(long from, long to) {
-        long n = to - from;
-        int local = localPieces(offset + from, n);
+        long len = to - from;
+        int local = localPieces(offset + from, len);
         if (local > 0) {
-            ep.cma.remotePiece(0, remote + from, n);
+            ep.cma.remotePiece(0, remote + from, len);
             return ShmIov.cmaStatus(ep.cma.readVector(pid, local, 1));
         }
-        for (long done = 0; done < n; ) {
-            long c = Math.min(SCRATCH_BYTES, n - done);
+        for (long done = 0; done < len; ) {
+            long c = Math.min(SCRATCH_BYTES, len - done);
             int status = ShmIov.cmaStatus(ep.cma.copy(false, pid, scratch.address(), remote + from + done, c));
             if (status != 0) {
                 return status;
@@ -109,7 +109,10 @@ final class ShmCma implements ShmSplitCopy.Halves {
         return 0;
     }
 
-    /** Sets the receive's bytes {@code [at, at + len)} as the local pieces of a vectored read; -1 when CMA cannot name them. */
+    /**
+     * Sets the receive's bytes {@code [at, at + len)} as the local pieces of a vectored read; -1 when CMA cannot name
+     * them (heap memory).
+     */
     private int localPieces(long at, long len) {
         if (dst instanceof MemorySegment d) {
             if (!d.isNative()) {
