@@ -33,8 +33,27 @@ class UtilEndpointTest {
     private static final long FI_INJECT_CALL = OpFlags.INJECT | OpRequest.INJECT_CALL;
     private static final long RX_DEFAULT = OpFlags.MULTI_RECV;
 
+    /** The control path, which these tests do not exercise. */
+    abstract static class ControlStubbed extends UtilEndpoint {
+        @Override public void bind(CompletionQueue cq, long flags) { }
+        @Override public void bind(EventQueue eq) { }
+        @Override public void bind(AddressVector av) { }
+        @Override public void bind(Counter counter, long flags) { }
+        @Override public void enable() { }
+        @Override public void connect(byte[] addr, byte[] data) { }
+        @Override public void accept(byte[] data) { }
+        @Override public void shutdown(long flags) { }
+        @Override public byte[] getName() { return new byte[0]; }
+        @Override public void setName(byte[] addr) { }
+        @Override public byte[] getPeer() { return new byte[0]; }
+        @Override public long getOpt(EndpointOption option) { return 0; }
+        @Override public void setOpt(EndpointOption option, long value) { }
+        @Override public int cancel(Object context) { return -Errno.ENOENT; }
+        @Override public void close() { }
+    }
+
     /** Records what each hook saw, copying the fields, since a request is valid only during the hook. */
-    static final class Recording extends UtilEndpoint {
+    static final class Recording extends ControlStubbed {
         String hook;
         long peer, tag, ignore, data, flags, length;
         int count;
@@ -90,44 +109,12 @@ class UtilEndpointTest {
         protected long rxFlags() {
             return RX_DEFAULT;
         }
-
-        // control path: not under test
-        @Override public void bind(CompletionQueue cq, long flags) { }
-        @Override public void bind(EventQueue eq) { }
-        @Override public void bind(AddressVector av) { }
-        @Override public void bind(Counter counter, long flags) { }
-        @Override public void enable() { }
-        @Override public void connect(byte[] addr, byte[] data) { }
-        @Override public void accept(byte[] data) { }
-        @Override public void shutdown(long flags) { }
-        @Override public byte[] getName() { return new byte[0]; }
-        @Override public void setName(byte[] addr) { }
-        @Override public byte[] getPeer() { return new byte[0]; }
-        @Override public long getOpt(EndpointOption option) { return 0; }
-        @Override public void setOpt(EndpointOption option, long value) { }
-        @Override public int cancel(Object context) { return -Errno.ENOENT; }
-        @Override public void close() { }
     }
 
     /** Only the send and receive hooks: RMA is not offered. */
-    static class MessagesOnly extends UtilEndpoint {
+    static class MessagesOnly extends ControlStubbed {
         @Override protected int postSend(OpRequest op) { return 0; }
         @Override protected int postRecv(OpRequest op) { return 0; }
-        @Override public void bind(CompletionQueue cq, long flags) { }
-        @Override public void bind(EventQueue eq) { }
-        @Override public void bind(AddressVector av) { }
-        @Override public void bind(Counter counter, long flags) { }
-        @Override public void enable() { }
-        @Override public void connect(byte[] addr, byte[] data) { }
-        @Override public void accept(byte[] data) { }
-        @Override public void shutdown(long flags) { }
-        @Override public byte[] getName() { return new byte[0]; }
-        @Override public void setName(byte[] addr) { }
-        @Override public byte[] getPeer() { return new byte[0]; }
-        @Override public long getOpt(EndpointOption option) { return 0; }
-        @Override public void setOpt(EndpointOption option, long value) { }
-        @Override public int cancel(Object context) { return -Errno.ENOENT; }
-        @Override public void close() { }
     }
 
     /** Records, for each hook, whether the lock handed to lockHooksWith was held while it ran. */
