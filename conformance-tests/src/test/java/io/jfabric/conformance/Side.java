@@ -4,6 +4,7 @@ import io.jfabric.Access;
 import io.jfabric.AddressVector;
 import io.jfabric.CompletionQueue;
 import io.jfabric.Domain;
+import io.jfabric.EqAttr;
 import io.jfabric.Endpoint;
 import io.jfabric.EventQueue;
 import io.jfabric.Fabric;
@@ -39,6 +40,17 @@ public final class Side {
         this.name = name;
         this.fabricCase = fabricCase;
         this.dump = dump;
+    }
+
+    /** Opens this side's fabric, event queue and a listening passive endpoint for {@code info}; returns its name. */
+    public byte[] listen(FabricInfo info, Poller poller) {
+        fabric = dump.track(Fabrics.openFabric(info));
+        eq = dump.track(fabric.openEq(EqAttr.defaults()));
+        poller.add(eq);
+        pep = dump.track(fabric.openPassiveEndpoint(info));
+        pep.bind(eq);
+        pep.listen();
+        return pep.getName();
     }
 
     /** The descriptor a local buffer needs: a registration under FI_MR_LOCAL, null otherwise. */

@@ -2,7 +2,6 @@ package io.jfabric.conformance.fault;
 
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
-import io.jfabric.EqAttr;
 import io.jfabric.EqEntry;
 import io.jfabric.EqErrEntry;
 import io.jfabric.EqEvent;
@@ -134,13 +133,7 @@ public final class FaultPeer {
             PeerIo.say("READY");
             return;
         }
-        me.fabric = dump.track(Fabrics.openFabric(info));
-        me.eq = dump.track(me.fabric.openEq(EqAttr.defaults()));
-        poller.add(me.eq);
-        me.pep = dump.track(me.fabric.openPassiveEndpoint(info));
-        me.pep.bind(me.eq);
-        me.pep.listen();
-        PeerIo.say("ADDR " + HexFormat.of().formatHex(me.pep.getName()));
+        PeerIo.say("ADDR " + HexFormat.of().formatHex(me.listen(info, poller)));
         EqEntry e = new EqEntry();
         EqErrEntry err = new EqErrEntry();
         int rc = poller.awaitEvent(me.eq, e, err, remainingMs());
