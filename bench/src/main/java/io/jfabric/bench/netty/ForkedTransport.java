@@ -10,6 +10,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.jfabric.netty.JfabricAddress;
 import io.jfabric.netty.JfabricEventLoopGroup;
@@ -159,7 +160,11 @@ final class ForkedTransport {
     }
 
     /** gRPC: median unary round trip (us) of 64 bytes, and server-streaming throughput (MB/s) of streamChunk-byte messages. */
-    private static double[] grpc(Transport t, int calls, int streamed, boolean directExecutor, int streamChunk) throws Exception {
+    private static double[] grpc(Transport t, BenchOptions o) throws Exception {
+        int calls = o.unaries();
+        int streamed = o.streamed();
+        int streamChunk = o.streamChunk();
+        boolean directExecutor = o.directExecutor();
         byte[] chunk = new byte[streamChunk];
         ServerServiceDefinition svc = ServerServiceDefinition.builder("bench")
                 .addMethod(UNARY, ServerCalls.asyncUnaryCall((req, out) -> {
@@ -167,6 +172,10 @@ final class ForkedTransport {
                     out.onCompleted();
                 }))
                 .addMethod(STREAM, ServerCalls.asyncServerStreamingCall((req, out) -> {
+                    if (o.flowControlled()) {
+                        new ReadyStreamer((ServerCallStreamObserver<byte[]>) out, chunk, streamed).start();
+                        return;
+                    }
                     for (int i = 0; i < streamed; i++) {
                         out.onNext(chunk);
                     }
@@ -205,6 +214,10 @@ final class ForkedTransport {
                 Iterator<byte[]> it = ClientCalls.blockingServerStreamingCall(ch, STREAM, CallOptions.DEFAULT, req);
                 while (it.hasNext()) {
                     bytes += it.next().length;
+                }
+                if (bytes != (long) streamed * streamChunk) {
+                    throw new IllegalStateException("the stream ended after " + bytes + " bytes, not "
+                            + (long) streamed * streamChunk);
                 }
                 mbps = bytes / ((System.nanoTime() - start) / 1e9) / 1e6;
             }
@@ -289,7 +302,7 @@ final class ForkedTransport {
 
     private static double[] round(Transport t, BenchOptions o) throws Exception {
         double echo = echoRoundTripMicros(t, o.echoes());
-        double[] grpc = grpc(t, o.unaries(), o.streamed(), o.directExecutor(), o.streamChunk());
+        double[] grpc = grpc(t, o);
         return new double[] {echo, grpc[0], grpc[1]};
     }
 

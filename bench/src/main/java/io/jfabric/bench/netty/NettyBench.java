@@ -72,7 +72,8 @@ public final class NettyBench {
         System.out.printf("# %d forks per transport, each warmed up until the JIT is quiet (at most %.0f s), then %d "
                 + "rounds; per round: %d echoes of 64 B, %d gRPC unary calls of 64 B, %d streamed messages of %d KiB%s%n",
                 o.forks(), o.warmupMaxSeconds(), o.rounds(), o.echoes(), o.unaries(), o.streamed(),
-                o.streamChunk() / 1024, o.directExecutor() ? ", gRPC on directExecutor()" : "");
+                o.streamChunk() / 1024, (o.directExecutor() ? ", gRPC on directExecutor()" : "")
+                        + (o.flowControlled() ? ", streamed only while isReady()" : ""));
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
         for (String t : o.transports()) {
             samples.put(ForkedTransport.displayName(t, epoll), new ArrayList<>());

@@ -42,12 +42,13 @@ class NettyBenchTest {
     @Test
     void optionsReachTheForksUnchanged() {
         BenchOptions o = BenchOptions.parse(List.of("--forks", "3", "--rounds", "4", "--unary", "7", "--stream-kib",
-                "256", "--direct-executor", "--transports", "shm,loopback", "--warmup-max-seconds", "12.5"));
+                "256", "--direct-executor", "--transports", "shm,loopback", "--warmup-max-seconds", "12.5",
+                "--flow-controlled"));
         assertEquals(3, o.forks());
         assertEquals(List.of("shm", "loopback"), o.transports());
         BenchOptions child = BenchOptions.parse(o.childArgs());
         assertEquals(new BenchOptions(BenchOptions.defaults().forks(), 4, o.echoes(), 7, o.streamed(),
-                BenchOptions.defaults().transports(), true, 256 * 1024, 12.5), child);
+                BenchOptions.defaults().transports(), true, 256 * 1024, 12.5, true), child);
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> BenchOptions.parse(List.of("--rounds", "0")));
         assertTrue(bad.getMessage().contains("--rounds must be positive"), bad.getMessage());
@@ -72,25 +73,42 @@ class NettyBenchTest {
         BenchOptions o = BenchOptions.parse(List.of("--rounds", "2", "--echo", "20", "--unary", "20", "--stream", "4",
                 "--stream-kib", "16", "--warmup-max-seconds", "0.001"));
         for (String transport : List.of("local", "shm", "shm@pinned")) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            PrintStream was = System.out;
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            try {
-                ForkedTransport.run(transport, o);
-            } finally {
-                System.setOut(was);
-            }
-            List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
-            List<NettyBench.Sample> samples = lines.stream().filter(l -> l.startsWith(ForkedTransport.SAMPLE))
-                    .map(NettyBench.Sample::parse).toList();
-            assertEquals(2, samples.size(), transport + ": " + lines);
-            for (NettyBench.Sample x : samples) {
-                assertTrue(x.echo() > 0 && x.unary() > 0 && x.stream() > 0, transport + ": " + x);
-            }
+            List<String> lines = runFork(transport, o);
             assertTrue(lines.getFirst().contains("warmed up for") && lines.getFirst().contains("(1 rounds, the time limit"),
                     transport + ": " + lines.getFirst());
             assertEquals(transport.endsWith("@pinned"), lines.getFirst().contains("jfabric shm, loops pinned:"),
                     transport + ": " + lines.getFirst());
         }
+    }
+
+    @Test
+    void aStreamWrittenOnlyWhileReadyDeliversEveryMessage() throws Exception {
+        // 200 x 64 KiB is past gRPC's 1 MiB window and the channel's: the server must stop and be called back;
+        // the fork refuses a stream that ends short, and one that never ends fails by the default test timeout
+        BenchOptions o = BenchOptions.parse(List.of("--rounds", "2", "--echo", "20", "--unary", "20", "--stream", "200",
+                "--warmup-max-seconds", "0.001", "--flow-controlled"));
+        for (String transport : List.of("local", "shm")) {
+            runFork(transport, o);
+        }
+    }
+
+    /** Runs one transport's fork in this JVM; checks it printed a positive sample per round; returns its lines. */
+    private static List<String> runFork(String transport, BenchOptions o) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream was = System.out;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            ForkedTransport.run(transport, o);
+        } finally {
+            System.setOut(was);
+        }
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        List<NettyBench.Sample> samples = lines.stream().filter(l -> l.startsWith(ForkedTransport.SAMPLE))
+                .map(NettyBench.Sample::parse).toList();
+        assertEquals(o.rounds(), samples.size(), transport + ": " + lines);
+        for (NettyBench.Sample x : samples) {
+            assertTrue(x.echo() > 0 && x.unary() > 0 && x.stream() > 0, transport + ": " + x);
+        }
+        return lines;
     }
 }
