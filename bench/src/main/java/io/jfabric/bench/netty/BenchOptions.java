@@ -5,14 +5,14 @@ import java.util.List;
 
 /** bench/netty's options, parsed once by the parent and handed to each forked transport as the same arguments. */
 record BenchOptions(int forks, int rounds, int echoes, int unaries, int streamed, List<String> transports,
-        boolean directExecutor, int streamChunk, double warmupMaxSeconds, boolean flowControlled) {
+        boolean directExecutor, int streamChunk, double warmupMaxSeconds) {
     static final String USAGE = "bench/netty [--forks 2] [--rounds 5] [--warmup-max-seconds 30] [--echo 5000] "
             + "[--unary 2000] [--stream 1000] [--transports local,shm,tcp;ofi_rxm,loopback] [--direct-executor] "
-            + "[--stream-kib 64] [--flow-controlled]";
+            + "[--stream-kib 64]";
 
     static BenchOptions defaults() {
         return new BenchOptions(2, 5, 5000, 2000, 1000, List.of("local", "shm", "tcp;ofi_rxm", "loopback"), false,
-                64 * 1024, 30, false);
+                64 * 1024, 30);
     }
 
     /** Parses {@code args} over the defaults; unknown options are refused with the usage. */
@@ -27,15 +27,10 @@ record BenchOptions(int forks, int rounds, int echoes, int unaries, int streamed
         boolean direct = o.directExecutor;
         int chunk = o.streamChunk;
         double warmup = o.warmupMaxSeconds;
-        boolean flowControlled = o.flowControlled;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             if (a.equals("--direct-executor")) {
                 direct = true;
-                continue;
-            }
-            if (a.equals("--flow-controlled")) {
-                flowControlled = true;
                 continue;
             }
             if (i + 1 >= args.size()) {
@@ -54,8 +49,7 @@ record BenchOptions(int forks, int rounds, int echoes, int unaries, int streamed
                 default -> throw new IllegalArgumentException("unknown option " + a + "; usage: " + USAGE);
             }
         }
-        return new BenchOptions(forks, rounds, echoes, unaries, streamed, transports, direct, chunk, warmup,
-                flowControlled);
+        return new BenchOptions(forks, rounds, echoes, unaries, streamed, transports, direct, chunk, warmup);
     }
 
     private static int positive(String option, String value) {
@@ -73,9 +67,6 @@ record BenchOptions(int forks, int rounds, int echoes, int unaries, int streamed
                 "--stream-kib", Integer.toString(streamChunk / 1024), "--warmup-max-seconds", Double.toString(warmupMaxSeconds)));
         if (directExecutor) {
             a.add("--direct-executor");
-        }
-        if (flowControlled) {
-            a.add("--flow-controlled");
         }
         return a;
     }

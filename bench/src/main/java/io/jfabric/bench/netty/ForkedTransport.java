@@ -64,7 +64,7 @@ final class ForkedTransport {
                              Class<? extends Channel> client, SocketAddress bind, Class<? extends SocketAddress> addressType) {
     }
 
-    /** The line prefix of a measured round: echo rtt (us), unary rtt (us), streaming MB/s. */
+    /** The line prefix of a measured round: echo rtt (us), unary rtt (us), streaming MB/s, isReady() streaming MB/s. */
     static final String SAMPLE = "sample ";
     private static final int ECHO_BYTES = 64;
 
@@ -110,6 +110,8 @@ final class ForkedTransport {
     private static final MethodDescriptor<byte[], byte[]> UNARY = method("Echo", MethodDescriptor.MethodType.UNARY);
     private static final MethodDescriptor<byte[], byte[]> STREAM =
             method("Stream", MethodDescriptor.MethodType.SERVER_STREAMING);
+    private static final MethodDescriptor<byte[], byte[]> READY_STREAM =
+            method("ReadyStream", MethodDescriptor.MethodType.SERVER_STREAMING);
 
     private static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
         return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type)
@@ -159,38 +161,39 @@ final class ForkedTransport {
         return samples[rounds / 2] / 1000.0;
     }
 
-    /** gRPC: median unary round trip (us) of 64 bytes, and server-streaming throughput (MB/s) of streamChunk-byte messages. */
+    /**
+     * gRPC: median unary round trip (us) of 64 bytes, then server-streaming throughput (MB/s) of streamChunk-byte
+     * messages twice: from a server that calls {@code onNext} for every message in a row, and from one that writes
+     * only while the call is ready ({@link ReadyStreamer}).
+     */
     private static double[] grpc(Transport t, BenchOptions o) throws Exception {
         int calls = o.unaries();
         int streamed = o.streamed();
-        int streamChunk = o.streamChunk();
-        boolean directExecutor = o.directExecutor();
-        byte[] chunk = new byte[streamChunk];
+        byte[] chunk = new byte[o.streamChunk()];
         ServerServiceDefinition svc = ServerServiceDefinition.builder("bench")
                 .addMethod(UNARY, ServerCalls.asyncUnaryCall((req, out) -> {
                     out.onNext(req);
                     out.onCompleted();
                 }))
                 .addMethod(STREAM, ServerCalls.asyncServerStreamingCall((req, out) -> {
-                    if (o.flowControlled()) {
-                        new ReadyStreamer((ServerCallStreamObserver<byte[]>) out, chunk, streamed).start();
-                        return;
-                    }
                     for (int i = 0; i < streamed; i++) {
                         out.onNext(chunk);
                     }
                     out.onCompleted();
-                })).build();
+                }))
+                .addMethod(READY_STREAM, ServerCalls.asyncServerStreamingCall((req, out) ->
+                        new ReadyStreamer((ServerCallStreamObserver<byte[]>) out, chunk, streamed).start()))
+                .build();
         NettyServerBuilder sb = NettyServerBuilder.forAddress(t.bind).channelType(t.server)
                 .bossEventLoopGroup(t.group).workerEventLoopGroup(t.group).addService(svc);
-        if (directExecutor) {
+        if (o.directExecutor()) {
             sb.directExecutor();
         }
         Server server = sb.build().start();
         NettyChannelBuilder cb = NettyChannelBuilder.forAddress(server.getListenSockets().getFirst())
                 .channelType(t.client, t.addressType).eventLoopGroup(t.group).usePlaintext()
-                .maxInboundMessageSize(Math.max(4 << 20, streamChunk + 1024));
-        if (directExecutor) {
+                .maxInboundMessageSize(Math.max(4 << 20, chunk.length + 1024));
+        if (o.directExecutor()) {
             cb.directExecutor();
         }
         ManagedChannel ch = cb.build();
@@ -206,26 +209,33 @@ final class ForkedTransport {
                 }
             }
             Arrays.sort(samples);
-            // one stream to warm the path, then the measured one
-            double mbps = 0;
-            for (int pass = 0; pass < 2; pass++) {
-                long bytes = 0;
-                long start = System.nanoTime();
-                Iterator<byte[]> it = ClientCalls.blockingServerStreamingCall(ch, STREAM, CallOptions.DEFAULT, req);
-                while (it.hasNext()) {
-                    bytes += it.next().length;
-                }
-                if (bytes != (long) streamed * streamChunk) {
-                    throw new IllegalStateException("the stream ended after " + bytes + " bytes, not "
-                            + (long) streamed * streamChunk);
-                }
-                mbps = bytes / ((System.nanoTime() - start) / 1e9) / 1e6;
-            }
-            return new double[] {samples[calls / 2] / 1000.0, mbps};
+            long bytes = (long) streamed * chunk.length;
+            return new double[] {samples[calls / 2] / 1000.0, streamMbps(ch, STREAM, bytes),
+                    streamMbps(ch, READY_STREAM, bytes)};
         } finally {
             ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
+    }
+
+    /** MB/s of the second of two calls of {@code method} (the first warms its path); each must bring {@code bytes}. */
+    private static double streamMbps(ManagedChannel ch, MethodDescriptor<byte[], byte[]> method, long bytes) {
+        double mbps = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            long got = 0;
+            long start = System.nanoTime();
+            Iterator<byte[]> it = ClientCalls.blockingServerStreamingCall(ch, method, CallOptions.DEFAULT,
+                    new byte[ECHO_BYTES]);
+            while (it.hasNext()) {
+                got += it.next().length;
+            }
+            if (got != bytes) {
+                throw new IllegalStateException(method.getBareMethodName() + ": the stream ended after " + got
+                        + " bytes, not " + bytes);
+            }
+            mbps = got / ((System.nanoTime() - start) / 1e9) / 1e6;
+        }
+        return mbps;
     }
 
     private ForkedTransport() {
@@ -291,9 +301,9 @@ final class ForkedTransport {
                     warmup.quiet() ? "the JIT went quiet" : "the time limit; the JIT was still compiling");
             for (int r = 1; r <= o.rounds(); r++) {
                 double[] s = round(t, o);
-                System.out.printf("# round %d %-22s echo %8.1f us  unary %8.1f us  stream %8.0f MB/s%n", r, t.name,
-                        s[0], s[1], s[2]);
-                System.out.println(SAMPLE + s[0] + " " + s[1] + " " + s[2]);
+                System.out.printf("# round %d %-22s echo %8.1f us  unary %8.1f us  stream %8.0f MB/s  isReady %8.0f MB/s%n",
+                        r, t.name, s[0], s[1], s[2], s[3]);
+                System.out.println(SAMPLE + s[0] + " " + s[1] + " " + s[2] + " " + s[3]);
             }
         } finally {
             t.group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
@@ -303,7 +313,7 @@ final class ForkedTransport {
     private static double[] round(Transport t, BenchOptions o) throws Exception {
         double echo = echoRoundTripMicros(t, o.echoes());
         double[] grpc = grpc(t, o);
-        return new double[] {echo, grpc[0], grpc[1]};
+        return new double[] {echo, grpc[0], grpc[1], grpc[2]};
     }
 
     private static long compileMillis() {

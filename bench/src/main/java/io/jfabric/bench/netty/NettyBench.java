@@ -31,13 +31,28 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class NettyBench {
-    /** One measured round: echo rtt (us), unary rtt (us), streaming MB/s. */
-    record Sample(double echo, double unary, double stream) {
+    /**
+     * One measured round: echo rtt (us), unary rtt (us), streaming MB/s from a server calling {@code onNext} in a
+     * row, and from one writing only while the call is ready.
+     */
+    record Sample(double echo, double unary, double stream, double readyStream) {
         static Sample parse(String line) {
             String[] f = line.substring(ForkedTransport.SAMPLE.length()).trim().split(" ");
-            return new Sample(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]));
+            return new Sample(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]),
+                    Double.parseDouble(f[3]));
+        }
+
+        double value(int column) {
+            return switch (column) {
+                case 0 -> echo;
+                case 1 -> unary;
+                case 2 -> stream;
+                default -> readyStream;
+            };
         }
     }
+
+    private static final int COLUMNS = 4;
 
     private static final String CHILD = "--child";
     /** A fork that outlives its warm-up limit by this much per round is stopped: no run waits forever. */
@@ -70,10 +85,10 @@ public final class NettyBench {
             System.out.println("# epoll unavailable (" + Epoll.unavailabilityCause() + "): NIO is the baseline");
         }
         System.out.printf("# %d forks per transport, each warmed up until the JIT is quiet (at most %.0f s), then %d "
-                + "rounds; per round: %d echoes of 64 B, %d gRPC unary calls of 64 B, %d streamed messages of %d KiB%s%n",
+                + "rounds; per round: %d echoes of 64 B, %d gRPC unary calls of 64 B, %d streamed messages of %d KiB "
+                + "(onNext in a row, then only while isReady())%s%n",
                 o.forks(), o.warmupMaxSeconds(), o.rounds(), o.echoes(), o.unaries(), o.streamed(),
-                o.streamChunk() / 1024, (o.directExecutor() ? ", gRPC on directExecutor()" : "")
-                        + (o.flowControlled() ? ", streamed only while isReady()" : ""));
+                o.streamChunk() / 1024, o.directExecutor() ? ", gRPC on directExecutor()" : "");
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
         for (String t : o.transports()) {
             samples.put(ForkedTransport.displayName(t, epoll), new ArrayList<>());
@@ -129,28 +144,36 @@ public final class NettyBench {
         List<String> names = List.copyOf(samples.keySet());
         double[] baseline = medians(samples.get(names.getLast()));
         StringBuilder b = new StringBuilder();
-        b.append(String.format("%n| %-22s | %12s | %16s | %18s | %8s | %9s | %10s |%n", "transport", "echo rtt us",
-                "gRPC unary us", "gRPC stream MB/s", "echo ×", "unary ×", "stream ×"));
-        b.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        b.append(String.format("%n| %-22s | %12s | %14s | %16s | %17s | %7s | %8s | %9s | %10s |%n", "transport",
+                "echo rtt us", "gRPC unary us", "gRPC stream MB/s", "isReady() MB/s", "echo ×", "unary ×", "stream ×",
+                "isReady ×"));
+        b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (String n : names) {
             double[] m = medians(samples.get(n));
-            b.append(String.format("| %-22s | %12.1f | %16.1f | %18.0f | %8.2f | %9.2f | %10.2f |%n", n, m[0], m[1],
-                    m[2], m[0] / baseline[0], m[1] / baseline[1], m[2] / baseline[2]));
+            b.append(String.format("| %-22s | %12.1f | %14.1f | %16.0f | %17.0f | %7.2f | %8.2f | %9.2f | %10.2f |%n",
+                    n, m[0], m[1], m[2], m[3], m[0] / baseline[0], m[1] / baseline[1], m[2] / baseline[2],
+                    m[3] / baseline[3]));
         }
-        b.append("(× = this row ÷ ").append(names.getLast()).append("; spread: min–max over rounds below)\n");
+        b.append("(× = this row ÷ ").append(names.getLast()).append("; stream: onNext in a row; isReady(): streamed "
+                + "only while the call is ready; spread: min–max over rounds below)\n");
         for (String n : names) {
             List<Sample> s = samples.get(n);
-            b.append(String.format("# %-22s echo %s  unary %s  stream %s%n", n, spread(s, 0), spread(s, 1), spread(s, 2)));
+            b.append(String.format("# %-22s echo %s  unary %s  stream %s  isReady %s%n", n, spread(s, 0), spread(s, 1),
+                    spread(s, 2), spread(s, 3)));
         }
         return b.toString();
     }
 
     private static double[] medians(List<Sample> s) {
-        return new double[] {Stats.median(column(s, 0)), Stats.median(column(s, 1)), Stats.median(column(s, 2))};
+        double[] m = new double[COLUMNS];
+        for (int c = 0; c < COLUMNS; c++) {
+            m[c] = Stats.median(column(s, c));
+        }
+        return m;
     }
 
     private static List<Double> column(List<Sample> s, int which) {
-        return s.stream().map(x -> which == 0 ? x.echo : which == 1 ? x.unary : x.stream).toList();
+        return s.stream().map(x -> x.value(which)).toList();
     }
 
     private static String spread(List<Sample> s, int which) {

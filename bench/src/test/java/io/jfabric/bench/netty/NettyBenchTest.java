@@ -42,13 +42,12 @@ class NettyBenchTest {
     @Test
     void optionsReachTheForksUnchanged() {
         BenchOptions o = BenchOptions.parse(List.of("--forks", "3", "--rounds", "4", "--unary", "7", "--stream-kib",
-                "256", "--direct-executor", "--transports", "shm,loopback", "--warmup-max-seconds", "12.5",
-                "--flow-controlled"));
+                "256", "--direct-executor", "--transports", "shm,loopback", "--warmup-max-seconds", "12.5"));
         assertEquals(3, o.forks());
         assertEquals(List.of("shm", "loopback"), o.transports());
         BenchOptions child = BenchOptions.parse(o.childArgs());
         assertEquals(new BenchOptions(BenchOptions.defaults().forks(), 4, o.echoes(), 7, o.streamed(),
-                BenchOptions.defaults().transports(), true, 256 * 1024, 12.5, true), child);
+                BenchOptions.defaults().transports(), true, 256 * 1024, 12.5), child);
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
                 () -> BenchOptions.parse(List.of("--rounds", "0")));
         assertTrue(bad.getMessage().contains("--rounds must be positive"), bad.getMessage());
@@ -59,13 +58,14 @@ class NettyBenchTest {
     @Test
     void reportGivesMediansAndRatiosToTheLastTransport() {
         Map<String, List<NettyBench.Sample>> s = new LinkedHashMap<>();
-        s.put("jfabric shm", List.of(new NettyBench.Sample(10, 50, 1500), new NettyBench.Sample(12, 40, 1700),
-                new NettyBench.Sample(30, 90, 900)));
-        s.put("epoll loopback", List.of(new NettyBench.Sample(20, 100, 800), new NettyBench.Sample(24, 120, 900)));
+        s.put("jfabric shm", List.of(new NettyBench.Sample(10, 50, 1500, 2000), new NettyBench.Sample(12, 40, 1700, 1000),
+                new NettyBench.Sample(30, 90, 900, 1800)));
+        s.put("epoll loopback", List.of(new NettyBench.Sample(20, 100, 800, 700), new NettyBench.Sample(24, 120, 900, 900)));
         String table = NettyBench.report(s);
-        assertTrue(table.contains("| jfabric shm            |         12.0 |             50.0 |               1500 |"
-                + "     0.55 |      0.45 |       1.76 |"), table);
-        assertTrue(table.contains("# jfabric shm            echo 10.0–30.0  unary 40.0–90.0  stream 900.0–1700.0"), table);
+        assertTrue(table.contains("| jfabric shm            |         12.0 |           50.0 |             1500 |"
+                + "              1800 |    0.55 |     0.45 |      1.76 |       2.25 |"), table);
+        assertTrue(table.contains("# jfabric shm            echo 10.0–30.0  unary 40.0–90.0  stream 900.0–1700.0  "
+                + "isReady 1000.0–2000.0"), table);
     }
 
     @Test
@@ -83,10 +83,10 @@ class NettyBenchTest {
 
     @Test
     void aStreamWrittenOnlyWhileReadyDeliversEveryMessage() throws Exception {
-        // 200 x 64 KiB is past gRPC's 1 MiB window and the channel's: the server must stop and be called back;
-        // the fork refuses a stream that ends short, and one that never ends fails by the default test timeout
+        // 200 x 64 KiB is past gRPC's 1 MiB window and the channel's: the isReady() server must stop and be called
+        // back; the fork refuses a stream that ends short, and one that never ends fails by the default test timeout
         BenchOptions o = BenchOptions.parse(List.of("--rounds", "2", "--echo", "20", "--unary", "20", "--stream", "200",
-                "--warmup-max-seconds", "0.001", "--flow-controlled"));
+                "--warmup-max-seconds", "0.001"));
         for (String transport : List.of("local", "shm")) {
             runFork(transport, o);
         }
@@ -107,7 +107,7 @@ class NettyBenchTest {
                 .map(NettyBench.Sample::parse).toList();
         assertEquals(o.rounds(), samples.size(), transport + ": " + lines);
         for (NettyBench.Sample x : samples) {
-            assertTrue(x.echo() > 0 && x.unary() > 0 && x.stream() > 0, transport + ": " + x);
+            assertTrue(x.echo() > 0 && x.unary() > 0 && x.stream() > 0 && x.readyStream() > 0, transport + ": " + x);
         }
         return lines;
     }
