@@ -483,13 +483,13 @@ final class PingPong implements AutoCloseable {
         }
         int rc;
         if (inject) {
-            rc = postInject(tx);
+            rc = postTx(tx, true);
             if (rc == 0) {
                 txCqCntr++;
             }
             return rc;
         }
-        rc = postTx(tx);
+        rc = postTx(tx, false);
         return rc != 0 ? rc : awaitTx(txSeq);
     }
 
@@ -517,37 +517,20 @@ final class PingPong implements AutoCloseable {
         return (fi.caps & Caps.TAGGED) != 0;
     }
 
-    private int postTx(MemorySegment tx) {
+    /** Posts {@code tx} (fi_inject with {@code inject}, else fi_send), draining the TX CQ while it is refused. */
+    private int postTx(MemorySegment tx, boolean inject) {
         long deadline = 0; // read the clock only once a post is refused: a post that takes reads none
         while (true) {
-            int rc = tagged() ? ep.tsend(tx, mr, remoteFiAddr, TAG, txCtx) : ep.send(tx, mr, remoteFiAddr, txCtx);
+            int rc = inject
+                    ? (tagged() ? ep.tinject(tx, remoteFiAddr, TAG) : ep.inject(tx, remoteFiAddr))
+                    : (tagged() ? ep.tsend(tx, mr, remoteFiAddr, TAG, txCtx) : ep.send(tx, mr, remoteFiAddr, txCtx));
             if (rc == 0) {
                 txSeq++;
                 return 0;
             }
             if (rc != -Errno.EAGAIN) {
-                return printErr(tagged() ? "t-transmit" : "transmit", rc);
-            }
-            if (deadline == 0) {
-                deadline = deadline();
-            }
-            rc = drainTx(deadline);
-            if (rc != 0) {
-                return rc;
-            }
-        }
-    }
-
-    private int postInject(MemorySegment tx) {
-        long deadline = 0;
-        while (true) {
-            int rc = tagged() ? ep.tinject(tx, remoteFiAddr, TAG) : ep.inject(tx, remoteFiAddr);
-            if (rc == 0) {
-                txSeq++;
-                return 0;
-            }
-            if (rc != -Errno.EAGAIN) {
-                return printErr(tagged() ? "tinject" : "inject", rc);
+                String op = inject ? (tagged() ? "tinject" : "inject") : (tagged() ? "t-transmit" : "transmit");
+                return printErr(op, rc);
             }
             if (deadline == 0) {
                 deadline = deadline();
