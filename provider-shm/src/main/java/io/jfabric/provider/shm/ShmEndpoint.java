@@ -362,6 +362,11 @@ final class ShmEndpoint extends UtilEndpoint {
         return recv.chunksServed();
     }
 
+    /** Times a message this endpoint pulled found its sender's ring full and asked again from progress. */
+    long pullsBlocked() {
+        return recv.pullsBlocked();
+    }
+
     /** The split copy of large CMA messages, whose counters say who copied what. */
     ShmSplitCopy splitCopy() {
         return split;

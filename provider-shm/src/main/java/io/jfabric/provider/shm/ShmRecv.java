@@ -350,4 +350,8 @@ final class ShmRecv {
     long chunksServed() {
         return pull.chunksServed;
     }
+
+    long pullsBlocked() {
+        return pull.pullsBlocked;
+    }
 }

@@ -303,4 +303,59 @@ class ShmRobustnessTest {
             System.clearProperty("jfabric.shm.disable_cma");
         }
     }
+
+    @Test
+    void pullsThatFindTheSendersRingFullAskAgainAndEveryMessageArrives() {
+        // a 4 KiB ring holds a few dozen command records; 24 heap messages (never CMA) pulled at once ask for four
+        // chunks each, more than the sender's ring takes, so pulls wait for ring space and progress resumes them
+        int count = 24;
+        int size = 64 << 10;
+        System.setProperty("jfabric.shm.ring_size", "4096");
+        try (ShmNode a = new ShmNode(); ShmNode b = new ShmNode(); Arena arena = Arena.ofShared()) {
+            long aToB = a.insert(b);
+            MemorySegment[] src = new MemorySegment[count];
+            MemorySegment[] dst = new MemorySegment[count];
+            for (int i = 0; i < count; i++) {
+                src[i] = MemorySegment.ofArray(new byte[size]);
+                ShmEndpointTest.fill(src[i], i);
+                dst[i] = arena.allocate(size);
+                assertEquals(0, b.ep.recv(dst[i], null, Fabrics.ADDR_UNSPEC, "r" + i));
+            }
+            CqEntry e = new CqEntry();
+            CqErrEntry err = new CqErrEntry();
+            int posted = 0;
+            // every RTS that fits in the receiver's ring before it progresses, so that its first progress call
+            // starts that many pulls at once
+            while (posted < count && a.ep.send(src[posted], null, aToB, "s" + posted) == 0) {
+                posted++;
+            }
+            int sent = 0;
+            int received = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while ((sent < count || received < count) && System.nanoTime() < deadline) {
+                if (posted < count) {
+                    int rc = a.ep.send(src[posted], null, aToB, "s" + posted);
+                    if (rc == 0) {
+                        posted++;
+                    } else {
+                        assertEquals(-Errno.EAGAIN, rc, "a send may only wait for ring space");
+                    }
+                }
+                int rc = b.next(e, err, 0);
+                assertTrue(rc != -Errno.EAVAIL, () -> "receive failed: " + err.err);
+                received += rc == 1 ? 1 : 0;
+                rc = a.next(e, err, 0);
+                assertTrue(rc != -Errno.EAVAIL, () -> "send failed: " + err.err);
+                sent += rc == 1 ? 1 : 0;
+            }
+            assertEquals(count, sent, () -> "sends completed; " + a.ep + " / " + b.ep);
+            assertEquals(count, received, () -> "receives completed; " + a.ep + " / " + b.ep);
+            for (int i = 0; i < count; i++) {
+                assertEquals(-1, src[i].mismatch(dst[i]), "bytes of message " + i);
+            }
+            assertTrue(((ShmEndpoint) b.ep).pullsBlocked() > 0, "no pull found the sender's ring full");
+        } finally {
+            System.clearProperty("jfabric.shm.ring_size");
+        }
+    }
 }
