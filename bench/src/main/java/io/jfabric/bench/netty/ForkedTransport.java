@@ -6,6 +6,7 @@ import io.grpc.KnownLength;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
+import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
@@ -64,7 +65,10 @@ final class ForkedTransport {
                              Class<? extends Channel> client, SocketAddress bind, Class<? extends SocketAddress> addressType) {
     }
 
-    /** The line prefix of a measured round: echo rtt (us), unary rtt (us), streaming MB/s, isReady() streaming MB/s. */
+    /**
+     * The line prefix of a measured round: echo rtt (us), unary rtt (us), unary rtt on directExecutor() (us),
+     * streaming MB/s, isReady() streaming MB/s.
+     */
     static final String SAMPLE = "sample ";
     private static final int ECHO_BYTES = 64;
 
@@ -167,14 +171,10 @@ final class ForkedTransport {
      * only while the call is ready ({@link ReadyStreamer}).
      */
     private static double[] grpc(Transport t, BenchOptions o) throws Exception {
-        int calls = o.unaries();
         int streamed = o.streamed();
         byte[] chunk = new byte[o.streamChunk()];
         ServerServiceDefinition svc = ServerServiceDefinition.builder("bench")
-                .addMethod(UNARY, ServerCalls.asyncUnaryCall((req, out) -> {
-                    out.onNext(req);
-                    out.onCompleted();
-                }))
+                .addMethod(UNARY, ECHO)
                 .addMethod(STREAM, ServerCalls.asyncServerStreamingCall((req, out) -> {
                     for (int i = 0; i < streamed; i++) {
                         out.onNext(chunk);
@@ -184,38 +184,74 @@ final class ForkedTransport {
                 .addMethod(READY_STREAM, ServerCalls.asyncServerStreamingCall((req, out) ->
                         new ReadyStreamer((ServerCallStreamObserver<byte[]>) out, chunk, streamed).start()))
                 .build();
+        Server server = startServer(t, svc, o.directExecutor());
+        ManagedChannel ch = openChannel(t, server, chunk.length, o.directExecutor());
+        try {
+            double unary = unaryMicros(ch, o.unaries());
+            long bytes = (long) streamed * chunk.length;
+            return new double[] {unary, streamMbps(ch, STREAM, bytes), streamMbps(ch, READY_STREAM, bytes)};
+        } finally {
+            close(ch, server);
+        }
+    }
+
+    /**
+     * The same unary calls with gRPC's calls run on the event loops ({@code directExecutor()} on server and channel):
+     * no hand-off to gRPC's executor threads, what grpc-java advises for handlers that never block.
+     */
+    private static double directUnaryMicros(Transport t, BenchOptions o) throws Exception {
+        Server server = startServer(t, ServerServiceDefinition.builder("bench").addMethod(UNARY, ECHO).build(), true);
+        ManagedChannel ch = openChannel(t, server, ECHO_BYTES, true);
+        try {
+            return unaryMicros(ch, o.unaries());
+        } finally {
+            close(ch, server);
+        }
+    }
+
+    private static final ServerCallHandler<byte[], byte[]> ECHO = ServerCalls.asyncUnaryCall((req, out) -> {
+        out.onNext(req);
+        out.onCompleted();
+    });
+
+    private static Server startServer(Transport t, ServerServiceDefinition svc, boolean direct) throws IOException {
         NettyServerBuilder sb = NettyServerBuilder.forAddress(t.bind).channelType(t.server)
                 .bossEventLoopGroup(t.group).workerEventLoopGroup(t.group).addService(svc);
-        if (o.directExecutor()) {
+        if (direct) {
             sb.directExecutor();
         }
-        Server server = sb.build().start();
+        return sb.build().start();
+    }
+
+    private static ManagedChannel openChannel(Transport t, Server server, int largestMessage, boolean direct) {
         NettyChannelBuilder cb = NettyChannelBuilder.forAddress(server.getListenSockets().getFirst())
                 .channelType(t.client, t.addressType).eventLoopGroup(t.group).usePlaintext()
-                .maxInboundMessageSize(Math.max(4 << 20, chunk.length + 1024));
-        if (o.directExecutor()) {
+                .maxInboundMessageSize(Math.max(4 << 20, largestMessage + 1024));
+        if (direct) {
             cb.directExecutor();
         }
-        ManagedChannel ch = cb.build();
-        try {
-            byte[] req = new byte[ECHO_BYTES];
-            long[] samples = new long[calls];
-            int warm = calls / 10;
-            for (int i = 0; i < calls + warm; i++) {
-                long start = System.nanoTime();
-                ClientCalls.blockingUnaryCall(ch, UNARY, CallOptions.DEFAULT, req);
-                if (i >= warm) {
-                    samples[i - warm] = System.nanoTime() - start;
-                }
+        return cb.build();
+    }
+
+    private static void close(ManagedChannel ch, Server server) throws InterruptedException {
+        ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    /** Median of {@code calls} blocking unary round trips (us), after a tenth as many warm-up calls. */
+    private static double unaryMicros(ManagedChannel ch, int calls) {
+        byte[] req = new byte[ECHO_BYTES];
+        long[] samples = new long[calls];
+        int warm = calls / 10;
+        for (int i = 0; i < calls + warm; i++) {
+            long start = System.nanoTime();
+            ClientCalls.blockingUnaryCall(ch, UNARY, CallOptions.DEFAULT, req);
+            if (i >= warm) {
+                samples[i - warm] = System.nanoTime() - start;
             }
-            Arrays.sort(samples);
-            long bytes = (long) streamed * chunk.length;
-            return new double[] {samples[calls / 2] / 1000.0, streamMbps(ch, STREAM, bytes),
-                    streamMbps(ch, READY_STREAM, bytes)};
-        } finally {
-            ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         }
+        Arrays.sort(samples);
+        return samples[calls / 2] / 1000.0;
     }
 
     /** MB/s of the second of two calls of {@code method} (the first warms its path); each must bring {@code bytes}. */
@@ -301,9 +337,9 @@ final class ForkedTransport {
                     warmup.quiet() ? "the JIT went quiet" : "the time limit; the JIT was still compiling");
             for (int r = 1; r <= o.rounds(); r++) {
                 double[] s = round(t, o);
-                System.out.printf("# round %d %-22s echo %8.1f us  unary %8.1f us  stream %8.0f MB/s  isReady %8.0f MB/s%n",
-                        r, t.name, s[0], s[1], s[2], s[3]);
-                System.out.println(SAMPLE + s[0] + " " + s[1] + " " + s[2] + " " + s[3]);
+                System.out.printf("# round %d %-22s echo %8.1f us  unary %8.1f us  direct %8.1f us  stream %8.0f MB/s"
+                        + "  isReady %8.0f MB/s%n", r, t.name, s[0], s[1], s[2], s[3], s[4]);
+                System.out.println(SAMPLE + s[0] + " " + s[1] + " " + s[2] + " " + s[3] + " " + s[4]);
             }
         } finally {
             t.group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
@@ -313,7 +349,8 @@ final class ForkedTransport {
     private static double[] round(Transport t, BenchOptions o) throws Exception {
         double echo = echoRoundTripMicros(t, o.echoes());
         double[] grpc = grpc(t, o);
-        return new double[] {echo, grpc[0], grpc[1], grpc[2]};
+        double direct = directUnaryMicros(t, o);
+        return new double[] {echo, grpc[0], direct, grpc[1], grpc[2]};
     }
 
     private static long compileMillis() {

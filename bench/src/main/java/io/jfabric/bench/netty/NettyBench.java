@@ -16,7 +16,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code bench/netty}: Netty echo, gRPC unary latency and gRPC server-streaming throughput over jfabric's channels
+ * {@code bench/netty}: Netty echo, gRPC unary latency (with gRPC's default executor and with {@code directExecutor()})
+ * and gRPC server-streaming throughput over jfabric's channels
  * (shm, tcp;ofi_rxm) against Netty's epoll on loopback (NIO where epoll's native file does not load), with Netty's
  * in-JVM local channel as the floor (Netty and gRPC with no transport under them), side by side.
  *
@@ -32,27 +33,29 @@ import java.util.concurrent.TimeUnit;
  */
 public final class NettyBench {
     /**
-     * One measured round: echo rtt (us), unary rtt (us), streaming MB/s from a server calling {@code onNext} in a
-     * row, and from one writing only while the call is ready.
+     * One measured round: echo rtt (us), unary rtt (us) with gRPC's default executor and with
+     * {@code directExecutor()}, streaming MB/s from a server calling {@code onNext} in a row, and from one writing
+     * only while the call is ready.
      */
-    record Sample(double echo, double unary, double stream, double readyStream) {
+    record Sample(double echo, double unary, double directUnary, double stream, double readyStream) {
         static Sample parse(String line) {
             String[] f = line.substring(ForkedTransport.SAMPLE.length()).trim().split(" ");
             return new Sample(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]),
-                    Double.parseDouble(f[3]));
+                    Double.parseDouble(f[3]), Double.parseDouble(f[4]));
         }
 
         double value(int column) {
             return switch (column) {
                 case 0 -> echo;
                 case 1 -> unary;
-                case 2 -> stream;
+                case 2 -> directUnary;
+                case 3 -> stream;
                 default -> readyStream;
             };
         }
     }
 
-    private static final int COLUMNS = 4;
+    private static final int COLUMNS = 5;
 
     private static final String CHILD = "--child";
     /** A fork that outlives its warm-up limit by this much per round is stopped: no run waits forever. */
@@ -85,8 +88,8 @@ public final class NettyBench {
             System.out.println("# epoll unavailable (" + Epoll.unavailabilityCause() + "): NIO is the baseline");
         }
         System.out.printf("# %d forks per transport, each warmed up until the JIT is quiet (at most %.0f s), then %d "
-                + "rounds; per round: %d echoes of 64 B, %d gRPC unary calls of 64 B, %d streamed messages of %d KiB "
-                + "(onNext in a row, then only while isReady())%s%n",
+                + "rounds; per round: %d echoes of 64 B, %d gRPC unary calls of 64 B (then as many on directExecutor()), "
+                + "%d streamed messages of %d KiB (onNext in a row, then only while isReady())%s%n",
                 o.forks(), o.warmupMaxSeconds(), o.rounds(), o.echoes(), o.unaries(), o.streamed(),
                 o.streamChunk() / 1024, o.directExecutor() ? ", gRPC on directExecutor()" : "");
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
@@ -144,22 +147,23 @@ public final class NettyBench {
         List<String> names = List.copyOf(samples.keySet());
         double[] baseline = medians(samples.get(names.getLast()));
         StringBuilder b = new StringBuilder();
-        b.append(String.format("%n| %-22s | %12s | %14s | %16s | %17s | %7s | %8s | %9s | %10s |%n", "transport",
-                "echo rtt us", "gRPC unary us", "gRPC stream MB/s", "isReady() MB/s", "echo ×", "unary ×", "stream ×",
-                "isReady ×"));
-        b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        b.append(String.format("%n| %-22s | %12s | %14s | %15s | %16s | %17s | %7s | %8s | %9s | %9s | %10s |%n",
+                "transport", "echo rtt us", "gRPC unary us", "unary direct us", "gRPC stream MB/s", "isReady() MB/s",
+                "echo ×", "unary ×", "direct ×", "stream ×", "isReady ×"));
+        b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (String n : names) {
             double[] m = medians(samples.get(n));
-            b.append(String.format("| %-22s | %12.1f | %14.1f | %16.0f | %17.0f | %7.2f | %8.2f | %9.2f | %10.2f |%n",
-                    n, m[0], m[1], m[2], m[3], m[0] / baseline[0], m[1] / baseline[1], m[2] / baseline[2],
-                    m[3] / baseline[3]));
+            b.append(String.format("| %-22s | %12.1f | %14.1f | %15.1f | %16.0f | %17.0f | %7.2f | %8.2f | %9.2f | %9.2f "
+                    + "| %10.2f |%n", n, m[0], m[1], m[2], m[3], m[4], m[0] / baseline[0], m[1] / baseline[1],
+                    m[2] / baseline[2], m[3] / baseline[3], m[4] / baseline[4]));
         }
-        b.append("(× = this row ÷ ").append(names.getLast()).append("; stream: onNext in a row; isReady(): streamed "
-                + "only while the call is ready; spread: min–max over rounds below)\n");
+        b.append("(× = this row ÷ ").append(names.getLast()).append("; unary: gRPC's default executor; direct: "
+                + "directExecutor() on server and channel; stream: onNext in a row; isReady(): streamed only while the "
+                + "call is ready; spread: min–max over rounds below)\n");
         for (String n : names) {
             List<Sample> s = samples.get(n);
-            b.append(String.format("# %-22s echo %s  unary %s  stream %s  isReady %s%n", n, spread(s, 0), spread(s, 1),
-                    spread(s, 2), spread(s, 3)));
+            b.append(String.format("# %-22s echo %s  unary %s  direct %s  stream %s  isReady %s%n", n, spread(s, 0),
+                    spread(s, 1), spread(s, 2), spread(s, 3), spread(s, 4)));
         }
         return b.toString();
     }
