@@ -117,6 +117,12 @@ final class ForkedTransport {
     private static final MethodDescriptor<byte[], byte[]> READY_STREAM =
             method("ReadyStream", MethodDescriptor.MethodType.SERVER_STREAMING);
 
+    /** The unary method's handler: answers with the request. */
+    private static final ServerCallHandler<byte[], byte[]> ECHO = ServerCalls.asyncUnaryCall((req, out) -> {
+        out.onNext(req);
+        out.onCompleted();
+    });
+
     private static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
         return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName("bench", name))
@@ -196,8 +202,9 @@ final class ForkedTransport {
     }
 
     /**
-     * The same unary calls with gRPC's calls run on the event loops ({@code directExecutor()} on server and channel):
-     * no hand-off to gRPC's executor threads, what grpc-java advises for handlers that never block.
+     * The same unary calls on a server and channel built with {@code directExecutor()}, what grpc-java advises for
+     * handlers that never block: the server's handler runs on the loop that read the request instead of being
+     * handed to gRPC's thread pool (the blocking caller still waits in its own thread for the response).
      */
     private static double directUnaryMicros(Transport t, BenchOptions o) throws Exception {
         Server server = startServer(t, ServerServiceDefinition.builder("bench").addMethod(UNARY, ECHO).build(), true);
@@ -208,11 +215,6 @@ final class ForkedTransport {
             close(ch, server);
         }
     }
-
-    private static final ServerCallHandler<byte[], byte[]> ECHO = ServerCalls.asyncUnaryCall((req, out) -> {
-        out.onNext(req);
-        out.onCompleted();
-    });
 
     private static Server startServer(Transport t, ServerServiceDefinition svc, boolean direct) throws IOException {
         NettyServerBuilder sb = NettyServerBuilder.forAddress(t.bind).channelType(t.server)
