@@ -90,7 +90,7 @@ public final class FaultPeer {
         long delayMs = 0;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("src=")) {
-                info.srcAddr = Ipv4.sockaddr(info.srcAddr, args[i].substring(4), 0);
+                info = Ipv4.infoAt(c, args[i].substring(4));
             } else if (args[i].startsWith("delay=")) {
                 delayMs = Long.parseLong(args[i].substring(6));
             } else if (args[i].equals("survive")) {

@@ -24,11 +24,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A host cut off in the middle of a transfer: the peer runs in a network namespace of its own, joined to
- * this one by a veth pair ({@link NetNs}), and receives a stream slowly; the test sets the namespace's end of
- * the link down with sends in flight. With the tcp provider's {@code user_timeout} at {@link #USER_TIMEOUT_MS}
- * every pending send fails within that timeout plus {@link #SLACK_MS} (an MSG endpoint also gets FI_SHUTDOWN or
- * an EQ error). Then the link comes back up: over MSG a new connection carries a new stream; over
+ * A host cut off in the middle of a transfer: the peer receives a stream slowly across a link the test cuts
+ * with sends in flight ({@link CutOffLink}). Over sockets the peer runs in a network namespace of its own, joined
+ * to this one by a veth pair ({@link NetNs}), whose end the test sets down; with the tcp provider's
+ * {@code user_timeout} at {@link #USER_TIMEOUT_MS} every pending send fails within that timeout plus
+ * {@link #SLACK_MS}. Over verbs the peer runs on this host's second RoCE device and netem drops every packet
+ * between the two ({@link RoceLinkCut}); the transport's bounded retries fail every pending send within
+ * {@link #VERBS_BOUND_MS}. An MSG endpoint also gets FI_SHUTDOWN or an EQ error. Then the link comes back up: over MSG a new connection carries a new stream; over
  * tcp;ofi_rxm the same endpoint's next sends reconnect to the same peer and the stream resumes at the first
  * message that failed, arriving whole and in order; the peer takes a whole copy of a message it already has as
  * a resend (a send that failed with the link may have been delivered before it went: its acknowledgement was
@@ -38,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * neighbour entry for the peer may still be failed (EHOSTUNREACH). Root only (namespaces); not run with the
  * reason otherwise.
  */
-@Timeout(90)
+@Timeout(150)
 class HostCutOffTest {
     static final int USER_TIMEOUT_MS = 2_000;
     static final long SLACK_MS = 6_000;
@@ -48,6 +50,13 @@ class HostCutOffTest {
     static final int WINDOW = 64;
     static final int BEFORE_CUT = 8;
     static final long SINK_DELAY_MS = 5;
+    /**
+     * Over verbs: slow enough that the stream outlasts the two tc commands of the cut in the Soft-RoCE VM, where
+     * starting a process takes a good part of a second and the sink's pauses are all that keep sends pending.
+     */
+    static final long VERBS_SINK_DELAY_MS = 100;
+    /** Seven ACK timeouts of 2.1 s (rdma_cm's on RoCE) before verbs fails a send, and slack for the VM. */
+    static final long VERBS_BOUND_MS = 30_000;
     static final long BOUND_MS = 30_000;
     /** Reconnects refused while the peer still holds its side of the dead connection (reported, see stream()). */
     static final int MAX_REFUSALS = 3;
@@ -64,24 +73,26 @@ class HostCutOffTest {
                 + " udp too) has no user-timeout setting (`fi_info -e` lists none; jfabric's tcp has"
                 + " FI_TCP_USER_TIMEOUT): a cut link fails there only after the kernel's retransmission timeout,"
                 + " about 15 minutes, far past this test's bound");
-        String why = NetNs.unavailableReason();
-        Assumptions.assumeTrue(why == null, () -> "not run: " + why);
-        dump.caseUnderTest(c);
+        boolean verbs = c.provider().startsWith("verbs");
+        String[] why = new String[1];
+        if (!verbs) {
+            why[0] = NetNs.unavailableReason();
+        }
         String property = "jfabric.tcp.user_timeout";
         System.setProperty(property, Integer.toString(USER_TIMEOUT_MS));
-        try (NetNs ns = NetNs.create()) {
-            dump.note("namespace " + ns.name + ", " + ns.hostAddr + " <-> " + ns.peerAddr);
+        try (CutOffLink ns = verbs ? RoceLinkCut.find(why) : why[0] == null ? NetNs.create() : null) {
+            Assumptions.assumeTrue(why[0] == null, () -> "not run: " + why[0]);
+            dump.caseUnderTest(c);
+            dump.note(ns.toString());
             List<String> launcher = new ArrayList<>(ns.launcher());
             launcher.addAll(List.of("env", "FI_TCP_USER_TIMEOUT=" + USER_TIMEOUT_MS));
-            List<String> peerArgs = List.of(Integer.toString(COUNT), Long.toString(SIZE), "src=" + ns.peerAddr,
-                    "delay=" + SINK_DELAY_MS, "survive");
+            List<String> peerArgs = List.of(Integer.toString(COUNT), Long.toString(SIZE), "src=" + ns.peerAddr(),
+                    "delay=" + (verbs ? VERBS_SINK_DELAY_MS : SINK_DELAY_MS), "survive");
             PeerProcess peer = PeerProcess.start(c, "sink", dump, FaultPeer.class, peerArgs, launcher);
-            FabricInfo info = c.freshInfo();
-            info.srcAddr = Ipv4.sockaddr(info.srcAddr, ns.hostAddr, 0);
-            Survivor me = Survivor.join(c, info, peer, dump);
+            Survivor me = Survivor.join(c, Ipv4.infoAt(c, ns.hostAddr()), peer, dump);
             try (Arena arena = Arena.ofShared()) {
                 FaultPeer.Stream tx = new FaultPeer.Stream(me.side, arena, WINDOW, SIZE);
-                int firstFailed = cutOff(c, me, tx, ns);
+                int firstFailed = cutOff(c, me, tx, ns, verbs ? VERBS_BOUND_MS : USER_TIMEOUT_MS + SLACK_MS);
                 ns.link(true);
                 if (c.isMsg()) {
                     newConnectionWorks(c, ns, launcher, arena);
@@ -98,7 +109,7 @@ class HostCutOffTest {
     }
 
     /** Streams until {@link #BEFORE_CUT} sends are done, cuts the link, waits for every pending send to fail. */
-    private int cutOff(FabricCase c, Survivor me, FaultPeer.Stream tx, NetNs ns) throws Exception {
+    private int cutOff(FabricCase c, Survivor me, FaultPeer.Stream tx, CutOffLink ns, long bound) throws Exception {
         Side s = me.side;
         TreeSet<Integer> pending = new TreeSet<>();
         CqEntry ok = new CqEntry();
@@ -126,11 +137,9 @@ class HostCutOffTest {
         dump.note("link down with sends " + pending + " in flight");
         int firstFailed = Integer.MAX_VALUE;
         boolean ended = !c.isMsg();
-        long bound = USER_TIMEOUT_MS + SLACK_MS;
         deadline = PeerFailureTest.deadline(bound);
         while (!pending.isEmpty() || !ended) {
-            PeerFailureTest.checkDeadline(deadline, bound + " ms after the link went down (user_timeout "
-                    + USER_TIMEOUT_MS + " ms), still pending: " + pending + (ended ? "" : ", and no FI_SHUTDOWN"));
+            PeerFailureTest.checkDeadline(deadline, bound + " ms after the link went down, still pending: " + pending + (ended ? "" : ", and no FI_SHUTDOWN"));
             ended |= me.connectionEnded();
             int rc = s.txCq.read(ok);
             if (rc == 1) {
@@ -148,7 +157,7 @@ class HostCutOffTest {
         long ms = (System.nanoTime() - cutAt) / 1_000_000L;
         dump.note("all sends ended " + ms + " ms after the cut; first failed " + firstFailed);
         System.out.println("[fault] host cut off " + c.id() + ": errors " + ms + " ms after the link went down"
-                + " (user_timeout " + USER_TIMEOUT_MS + " ms)");
+                + " (bound " + bound + " ms)");
         assertTrue(firstFailed != Integer.MAX_VALUE, "no send failed though the link went down with "
                 + WINDOW + " x " + SIZE + " B in flight to a slow receiver");
         return firstFailed;
@@ -197,13 +206,11 @@ class HostCutOffTest {
         }
     }
 
-    private void newConnectionWorks(FabricCase c, NetNs ns, List<String> launcher, Arena arena) throws Exception {
+    private void newConnectionWorks(FabricCase c, CutOffLink ns, List<String> launcher, Arena arena) throws Exception {
         int count = 16;
         PeerProcess peer = PeerProcess.start(c, "sink", dump, FaultPeer.class,
-                List.of(Integer.toString(count), Long.toString(SIZE), "src=" + ns.peerAddr), launcher);
-        FabricInfo info = c.freshInfo();
-        info.srcAddr = Ipv4.sockaddr(info.srcAddr, ns.hostAddr, 0);
-        Survivor me = Survivor.join(c, info, peer, dump);
+                List.of(Integer.toString(count), Long.toString(SIZE), "src=" + ns.peerAddr()), launcher);
+        Survivor me = Survivor.join(c, Ipv4.infoAt(c, ns.hostAddr()), peer, dump);
         stream(me, new FaultPeer.Stream(me.side, arena, WINDOW, SIZE), 0, count);
         assertEquals(Integer.toString(count), peer.expect("GOT", BOUND_MS), "messages over the new connection");
     }

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * parallel runs don't collide. Created and removed with {@code ip}; {@link #removeStale} deletes what a
  * killed earlier run left behind. Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
  */
-final class NetNs implements AutoCloseable {
+final class NetNs implements CutOffLink {
     static final String PREFIX = "jfcut-";
     private static final String LINK_PREFIX = "jfc";
 
@@ -64,14 +64,31 @@ final class NetNs implements AutoCloseable {
         return n;
     }
 
+    @Override
+    public String hostAddr() {
+        return hostAddr;
+    }
+
+    @Override
+    public String peerAddr() {
+        return peerAddr;
+    }
+
     /** The command prefix that runs a program inside the namespace. */
-    List<String> launcher() {
+    @Override
+    public List<String> launcher() {
         return List.of("ip", "netns", "exec", name);
     }
 
     /** Sets the namespace's end of the link down (the host is cut off) or up again. */
-    void link(boolean up) throws IOException {
+    @Override
+    public void link(boolean up) throws IOException {
         inNs("ip", "link", "set", peerLink, up ? "up" : "down");
+    }
+
+    @Override
+    public String toString() {
+        return "namespace " + name + ", " + hostAddr + " <-> " + peerAddr;
     }
 
     @Override

@@ -26,7 +26,14 @@ final class VerbsCm implements VerbsCmChannel.Listener {
     private static final System.Logger LOG = FabricLog.logger(PROV);
     private static final int RESOLVE_TIMEOUT_MS = 2000;
     private static final byte RDMA_MAX_DEPTH = (byte) 0xff; // "as much as both devices allow" for rdma_cm
-    private static final int RETRY = 7;                    // 7 = retry forever on RNR, as libfabric's verbs
+    /** 7 = retry forever on RNR (the peer is there, its receives are not yet), as libfabric's verbs. */
+    private static final int RNR_RETRY = 7;
+    /**
+     * Transport retries after an unanswered packet. libfabric's verbs asks for 7, the most; rxe reads 7 as
+     * "forever" (the IB spec does not), so a peer that vanished would never fail a send. 6 is bounded on every
+     * device: seven ACK timeouts (2.1 s each on Soft-RoCE under rdma_cm, so about 15 s) before the send fails ETIMEDOUT.
+     */
+    private static final int TRANSPORT_RETRY = 6;
 
     private static final int IDLE = 0;
     private static final int ENABLED = 1;
@@ -180,8 +187,8 @@ final class VerbsCm implements VerbsCmChannel.Listener {
         rdma_conn_param.responder_resources(connParam, RDMA_MAX_DEPTH);
         rdma_conn_param.initiator_depth(connParam, RDMA_MAX_DEPTH);
         rdma_conn_param.flow_control(connParam, (byte) 1);
-        rdma_conn_param.retry_count(connParam, (byte) RETRY);
-        rdma_conn_param.rnr_retry_count(connParam, (byte) RETRY);
+        rdma_conn_param.retry_count(connParam, (byte) TRANSPORT_RETRY);
+        rdma_conn_param.rnr_retry_count(connParam, (byte) RNR_RETRY);
     }
 
     /** Writes {@code data} behind a one-byte length into {@code dst}, as libfabric's verbs sends it; returns the bytes used. */
@@ -258,8 +265,11 @@ final class VerbsCm implements VerbsCmChannel.Listener {
                     fail(Errno.EHOSTUNREACH, status, null);
             case rdma_cma_h.RDMA_CM_EVENT_CONNECT_ERROR -> fail(Errno.ECONNREFUSED, status, null);
             case rdma_cma_h.RDMA_CM_EVENT_DISCONNECTED -> {
-                boolean wasUp = state == CONNECTED;
-                state = SHUT_DOWN;
+                boolean wasUp;
+                synchronized (this) {
+                    wasUp = state == CONNECTED;
+                    state = SHUT_DOWN;
+                }
                 if (wasUp || localShutdown) {
                     ConnectionEvent.emitSockaddrs(PROV, ConnectionEvent.CLOSED, name, peer,
                             localShutdown ? "fi_shutdown" : "peer disconnected");
@@ -275,6 +285,31 @@ final class VerbsCm implements VerbsCmChannel.Listener {
             }
             case rdma_cma_h.RDMA_CM_EVENT_DEVICE_REMOVAL -> fail(Errno.ENODEV, status, null);
             default -> LOG.log(System.Logger.Level.DEBUG, "ignored rdma_cm event " + event + " on " + fid);
+        }
+    }
+
+    /**
+     * A work completion said the peer stopped answering ({@link WcStatus#peerLost}): the connection is over, though
+     * rdma_cm has seen nothing. Told once on the EQ, as an error entry and FI_SHUTDOWN, as tcp tells a connection
+     * its keepalive ended; the DREQ tells the peer, if it can still be reached, and flushes what is still posted.
+     */
+    void transportFailed(int err, int status, byte[] text) {
+        synchronized (this) {
+            if (state != CONNECTED) {
+                return;
+            }
+            state = FAILED;
+        }
+        ConnectionEvent.emitSockaddrs(PROV, ConnectionEvent.CLOSED, name, peer, Errno.name(err) + " ("
+                + WcStatus.text(status) + ")");
+        MemorySegment i = id;
+        if (i != null) {
+            rdma_cma_h.rdma_disconnect(errno, i);
+        }
+        VerbsEq q = eq;
+        if (q != null) {
+            q.postError(fid, userContext, 0, err, status, text);
+            q.postShutdown(fid, userContext);
         }
     }
 

@@ -390,6 +390,9 @@ final class VerbsQp {
         if (status != verbs_h.IBV_WC_WR_FLUSH_ERR) {
             LOG.log(System.Logger.Level.DEBUG, "work completion error on QP " + qpNum + ": " + WcStatus.text(status));
         }
+        if (WcStatus.peerLost(status)) {
+            cm.transportFailed(errnum, status, text);
+        }
     }
 
     /**

@@ -27,6 +27,14 @@ final class WcStatus {
         };
     }
 
+    /**
+     * Whether the status says the peer stopped answering (the transport's retries or the response timer ran
+     * out): the QP is in the error state and its connection is over, though rdma_cm has seen nothing of it.
+     */
+    static boolean peerLost(int status) {
+        return status == 12 || status == 20;
+    }
+
     static String text(int status) {
         String s = NativeLibrary.string(verbs_h.ibv_wc_status_str(status));
         return s == null ? "ibv_wc_status " + status : s;
