@@ -97,8 +97,13 @@ final class VerbsCq extends UtilCompletionQueue {
         if (tryReserve()) {
             return true;
         }
-        progress.progress(); // retires unsignaled sends and unreported completions, whose slots come back
+        progress.pollForPost(); // retires unsignaled sends and unreported completions, whose slots come back
         return tryReserve();
+    }
+
+    /** Whether {@code p} is this CQ's progress. */
+    boolean drivenBy(VerbsProgress p) {
+        return progress == p;
     }
 
     void register(VerbsQp qp) {

@@ -34,6 +34,16 @@ final class VerbsParams {
     static final ProviderParams.BoolParam MR_CACHE_REMOTE = PARAMS.bool("mr_cache_remote", false,
             "Also cache registrations with remote access. Faster for rendezvous protocols, but a closed MR's "
                     + "key then stays valid for remote access until the cache evicts it");
+    /**
+     * jfabric's own (libfabric's verbs has no keepalive): an RC connection notices a peer that stopped answering
+     * only when something of its own is on the wire, so a side whose operations wait on the peer (rxm's rendezvous
+     * sends wait for the peer's reads) would wait for good. A zero-length RDMA write now and then is such traffic;
+     * it touches no memory and the peer sees no completion.
+     */
+    static final ProviderParams.IntParam KEEPALIVE_INTERVAL = PARAMS.integer("keepalive_interval", 1000,
+            "Milliseconds between the zero-length RDMA writes that probe a connection while its CQ is read and idle;"
+                    + " a peer that stopped answering then fails the probe after the transport's retries, and the"
+                    + " connection ends with an EQ error and FI_SHUTDOWN (0: no probes)");
     static final ProviderParams.IntParam INLINE_SIZE = PARAMS.integer("inline_size", 64,
             "Default maximum inline size (inject_size); what the QP grants is what inject allows");
 }

@@ -50,6 +50,9 @@ final class VerbsProgress implements ProgressHook {
     /** One sleeper on the channel at a time: a second ibv_get_cq_event would block until a later event. */
     private final ReentrantLock sleeper = new ReentrantLock();
 
+    /** {@link VerbsParams#KEEPALIVE_INTERVAL} in nanoseconds, or 0. */
+    private final long keepaliveNanos;
+    private long nextKeepalive;
     private VerbsQp[] qps = new VerbsQp[4];
     private int qpCount;
     private VerbsQp lastQp;
@@ -59,6 +62,7 @@ final class VerbsProgress implements ProgressHook {
     /** Creates an ibv_cq of {@code capacity} entries with its completion channel on {@code context}. */
     VerbsProgress(MemorySegment context, int capacity, VerbsDataLock lock) {
         this.lock = lock;
+        keepaliveNanos = Math.max(0, VerbsParams.KEEPALIVE_INTERVAL.get()) * 1_000_000L;
         channel = ibv_comp_channel.reinterpret(Native.checkPtr(verbs_h.ibv_create_comp_channel(errno, context), errno,
                 "ibv_create_comp_channel"));
         MemorySegment c;
@@ -150,14 +154,49 @@ final class VerbsProgress implements ProgressHook {
         return null;
     }
 
-    /** Hands every work completion waiting in the ibv_cq to its queue pair; returns how many there were. */
+    /**
+     * Hands every work completion waiting in the ibv_cq to its queue pair; returns how many there were. A reader's
+     * idle poll also lets the queue pairs probe their connections ({@link #keepalive}).
+     */
     @Override
     public int progress() {
+        lock.lock();
+        try {
+            int n = poll();
+            if (n == 0 && keepaliveNanos != 0) {
+                keepalive();
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link #progress} without the probes, for a post that needs a completion slot: it runs between the post's
+     * fill of the queue pair's work request and its ibv_post_send, where a probe would post over that fill.
+     */
+    int pollForPost() {
         lock.lock();
         try {
             return poll();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * On an idle poll, at most once per interval: each queue pair whose send CQ this is probes its connection if its
+     * own interval passed (from the send CQ only: a receive CQ's reader may be another completion context).
+     */
+    private void keepalive() {
+        long now = System.nanoTime();
+        if (now - nextKeepalive < 0) {
+            return;
+        }
+        nextKeepalive = now + keepaliveNanos;
+        for (int i = 0; i < qpCount; i++) {
+            qps[i].keepalive(this, now, keepaliveNanos);
         }
     }
 

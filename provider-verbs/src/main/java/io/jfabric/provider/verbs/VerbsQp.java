@@ -38,6 +38,8 @@ final class VerbsQp {
     /** Marks receive work requests in wr_id (the low bits hold the ring slot). */
     private static final long RX_BIT = 1L << 62;
     private static final int CLOSE_DRAIN_MS = 500;
+    /** The context of a keepalive probe's slot: its completion is the provider's, not the user's. */
+    private static final Object PROBE = new Object();
 
     private final VerbsCm cm;
     final int txSize;
@@ -67,6 +69,8 @@ final class VerbsQp {
     private final MemorySegment badWr;
     private final TxRing tx;
     private final TxRing rx;
+    /** When this queue pair may probe its connection again ({@link #keepalive}). */
+    private long nextProbe;
     /** What the last fill prepared for the post that follows it: the SGE count and the total length. */
     private int filledSges;
     private long filledLength;
@@ -250,6 +254,23 @@ final class VerbsQp {
         return buf.byteSize();
     }
 
+    /**
+     * Probes a connected peer with a zero-length RDMA write ({@link VerbsParams#KEEPALIVE_INTERVAL}) when
+     * {@code interval} has passed since this queue pair's last probe and a send slot is free, when called from its
+     * send CQ's progress {@code sendCq}. A zero-length write
+     * needs no key and touches no memory (IBA C9-88); a peer that stopped answering fails it after the transport's
+     * retries, which ends the connection ({@link VerbsCm#transportFailed}). The probe never reaches the CQ.
+     */
+    void keepalive(VerbsProgress sendCq, long now, long interval) {
+        if (now - nextProbe < 0 || qp == null || !txCq.drivenBy(sendCq) || tx.full() || cm.txReady() != 0) {
+            return;
+        }
+        nextProbe = now + interval;
+        filledSges = 0;
+        filledLength = 0;
+        postSend(verbs_h.IBV_WR_RDMA_WRITE, 0, 0, 0, PROBE, 0, 0);
+    }
+
     /** Posts the filled send SGEs as one work request of {@code opcode}; 0 or a negative errno. */
     private int postSend(int opcode, long data, long raddr, long rkey, Object ctx, long opFlags, long compFlags) {
         if (tx.full()) {
@@ -266,9 +287,11 @@ final class VerbsQp {
         if (!txCq.reserve()) {
             return -Errno.EAGAIN;
         }
-        boolean report = bindings.txWantsCompletion(opFlags);
-        // unsignaled work requests are only retired by a later signaled one: signal now and then
-        boolean signal = report || unsignaled + 1 >= txSize / 2;
+        boolean probe = ctx == PROBE;
+        boolean report = !probe && bindings.txWantsCompletion(opFlags);
+        // unsignaled work requests are only retired by a later signaled one: signal now and then; a probe
+        // is signaled so that one on an idle connection gives its slot back
+        boolean signal = report || probe || unsignaled + 1 >= txSize / 2;
         int slot = tx.next();
         ibv_send_wr.wr_id(sendWr, slot);
         ibv_send_wr.next(sendWr, MemorySegment.NULL);
@@ -348,6 +371,14 @@ final class VerbsQp {
         long len = ring.length[slot];
         boolean report = ring.report[slot];
         ring.releaseTail();
+        if (ctx == PROBE) {
+            owner.cancelReservation();
+            if (WcStatus.peerLost(status)) {
+                cm.transportFailed(WcStatus.toErrno(status, false), status,
+                        WcStatus.text(status).getBytes(StandardCharsets.UTF_8));
+            }
+            return;
+        }
         if (status != verbs_h.IBV_WC_SUCCESS) {
             reportWcError(isRecv, ctx, flags, len, status);
             return;
@@ -406,7 +437,9 @@ final class VerbsQp {
             long flags = ring.flags[slot];
             long len = ring.length[slot];
             ring.releaseTail();
-            if (isRecv) {
+            if (ctx == PROBE) {
+                txCq.cancelReservation();
+            } else if (isRecv) {
                 bindings.reportRxError(true, ctx, flags, len, 0, 0, 0, 0, Errno.ECANCELED, Errno.ECANCELED);
             } else {
                 bindings.reportTxError(true, ctx, flags, len, 0, Errno.ECANCELED, Errno.ECANCELED);
