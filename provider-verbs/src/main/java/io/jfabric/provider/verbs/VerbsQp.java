@@ -255,11 +255,11 @@ final class VerbsQp {
     }
 
     /**
-     * Probes a connected peer with a zero-length RDMA write ({@link VerbsParams#KEEPALIVE_INTERVAL}) when
-     * {@code interval} has passed since this queue pair's last probe and a send slot is free, when called from its
-     * send CQ's progress {@code sendCq}. A zero-length write
-     * needs no key and touches no memory (IBA C9-88); a peer that stopped answering fails it after the transport's
-     * retries, which ends the connection ({@link VerbsCm#transportFailed}). The probe never reaches the CQ.
+     * Probes a connected peer with a zero-length RDMA write ({@link VerbsParams#KEEPALIVE_INTERVAL}) when called from
+     * its send CQ's progress {@code sendCq}, {@code interval} after its last probe, if a send slot is free. A
+     * zero-length write needs no key and touches no memory (IBA C9-88); a peer that stopped answering fails it after
+     * the transport's retries, which ends the connection ({@link VerbsCm#transportFailed}). The probe never reaches
+     * the CQ.
      */
     void keepalive(VerbsProgress sendCq, long now, long interval) {
         if (now - nextProbe < 0 || qp == null || !txCq.drivenBy(sendCq) || tx.full() || cm.txReady() != 0) {
