@@ -86,10 +86,10 @@ class HostCutOffTest {
             dump.note(ns.toString());
             List<String> launcher = new ArrayList<>(ns.launcher());
             launcher.addAll(List.of("env", "FI_TCP_USER_TIMEOUT=" + USER_TIMEOUT_MS));
-            List<String> peerArgs = List.of(Integer.toString(COUNT), Long.toString(SIZE), "src=" + ns.peerAddr(),
+            List<String> peerArgs = List.of(Integer.toString(COUNT), Long.toString(SIZE), "src=" + ns.peerAddr,
                     "delay=" + (verbs ? VERBS_SINK_DELAY_MS : SINK_DELAY_MS), "survive");
             PeerProcess peer = PeerProcess.start(c, "sink", dump, FaultPeer.class, peerArgs, launcher);
-            Survivor me = Survivor.join(c, Ipv4.infoAt(c, ns.hostAddr()), peer, dump);
+            Survivor me = Survivor.join(c, Ipv4.infoAt(c, ns.hostAddr), peer, dump);
             try (Arena arena = Arena.ofShared()) {
                 FaultPeer.Stream tx = new FaultPeer.Stream(me.side, arena, WINDOW, SIZE);
                 int firstFailed = cutOff(c, me, tx, ns, verbs ? VERBS_BOUND_MS : USER_TIMEOUT_MS + SLACK_MS);
@@ -209,8 +209,8 @@ class HostCutOffTest {
     private void newConnectionWorks(FabricCase c, CutOffLink ns, List<String> launcher, Arena arena) throws Exception {
         int count = 16;
         PeerProcess peer = PeerProcess.start(c, "sink", dump, FaultPeer.class,
-                List.of(Integer.toString(count), Long.toString(SIZE), "src=" + ns.peerAddr()), launcher);
-        Survivor me = Survivor.join(c, Ipv4.infoAt(c, ns.hostAddr()), peer, dump);
+                List.of(Integer.toString(count), Long.toString(SIZE), "src=" + ns.peerAddr), launcher);
+        Survivor me = Survivor.join(c, Ipv4.infoAt(c, ns.hostAddr), peer, dump);
         stream(me, new FaultPeer.Stream(me.side, arena, WINDOW, SIZE), 0, count);
         assertEquals(Integer.toString(count), peer.expect("GOT", BOUND_MS), "messages over the new connection");
     }

@@ -13,23 +13,19 @@ import java.util.concurrent.TimeUnit;
  * parallel runs don't collide. Created and removed with {@code ip}; {@link #removeStale} deletes what a
  * killed earlier run left behind. Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
  */
-final class NetNs implements CutOffLink {
+final class NetNs extends CutOffLink {
     static final String PREFIX = "jfcut-";
     private static final String LINK_PREFIX = "jfc";
 
     final String name;
     final String hostLink;
     final String peerLink;
-    final String hostAddr;
-    final String peerAddr;
 
     private NetNs(long pid) {
+        super("198.18." + (pid & 0xff) + ".1", "198.18." + (pid & 0xff) + ".2");
         name = PREFIX + pid;
         hostLink = LINK_PREFIX + pid + "a";
         peerLink = LINK_PREFIX + pid + "b";
-        int octet = (int) (pid & 0xff);
-        hostAddr = "198.18." + octet + ".1";
-        peerAddr = "198.18." + octet + ".2";
     }
 
     /** Null when this process may not create namespaces, with the reason in {@code why[0]}. */
@@ -64,25 +60,15 @@ final class NetNs implements CutOffLink {
         return n;
     }
 
-    @Override
-    public String hostAddr() {
-        return hostAddr;
-    }
-
-    @Override
-    public String peerAddr() {
-        return peerAddr;
-    }
-
     /** The command prefix that runs a program inside the namespace. */
     @Override
-    public List<String> launcher() {
+    List<String> launcher() {
         return List.of("ip", "netns", "exec", name);
     }
 
     /** Sets the namespace's end of the link down (the host is cut off) or up again. */
     @Override
-    public void link(boolean up) throws IOException {
+    void link(boolean up) throws IOException {
         inNs("ip", "link", "set", peerLink, up ? "up" : "down");
     }
 

@@ -11,16 +11,13 @@ import java.util.List;
  * bound to the second device's address, and this process to the first's. Needs root, tc with netem, and the
  * rdma tool.
  */
-final class RoceLinkCut implements CutOffLink {
+final class RoceLinkCut extends CutOffLink {
     private final List<String> netdevs;
-    private final String hostAddr;
-    private final String peerAddr;
     private boolean cut;
 
     private RoceLinkCut(List<String> netdevs, String hostAddr, String peerAddr) {
+        super(hostAddr, peerAddr);
         this.netdevs = netdevs;
-        this.hostAddr = hostAddr;
-        this.peerAddr = peerAddr;
     }
 
     /** The first two active RoCE devices' netdevs with IPv4 addresses, or null with the reason in {@code why[0]}. */
@@ -72,22 +69,12 @@ final class RoceLinkCut implements CutOffLink {
     }
 
     @Override
-    public String hostAddr() {
-        return hostAddr;
-    }
-
-    @Override
-    public String peerAddr() {
-        return peerAddr;
-    }
-
-    @Override
-    public List<String> launcher() {
+    List<String> launcher() {
         return List.of();
     }
 
     @Override
-    public void link(boolean up) throws IOException {
+    void link(boolean up) throws IOException {
         for (String dev : netdevs) {
             if (up) {
                 NetNs.run(List.of("tc", "qdisc", "del", "dev", dev, "root"));
