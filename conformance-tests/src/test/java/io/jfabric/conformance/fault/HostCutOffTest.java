@@ -4,7 +4,6 @@ import io.jfabric.AddressFormat;
 import io.jfabric.CqEntry;
 import io.jfabric.CqErrEntry;
 import io.jfabric.Errno;
-import io.jfabric.FabricInfo;
 import io.jfabric.conformance.FabricCase;
 import io.jfabric.conformance.ForEachFabric;
 import io.jfabric.conformance.Gate;
@@ -29,15 +28,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * to this one by a veth pair ({@link NetNs}), whose end the test sets down; with the tcp provider's
  * {@code user_timeout} at {@link #USER_TIMEOUT_MS} every pending send fails within that timeout plus
  * {@link #SLACK_MS}. Over verbs the peer runs on this host's second RoCE device and netem drops every packet
- * between the two ({@link RoceLinkCut}); the transport's bounded retries fail every pending send within
- * {@link #VERBS_BOUND_MS}. An MSG endpoint also gets FI_SHUTDOWN or an EQ error. Then the link comes back up: over MSG a new connection carries a new stream; over
- * tcp;ofi_rxm the same endpoint's next sends reconnect to the same peer and the stream resumes at the first
- * message that failed, arriving whole and in order; the peer takes a whole copy of a message it already has as
- * a resend (a send that failed with the link may have been delivered before it went: its acknowledgement was
- * lost, as libfabric's rxm too reports such a send failed). Before that, up to {@link #MAX_REFUSALS} reconnects may
+ * between the two ({@link RoceLinkCut}); the transport's bounded retries (on a send, or on the keepalive's probe
+ * where the sends wait on the peer) fail every pending send within {@link #VERBS_BOUND_MS}. An MSG endpoint also
+ * gets FI_SHUTDOWN or an EQ error. Then the link comes back up: over MSG a new connection carries a new stream;
+ * over tcp;ofi_rxm and verbs;ofi_rxm the same endpoint's next sends reconnect to the same peer and the stream
+ * resumes at the first message that failed, arriving whole and in order; the peer takes a whole copy of a message
+ * it already has as a resend (a send that failed with the link may have been delivered before it went: its
+ * acknowledgement was lost, as libfabric's rxm too reports such a send failed). Before that, up to {@link #MAX_REFUSALS} reconnects may
  * fail, each reported once (a send returning FI_ECONNREFUSED, or an error completion without an operation
  * context, as libfabric's rxm reports a failed connect): right after the link returns, the kernel's
- * neighbour entry for the peer may still be failed (EHOSTUNREACH). Root only (namespaces); not run with the
+ * neighbour entry for the peer may still be failed (EHOSTUNREACH). Root only (namespaces, tc); not run with the
  * reason otherwise.
  */
 @Timeout(150)
@@ -55,7 +55,10 @@ class HostCutOffTest {
      * starting a process takes a good part of a second and the sink's pauses are all that keep sends pending.
      */
     static final long VERBS_SINK_DELAY_MS = 100;
-    /** Seven ACK timeouts of 2.1 s (rdma_cm's on RoCE) before verbs fails a send, and slack for the VM. */
+    /**
+     * Seven ACK timeouts of 2.1 s (rdma_cm's on Soft-RoCE) before verbs fails a send or a probe, the keepalive's
+     * interval before the probe, and slack for the VM.
+     */
     static final long VERBS_BOUND_MS = 30_000;
     static final long BOUND_MS = 30_000;
     /** Reconnects refused while the peer still holds its side of the dead connection (reported, see stream()). */
@@ -139,7 +142,8 @@ class HostCutOffTest {
         boolean ended = !c.isMsg();
         deadline = PeerFailureTest.deadline(bound);
         while (!pending.isEmpty() || !ended) {
-            PeerFailureTest.checkDeadline(deadline, bound + " ms after the link went down, still pending: " + pending + (ended ? "" : ", and no FI_SHUTDOWN"));
+            PeerFailureTest.checkDeadline(deadline, bound + " ms after the link went down, still pending: " + pending
+                    + (ended ? "" : ", and no FI_SHUTDOWN"));
             ended |= me.connectionEnded();
             int rc = s.txCq.read(ok);
             if (rc == 1) {
