@@ -188,7 +188,7 @@ final class FrameLink implements AutoCloseable {
             if (spareSlots > 0) {
                 for (int i = 0; i < rxAll; i++) {
                     RxSlot slot = i < rxSlots ? rx[i] : spares[i - rxSlots];
-                    slot.buf = new SlotByteBuf(slot.memory.asSlice(Frame.HEADER).asByteBuffer(), slot, lending);
+                    slot.buf = new SlotByteBuf(slot.memory.asSlice(Frame.HEADER), slot, lending);
                 }
             }
             txAll = new TxSlot[txSlots];

@@ -286,7 +286,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             int registration = -1;
             int n = big == null ? 0 : Math.min(big.readableBytes(), max - prefix);
             if (big != null && (!loop.needsLocalDesc || (registration = loop.registrations.acquire(big, n)) >= 0)) {
-                MemorySegment payload = MemorySegment.ofAddress(big.memoryAddress() + big.readerIndex()).reinterpret(n);
+                MemorySegment payload = loop.payloads.at(big.memoryAddress() + big.readerIndex(), n);
                 rc = s.sendInPlace(slot, prefix, payload, registration, big.retain());
                 if (rc != 0) {
                     big.release();

@@ -67,6 +67,8 @@ final class LoopDomain implements AutoCloseable {
     final boolean needsLocalDesc;
     /** Pooled chunks registered for in-place sends, where the provider wants a local descriptor. */
     final RegistrationCache registrations;
+    /** The segments in-place sends read from. */
+    final PayloadViews payloads = new PayloadViews();
     /**
      * Registrations every loop domain of the process holds now (slots and cached chunks); the tests assert that
      * closing every channel brings it back to where it was.

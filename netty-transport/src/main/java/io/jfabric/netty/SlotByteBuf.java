@@ -7,7 +7,7 @@ import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
 import io.netty.util.ResourceLeakTracker;
 
-import java.nio.ByteBuffer;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A received frame's payload handed to the pipeline where it landed, in its receive slot (no copy, no allocation):
@@ -29,13 +29,22 @@ final class SlotByteBuf extends UnpooledDirectByteBuf {
 
     private final FrameLink.RxSlot slot;
     private final LentSlots owner;
+    /** Where the payload starts: Netty's own buffer asks the JDK for it on every call, which allocates. */
+    private final long address;
     /** This lend's tracker, when the detector chose to track it. */
     private ResourceLeakTracker<SlotByteBuf> leak;
 
-    SlotByteBuf(ByteBuffer payload, FrameLink.RxSlot slot, LentSlots owner) {
-        super(UnpooledByteBufAllocator.DEFAULT, payload, payload.remaining());
+    SlotByteBuf(MemorySegment payload, FrameLink.RxSlot slot, LentSlots owner) {
+        super(UnpooledByteBufAllocator.DEFAULT, payload.asByteBuffer(), (int) payload.byteSize());
         this.slot = slot;
         this.owner = owner;
+        this.address = payload.address();
+    }
+
+    @Override
+    public long memoryAddress() {
+        ensureAccessible();
+        return address;
     }
 
     /** This slot's payload bytes {@code [from, to)} as a live buffer with one reference. */
