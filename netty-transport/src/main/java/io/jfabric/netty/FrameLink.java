@@ -64,12 +64,16 @@ final class FrameLink implements AutoCloseable {
         }
     }
 
+    /** The iov entries an in-place send uses at most: the slot's header (and what was copied after it), then payload. */
+    static final int MAX_IOV = 4;
+
     /** A transmit buffer: its memory, and the caller's object kept alive until the send completes. */
     static final class TxSlot {
         final MemorySegment memory;
         final ByteBuffer view;
-        final MemorySegment[] iov = new MemorySegment[2];
-        final MemoryRegion[] descs = new MemoryRegion[2];
+        /** An in-place send's buffers: the slot's lead, then the payload's parts, which the sender puts from 1. */
+        final MemorySegment[] iov = new MemorySegment[MAX_IOV];
+        final MemoryRegion[] descs = new MemoryRegion[MAX_IOV];
         Object held;
         /** The {@link RegistrationCache} entry the payload of an in-place send is registered in, or -1. */
         int registration = -1;
@@ -119,6 +123,11 @@ final class FrameLink implements AutoCloseable {
     private final AddressVector av;
     /** The connection's event queue on a FI_EP_MSG endpoint (this link closes it), else null. */
     final EventQueue eq;
+    /**
+     * How many components of a composite write an in-place send gathers at most: the provider's iov limit less the
+     * slot's own entry; 0 where the provider wants local descriptors, which only single pooled buffers get.
+     */
+    final int gatherParts;
     /** Whether the provider tells of a peer gone (CM events, or the loop's peer-failure events) without a send. */
     final boolean reportsPeerFailure;
     private final Arena arena;
@@ -145,6 +154,8 @@ final class FrameLink implements AutoCloseable {
         this.loop = loop;
         this.eq = eq;
         this.slotSize = slotSize;
+        long iovLimit = info.txAttr == null ? 0 : info.txAttr.iovLimit;
+        this.gatherParts = loop.needsLocalDesc ? 0 : (int) Math.max(1, Math.min(MAX_IOV, iovLimit) - 1);
         this.arena = Arena.ofShared();
         CompletionQueue c = null;
         AddressVector a = null;
@@ -292,14 +303,16 @@ final class FrameLink implements AutoCloseable {
 
     /**
      * Sends the slot's first {@link Frame#HEADER} + {@code prefix} bytes (the header and what was copied after it)
-     * and {@code payload}, memory the provider reads in place until the send completes, as one message.
+     * and the {@code parts} payload buffers the caller put in {@code slot.iov} from index 1, memory the provider
+     * reads in place until the send completes, as one message; {@code payloadDesc} describes them all.
      */
-    int sendv(TxSlot slot, int prefix, MemorySegment payload, MemoryRegion payloadDesc, long dest) {
+    int sendv(TxSlot slot, int prefix, int parts, MemoryRegion payloadDesc, long dest) {
         slot.iov[0] = slot.lead.first(Frame.HEADER + prefix);
-        slot.iov[1] = payload;
         slot.descs[0] = desc;
-        slot.descs[1] = payloadDesc;
-        return loop.noteRefusal(ep.sendv(slot.iov, slot.descs, 2, dest, slot));
+        for (int i = 1; i <= parts; i++) {
+            slot.descs[i] = payloadDesc;
+        }
+        return loop.noteRefusal(ep.sendv(slot.iov, slot.descs, 1 + parts, dest, slot));
     }
 
     /**

@@ -216,15 +216,16 @@ final class FrameStream implements FrameLink.Sink {
 
     /**
      * Sends a DATA frame whose payload is the {@code prefix} bytes copied into {@code slot} after the header, then
-     * {@code payload}, read in place (registered in {@code registration} of the loop's cache, or -1 where the
-     * provider wants no descriptor); {@code held} stays alive until it completes.
+     * {@code length} bytes in the {@code parts} buffers put in {@code slot.iov} from index 1, read in place
+     * (registered in {@code registration} of the loop's cache, or -1 where the provider wants no descriptor);
+     * {@code held} stays alive until it completes.
      */
-    int sendInPlace(TxSlot slot, int prefix, MemorySegment payload, int registration, Object held) {
-        Frame.write(slot.memory, Frame.DATA, (short) 0, sendSeq, takeGrant(), prefix + (int) payload.byteSize());
+    int sendInPlace(TxSlot slot, int prefix, int length, int parts, int registration, Object held) {
+        Frame.write(slot.memory, Frame.DATA, (short) 0, sendSeq, takeGrant(), prefix + length);
         slot.held = held;
         slot.registration = registration;
         MemoryRegion desc = registration < 0 ? null : link.loop.registrations.region(registration);
-        int rc = link.sendv(slot, prefix, payload, desc, peer);
+        int rc = link.sendv(slot, prefix, parts, desc, peer);
         return afterDataSend(slot, rc);
     }
 

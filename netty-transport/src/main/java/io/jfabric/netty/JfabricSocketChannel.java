@@ -7,6 +7,7 @@ import io.jfabric.netty.FrameLink.RxSlot;
 import io.jfabric.netty.FrameLink.TxSlot;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -22,7 +23,6 @@ import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.concurrent.Future;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
@@ -37,8 +37,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A client dials a {@link JfabricServerChannel}'s address: it sends CONNECT with its own endpoint's name, and the
  * server's new child channel, once registered on its loop, opens its own endpoint and answers ACCEPT from there.
- * Direct writes of 4 KiB or more go out in place where the provider needs no local descriptor (shm, tcp;ofi_rxm:
- * no FI_MR_LOCAL); everything else is copied once into a registered slot, small writes packed together.
+ * Direct writes of 4 KiB or more, and composites of direct buffers, go out in place where the provider needs no
+ * local descriptor (shm, tcp;ofi_rxm: no FI_MR_LOCAL); everything else is copied once into a registered slot, small
+ * writes packed together.
  */
 public final class JfabricSocketChannel extends AbstractChannel implements DuplexChannel {
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
@@ -78,6 +79,8 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
     private Future<?> probes;
     private final StreamEvents events = new StreamEvents();
     private final SlotPacker packer = new SlotPacker();
+    /** In-place sends that gathered a composite's components; loop thread only (tests read it there). */
+    private long gatheredSends;
     private boolean readPending;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
@@ -278,22 +281,29 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
                 return;
             }
             // small buffers (an HTTP/2 frame header, a length prefix) are copied after the frame header; the large
-            // direct buffer behind them goes in place, in the same frame
-            int prefix = packer.pack(in, slot, max, IN_PLACE_MIN);
+            // direct buffer behind them, or the composite of direct ones, goes in place, in the same frame
+            int prefix = packer.pack(in, slot, max, IN_PLACE_MIN, s.link.gatherParts);
             ByteBuf big = packer.stoppedAt();
             int sent;
             int rc;
             int registration = -1;
             int n = big == null ? 0 : Math.min(big.readableBytes(), max - prefix);
             if (big != null && (!loop.needsLocalDesc || (registration = loop.registrations.acquire(big, n)) >= 0)) {
-                MemorySegment payload = loop.payloads.at(big.memoryAddress() + big.readerIndex(), n);
-                rc = s.sendInPlace(slot, prefix, payload, registration, big.retain());
+                int parts = 1;
+                if (big.hasMemoryAddress()) {
+                    slot.iov[1] = loop.payloads.at(big.memoryAddress() + big.readerIndex(), n);
+                } else {
+                    parts = CompositeParts.fill((CompositeByteBuf) big, n, slot.iov, 1, loop.payloads);
+                }
+                rc = s.sendInPlace(slot, prefix, n, parts, registration, big.retain());
                 if (rc != 0) {
                     big.release();
+                } else if (parts > 1) {
+                    gatheredSends++;
                 }
                 sent = prefix + n;
             } else {
-                sent = big == null ? prefix : packer.pack(in, slot, max, 0);
+                sent = big == null ? prefix : packer.pack(in, slot, max, 0, 0);
                 rc = s.sendCopied(slot, sent);
             }
             if (rc == -Errno.EAGAIN) {
@@ -306,6 +316,16 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             }
             in.removeBytes(sent);
         }
+    }
+
+    /**
+     * How many sends so far gathered several components of a composite in place; -1 where the stream's link gathers
+     * none (a provider that wants local descriptors, or one whose iov limit leaves room for one payload buffer).
+     * Loop thread only.
+     */
+    long gatheredSends() {
+        FrameStream st = stream;
+        return st == null || st.link.gatherParts < 2 ? -1 : gatheredSends;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.jfabric.netty;
 
 import io.jfabric.netty.FrameLink.TxSlot;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
 
 import java.lang.foreign.MemorySegment;
@@ -13,7 +14,8 @@ import java.nio.ByteBuffer;
  * full, so that small writes travel packed in one DATA frame. Direct and heap buffers are copied from their address
  * or array, which allocates nothing: their NIO views (ChannelOutboundBuffer#nioBuffers, ByteBuf#getBytes to a
  * ByteBuffer) are made anew per write by Netty's adaptive buffers, and by pooled ones for getBytes. Other buffers
- * (composites) copy through {@link ByteBuf#getBytes(int, ByteBuffer)}. One per channel; loop thread only.
+ * (composites that are not gathered in place) copy through {@link ByteBuf#getBytes(int, ByteBuffer)}. One per
+ * channel; loop thread only.
  */
 final class SlotPacker implements ChannelOutboundBuffer.MessageProcessor {
     /** The whole address space, so that a copy from a buffer's address needs no segment of its own. */
@@ -23,17 +25,20 @@ final class SlotPacker implements ChannelOutboundBuffer.MessageProcessor {
     private int room;
     private int packed;
     private int inPlaceMin;
+    private int gatherParts;
     private ByteBuf stoppedAt;
 
     /**
      * Copies up to {@code max} flushed bytes of {@code in} into {@code slot}; returns how many (none are removed).
      * With {@code inPlaceMin} above 0 it stops before a buffer with an address and at least that many bytes, while
      * the slot has that much room left, so that the buffer can be sent in place after what was copied
-     * ({@link #stoppedAt}).
+     * ({@link #stoppedAt}); with {@code gatherParts} above 0 also before such a composite whose bytes for the slot
+     * lie in at most that many components with addresses ({@link CompositeParts}).
      */
-    int pack(ChannelOutboundBuffer in, TxSlot slot, int max, int inPlaceMin) throws Exception {
+    int pack(ChannelOutboundBuffer in, TxSlot slot, int max, int inPlaceMin, int gatherParts) throws Exception {
         this.slot = slot;
         this.inPlaceMin = inPlaceMin;
+        this.gatherParts = gatherParts;
         room = max;
         packed = 0;
         stoppedAt = null;
@@ -51,7 +56,9 @@ final class SlotPacker implements ChannelOutboundBuffer.MessageProcessor {
     public boolean processMessage(Object msg) {
         ByteBuf b = (ByteBuf) msg;
         int readable = b.readableBytes();
-        if (inPlaceMin > 0 && readable >= inPlaceMin && room >= inPlaceMin && b.hasMemoryAddress()) {
+        if (inPlaceMin > 0 && readable >= inPlaceMin && room >= inPlaceMin && (b.hasMemoryAddress()
+                || gatherParts > 0 && b instanceof CompositeByteBuf c
+                        && CompositeParts.gatherable(c, Math.min(readable, room), gatherParts))) {
             stoppedAt = b;
             return false;
         }
