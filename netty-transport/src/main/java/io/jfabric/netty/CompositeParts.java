@@ -16,31 +16,11 @@ final class CompositeParts {
     }
 
     /**
-     * Whether the first {@code n} readable bytes of {@code c} lie in at most {@code maxParts} components, every one
-     * of them with a memory address.
-     */
-    static boolean gatherable(CompositeByteBuf c, int n, int maxParts) {
-        int from = c.readerIndex();
-        int end = from + n;
-        int parts = 0;
-        for (int i = c.toComponentIndex(from); from < end; i++) {
-            ByteBuf part = c.internalComponent(i);
-            int len = Math.min(end, c.toByteIndex(i) + part.readableBytes()) - from;
-            if (len > 0) {
-                if (++parts > maxParts || !part.hasMemoryAddress()) {
-                    return false;
-                }
-                from += len;
-            }
-        }
-        return true;
-    }
-
-    /**
      * Puts segments over the first {@code n} readable bytes of {@code c} into {@code iov} from index {@code at},
-     * one per component they touch (as {@link #gatherable} counted); returns how many.
+     * one per component they touch, and returns how many; 0 when they touch more than {@code maxParts} components
+     * or one without a memory address (the entries written so far are then unused).
      */
-    static int fill(CompositeByteBuf c, int n, MemorySegment[] iov, int at, PayloadViews views) {
+    static int fill(CompositeByteBuf c, int n, int maxParts, MemorySegment[] iov, int at, PayloadViews views) {
         int from = c.readerIndex();
         int end = from + n;
         int parts = 0;
@@ -49,6 +29,9 @@ final class CompositeParts {
             int start = c.toByteIndex(i);
             int len = Math.min(end, start + part.readableBytes()) - from;
             if (len > 0) {
+                if (parts == maxParts || !part.hasMemoryAddress()) {
+                    return 0;
+                }
                 iov[at + parts++] = views.at(part.memoryAddress() + part.readerIndex() + (from - start), len);
                 from += len;
             }

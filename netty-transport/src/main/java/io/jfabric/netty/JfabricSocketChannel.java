@@ -7,7 +7,6 @@ import io.jfabric.netty.FrameLink.RxSlot;
 import io.jfabric.netty.FrameLink.TxSlot;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -282,18 +281,17 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
             }
             // small buffers (an HTTP/2 frame header, a length prefix) are copied after the frame header; the large
             // direct buffer behind them, or the composite of direct ones, goes in place, in the same frame
-            int prefix = packer.pack(in, slot, max, IN_PLACE_MIN, s.link.gatherParts);
+            int prefix = packer.pack(in, slot, max, IN_PLACE_MIN, s.link.gatherParts, loop.payloads);
             ByteBuf big = packer.stoppedAt();
             int sent;
             int rc;
             int registration = -1;
             int n = big == null ? 0 : Math.min(big.readableBytes(), max - prefix);
             if (big != null && (!loop.needsLocalDesc || (registration = loop.registrations.acquire(big, n)) >= 0)) {
-                int parts = 1;
-                if (big.hasMemoryAddress()) {
+                int parts = packer.gathered();
+                if (parts == 0) {
                     slot.iov[1] = loop.payloads.at(big.memoryAddress() + big.readerIndex(), n);
-                } else {
-                    parts = CompositeParts.fill((CompositeByteBuf) big, n, slot.iov, 1, loop.payloads);
+                    parts = 1;
                 }
                 rc = s.sendInPlace(slot, prefix, n, parts, registration, big.retain());
                 if (rc != 0) {
@@ -303,7 +301,7 @@ public final class JfabricSocketChannel extends AbstractChannel implements Duple
                 }
                 sent = prefix + n;
             } else {
-                sent = big == null ? prefix : packer.pack(in, slot, max, 0, 0);
+                sent = big == null ? prefix : packer.pack(in, slot, max, 0, 0, null);
                 rc = s.sendCopied(slot, sent);
             }
             if (rc == -Errno.EAGAIN) {

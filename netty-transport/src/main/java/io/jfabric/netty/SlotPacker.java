@@ -26,19 +26,25 @@ final class SlotPacker implements ChannelOutboundBuffer.MessageProcessor {
     private int packed;
     private int inPlaceMin;
     private int gatherParts;
+    private PayloadViews views;
     private ByteBuf stoppedAt;
+    private int gathered;
 
     /**
      * Copies up to {@code max} flushed bytes of {@code in} into {@code slot}; returns how many (none are removed).
      * With {@code inPlaceMin} above 0 it stops before a buffer with an address and at least that many bytes, while
      * the slot has that much room left, so that the buffer can be sent in place after what was copied
      * ({@link #stoppedAt}); with {@code gatherParts} above 0 also before such a composite whose bytes for the slot
-     * lie in at most that many components with addresses ({@link CompositeParts}).
+     * lie in at most that many components with addresses, whose segments ({@code views}) it puts in the slot's iov
+     * from index 1 ({@link #gathered}).
      */
-    int pack(ChannelOutboundBuffer in, TxSlot slot, int max, int inPlaceMin, int gatherParts) throws Exception {
+    int pack(ChannelOutboundBuffer in, TxSlot slot, int max, int inPlaceMin, int gatherParts, PayloadViews views)
+            throws Exception {
         this.slot = slot;
         this.inPlaceMin = inPlaceMin;
         this.gatherParts = gatherParts;
+        this.views = views;
+        gathered = 0;
         room = max;
         packed = 0;
         stoppedAt = null;
@@ -52,13 +58,18 @@ final class SlotPacker implements ChannelOutboundBuffer.MessageProcessor {
         return stoppedAt;
     }
 
+    /** How many iov entries the last {@link #pack} put in the slot for the composite it stopped before, or 0. */
+    int gathered() {
+        return gathered;
+    }
+
     @Override
     public boolean processMessage(Object msg) {
         ByteBuf b = (ByteBuf) msg;
         int readable = b.readableBytes();
         if (inPlaceMin > 0 && readable >= inPlaceMin && room >= inPlaceMin && (b.hasMemoryAddress()
-                || gatherParts > 0 && b instanceof CompositeByteBuf c
-                        && CompositeParts.gatherable(c, Math.min(readable, room), gatherParts))) {
+                || gatherParts > 0 && b instanceof CompositeByteBuf c && (gathered = CompositeParts.fill(c,
+                        Math.min(readable, room), gatherParts, slot.iov, 1, views)) > 0)) {
             stoppedAt = b;
             return false;
         }
